@@ -1,0 +1,19 @@
+//! context-engine: ranked, safe, fast code context for coding agents.
+//!
+//! The crate is a pure-Rust core, one folder per capability, plus a thin N-API layer in
+//! [`napi`](crate::napi) that only converts arguments and results. Nothing outside `napi/`
+//! depends on napi types, so every capability is usable and tested from plain Rust.
+//!
+//! - [`error`]: the one error type; its kind becomes `err.code` in JavaScript.
+//! - [`fs_scope`]: the one place a path is resolved against a root, opened and read.
+//! - [`secrets`]: detection and redaction of credentials in text.
+//! - [`budget`]: token estimation, exact BPE counts, truncation and budget fitting.
+
+pub mod budget;
+pub mod error;
+pub mod fs_scope;
+pub mod secrets;
+
+mod napi;
+
+pub use error::{Error, ErrorKind, Result};
