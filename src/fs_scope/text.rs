@@ -1,0 +1,255 @@
+//! Byte-to-text conversion shared by every reader: binary detection, UTF-8 decoding, line-ending
+//! normalization and long-line truncation. Pure functions, no I/O.
+
+use std::borrow::Cow;
+
+/// How many leading bytes [`looks_binary`] inspects.
+pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+
+/// What is appended to a line cut by [`truncate_long_lines`].
+pub const TRUNCATION_MARKER: &str = "...";
+
+/// The result of [`normalize_text`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NormalizedText {
+    /// The decoded text: `'\n'` line endings, no BOM, long lines cut.
+    pub text: String,
+    /// True if any `"\r\n"` or lone `'\r'` was converted to `'\n'`.
+    pub crlf: bool,
+    /// True if the bytes were not valid UTF-8 and invalid sequences became U+FFFD.
+    pub lossy: bool,
+    /// How many lines were cut to the line limit.
+    pub long_lines_truncated: usize,
+}
+
+/// Guesses whether `bytes` is binary content rather than text.
+///
+/// Only the first [`BINARY_SNIFF_BYTES`] bytes are looked at. The content is binary if that
+/// sample holds a NUL byte, or if more than 10% of it are control bytes that text does not
+/// use (anything below `0x20` except tab, line feed, vertical tab, form feed, carriage return,
+/// backspace and escape; and DEL). Bytes `0x80` and above never count against the content, so
+/// UTF-8 text in any script and latin-1-style legacy encodings are text. An empty slice is text.
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    let sample = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
+    if sample.is_empty() {
+        return false;
+    }
+    if sample.contains(&0) {
+        return true;
+    }
+    let suspicious = sample.iter().filter(|&&b| is_non_text_control(b)).count();
+    suspicious * 10 > sample.len()
+}
+
+/// Control bytes that do not occur in ordinary text.
+fn is_non_text_control(b: u8) -> bool {
+    match b {
+        // backspace, tab, LF, VT, FF, CR
+        0x08..=0x0D => false,
+        // ESC: ANSI colour codes in logs
+        0x1B => false,
+        0x00..=0x1F | 0x7F => true,
+        _ => false,
+    }
+}
+
+/// Decodes file bytes into display text.
+///
+/// In order: a leading UTF-8 byte-order mark is removed; the bytes are decoded as UTF-8, with
+/// invalid sequences replaced by U+FFFD (`lossy`); `"\r\n"` and lone `'\r'` become `'\n'`
+/// (`crlf`); lines longer than `max_line_chars` characters are cut as by
+/// [`truncate_long_lines`] (`long_lines_truncated`). `max_line_chars == 0` means no limit.
+pub fn normalize_text(bytes: &[u8], max_line_chars: usize) -> NormalizedText {
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let (decoded, lossy) = match std::str::from_utf8(body) {
+        Ok(s) => (Cow::Borrowed(s), false),
+        Err(_) => (String::from_utf8_lossy(body), true),
+    };
+    let (unix, crlf) = if decoded.contains('\r') {
+        (Cow::Owned(convert_line_endings(&decoded)), true)
+    } else {
+        (decoded, false)
+    };
+    let (cut, long_lines_truncated) = truncate_counted(&unix, max_line_chars);
+    let text = match cut {
+        Cow::Owned(s) => s,
+        Cow::Borrowed(_) => unix.into_owned(),
+    };
+    NormalizedText {
+        text,
+        crlf,
+        lossy,
+        long_lines_truncated,
+    }
+}
+
+/// Replaces `"\r\n"` and lone `'\r'` with `'\n'`.
+fn convert_line_endings(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('\r') {
+        out.push_str(&rest[..i]);
+        out.push('\n');
+        rest = &rest[i + 1..];
+        if let Some(after) = rest.strip_prefix('\n') {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Cuts every line of `text` that is longer than `max_line_chars` characters (Unicode scalar
+/// values, not bytes) to its first `max_line_chars` characters followed by `"..."`.
+///
+/// Lines are separated by `'\n'`; a `'\r'` just before it belongs to the line ending and is
+/// kept. The cut is always on a character boundary. Returns the input unchanged (borrowed) when
+/// no line is too long. `max_line_chars == 0` means no limit.
+pub fn truncate_long_lines(text: &str, max_line_chars: usize) -> Cow<'_, str> {
+    truncate_counted(text, max_line_chars).0
+}
+
+/// [`truncate_long_lines`] that also returns how many lines were cut.
+fn truncate_counted(text: &str, max_line_chars: usize) -> (Cow<'_, str>, usize) {
+    // A line of at most `max` bytes has at most `max` characters.
+    if max_line_chars == 0 || text.len() <= max_line_chars {
+        return (Cow::Borrowed(text), 0);
+    }
+    let mut out: Option<String> = None;
+    let mut cut = 0usize;
+    let mut start = 0usize;
+    while start <= text.len() {
+        let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        let full = &text[start..end];
+        let line = full.strip_suffix('\r').unwrap_or(full);
+        let cut_at = if line.len() > max_line_chars {
+            line.char_indices().nth(max_line_chars).map(|(i, _)| i)
+        } else {
+            None
+        };
+        match cut_at {
+            Some(i) => {
+                let buf = out.get_or_insert_with(|| {
+                    let mut s = String::with_capacity(text.len());
+                    s.push_str(&text[..start]);
+                    s
+                });
+                buf.push_str(&line[..i]);
+                buf.push_str(TRUNCATION_MARKER);
+                buf.push_str(&full[line.len()..]);
+                cut += 1;
+            }
+            None => {
+                if let Some(buf) = out.as_mut() {
+                    buf.push_str(full);
+                }
+            }
+        }
+        if end == text.len() {
+            break;
+        }
+        if let Some(buf) = out.as_mut() {
+            buf.push('\n');
+        }
+        start = end + 1;
+    }
+    match out {
+        Some(s) => (Cow::Owned(s), cut),
+        None => (Cow::Borrowed(text), 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_detection() {
+        assert!(!looks_binary(b""));
+        assert!(!looks_binary(b"fn main() {}\n"));
+        assert!(!looks_binary("汉字テキスト 🦀 emoji\n".as_bytes()));
+        // latin-1 bytes, invalid UTF-8 but text
+        assert!(!looks_binary(b"caf\xe9 na\xefve r\xe9sum\xe9\r\n"));
+        assert!(!looks_binary(b"\x1b[31mred\x1b[0m\tTAB\x0c\n"));
+        assert!(looks_binary(b"abc\0def"));
+        assert!(looks_binary(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"));
+        assert!(looks_binary(b"\x89PNG\r\n\x1a\n"));
+        assert!(looks_binary(&[1u8, 2, 3, 4, 5, 6, 7, b'a']));
+        // a few stray control bytes in a lot of text are fine
+        let mut mostly = b"x".repeat(100);
+        mostly.push(0x01);
+        assert!(!looks_binary(&mostly));
+        // a NUL after the sniff window is not seen
+        let mut late = b"a".repeat(BINARY_SNIFF_BYTES);
+        late.push(0);
+        assert!(!looks_binary(&late));
+    }
+
+    #[test]
+    fn normalize_plain() {
+        let n = normalize_text(b"a\nb\n", 2000);
+        assert_eq!(
+            n,
+            NormalizedText {
+                text: "a\nb\n".into(),
+                crlf: false,
+                lossy: false,
+                long_lines_truncated: 0
+            }
+        );
+        assert_eq!(normalize_text(b"", 2000).text, "");
+    }
+
+    #[test]
+    fn normalize_line_endings() {
+        let n = normalize_text(b"a\r\nb\rc\n\r\n\r", 2000);
+        assert_eq!(n.text, "a\nb\nc\n\n\n");
+        assert!(n.crlf);
+        assert!(!n.lossy);
+    }
+
+    #[test]
+    fn normalize_bom_and_lossy() {
+        let n = normalize_text(b"\xEF\xBB\xBFhello", 2000);
+        assert_eq!(n.text, "hello");
+        assert!(!n.lossy);
+        let n = normalize_text(b"ok \xff\xfe end", 2000);
+        assert_eq!(n.text, "ok \u{FFFD}\u{FFFD} end");
+        assert!(n.lossy);
+        // only a leading BOM is stripped
+        let n = normalize_text("a\u{FEFF}b".as_bytes(), 2000);
+        assert_eq!(n.text, "a\u{FEFF}b");
+    }
+
+    #[test]
+    fn truncation_counts_chars() {
+        let line = "é".repeat(5000);
+        let text = format!("short\n{line}\nend");
+        let out = truncate_long_lines(&text, 2000);
+        let lines: Vec<&str> = out.split('\n').collect();
+        assert_eq!(lines[0], "short");
+        assert_eq!(lines[1].chars().count(), 2003);
+        assert!(lines[1].ends_with("é..."));
+        assert_eq!(lines[2], "end");
+        // exactly at the limit: untouched and borrowed
+        let exact = "ü".repeat(10);
+        assert!(matches!(truncate_long_lines(&exact, 10), Cow::Borrowed(_)));
+        assert_eq!(
+            truncate_long_lines(&exact, 9),
+            format!("{}...", "ü".repeat(9))
+        );
+        // zero means no limit
+        assert!(matches!(truncate_long_lines(&line, 0), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn truncation_keeps_structure() {
+        assert_eq!(truncate_long_lines("abcdef\r\nxy\n", 3), "abc...\r\nxy\n");
+        assert_eq!(truncate_long_lines("\n\nabcd\n", 2), "\n\nab...\n");
+        assert_eq!(truncate_long_lines("🦀🦀🦀", 2), "🦀🦀...");
+        let n = normalize_text("🦀🦀🦀\r\n🦀\r\n🦀🦀🦀🦀".as_bytes(), 2);
+        assert_eq!(n.text, "🦀🦀...\n🦀\n🦀🦀...");
+        assert_eq!(n.long_lines_truncated, 2);
+        assert!(n.crlf);
+    }
+}
