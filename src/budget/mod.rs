@@ -1,1 +1,38 @@
-//! placeholder until the module lands
+//! Token budgets: estimation, exact BPE counts, file truncation and budget fitting.
+//!
+//! This is the Rust form of the context-builder spec's utilities (FR-005..FR-007, FR-010,
+//! FR-011, SC-002, SC-003):
+//!
+//! - [`estimate_tokens`]: FR-006's `ceil(chars / 4)`.
+//! - [`count_tokens`] / [`Counter`]: exact counts with OpenAI's `o200k_base` or `cl100k_base`
+//!   (via `bpe-openai`, tokenizers built once per process), or the estimate.
+//! - [`truncate_file`] / [`truncate_file_with`]: keep the lines around given line numbers,
+//!   `"..."` where lines were removed, over-long lines cut (FR-005, FR-011, edge cases).
+//! - [`fit_to_budget`]: proportional truncation of named sections to a token budget, never
+//!   over it, with [`TruncationMetadata`] describing what changed (FR-007, FR-010, SC-002).
+//!
+//! Everything here is pure, synchronous and deterministic: the same input gives the same
+//! output. Nothing fails, so no function returns a `Result`; odd input (zero or out-of-range
+//! line numbers, budget 0) has a documented meaning instead.
+//!
+//! Lines are `split_inclusive('\n')` slices: a kept line keeps its own `\n` or `\r\n`, and
+//! `"a\nb"` and `"a\nb\n"` both have two lines.
+
+mod fit;
+mod lines;
+mod tokens;
+mod truncate;
+
+#[cfg(test)]
+mod tests;
+
+pub use fit::{
+    fit_to_budget, FitOptions, Fitted, TruncationMetadata, DEFAULT_BUDGET, DEFAULT_MIN_LINES,
+    MIN_LINE_CAP_TOKENS,
+};
+pub use lines::MARKER;
+pub use tokens::{count_tokens, estimate_tokens, Counter, Encoding};
+pub use truncate::{
+    truncate_file, truncate_file_with, Truncation, DEFAULT_CONTEXT_LINES, MAX_LINE_CHARS,
+    SEVERE_EDGE_LINES,
+};
