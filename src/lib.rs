@@ -14,6 +14,9 @@ pub mod error;
 pub mod fs_scope;
 pub mod secrets;
 
+// The N-API layer is exercised from TypeScript (`__test__/`); a Rust test binary has no Node
+// runtime to call it, so it is left out of test builds.
+#[cfg(not(test))]
 mod napi;
 
 pub use error::{Error, ErrorKind, Result};

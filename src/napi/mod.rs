@@ -1,1 +1,16 @@
+//! The N-API layer: the whole JavaScript surface of the package, and nothing else.
+//!
+//! Every export here does three things only: validate and convert its arguments, call one core
+//! function, convert the result. Failures cross the boundary in exactly one way
+//! ([`bridge::to_js_error`]): a JavaScript `Error` whose `code` is the core
+//! [`ErrorKind`](crate::ErrorKind) string and whose message is the core's user-safe message.
+//!
+//! Arguments are taken as `Unknown` and validated by [`args`], so a wrong type is an
+//! `invalid_request` like any other bad input (napi's own conversion would throw `InvalidArg`,
+//! which is not one of the contract's codes); the TypeScript signatures are declared with
+//! `ts_args_type`.
 
+mod args;
+mod bridge;
+mod budget;
+mod diagnostics;

@@ -1,0 +1,417 @@
+//! Token budgeting exports (context-builder-spec FR-005..FR-007, FR-010, FR-011).
+
+use napi::bindgen_prelude::*;
+use napi::Env;
+use napi_derive::napi;
+
+use super::{args, bridge};
+use crate::budget::{self, Counter, Encoding, FitOptions as CoreFitOptions, TruncationMetadata};
+use crate::error::{Error as CoreError, Result as CoreResult};
+
+/// Largest accepted budget: one billion tokens, far above any model's window.
+const MAX_BUDGET: u64 = 1_000_000_000;
+/// Largest accepted `maxLines` / line number: beyond any file the engine will read.
+const MAX_LINES: u64 = 100_000_000;
+/// Most line numbers `truncateFile` accepts in one call.
+const MAX_AROUND_LINES: u32 = 100_000;
+/// Largest accepted context window of `truncateFile`.
+const MAX_CONTEXT_LINES: u64 = 10_000;
+
+/// What `fitToBudget` reports when it changed anything (FR-010). The first four keys are the
+/// spec's, in its snake_case spelling; the rest are additions.
+#[napi(object, object_from_js = false, js_name = "TruncationMetadata")]
+pub struct TruncationMetadataJs {
+    /// Whether any section was shortened.
+    pub truncated: bool,
+    /// Lines in all input sections.
+    #[napi(js_name = "original_lines")]
+    pub original_lines: u32,
+    /// Input lines kept (`...` markers not counted; a shortened line counts as kept).
+    #[napi(js_name = "kept_lines")]
+    pub kept_lines: u32,
+    /// Names of the sections that were changed, in input order.
+    #[napi(js_name = "sections_affected")]
+    pub sections_affected: Vec<String>,
+    /// True when the budget could not hold the minimum content of every section, so smaller
+    /// sections were emptied in favour of larger ones.
+    pub severe: bool,
+    /// The budget the sections were fitted to.
+    pub budget: u32,
+    /// Tokens of all sections before fitting, by the counter used.
+    #[napi(js_name = "tokens_before")]
+    pub tokens_before: u32,
+    /// Tokens of all sections after fitting, by the counter used.
+    #[napi(js_name = "tokens_after")]
+    pub tokens_after: u32,
+}
+
+/// A BPE encoding for exact token counts.
+#[napi(string_enum)]
+pub enum TokenEncoding {
+    /// GPT-4o and o-series models.
+    #[napi(value = "o200k_base")]
+    O200kBase,
+    /// GPT-4 and GPT-3.5 models.
+    #[napi(value = "cl100k_base")]
+    Cl100kBase,
+}
+
+/// Options of `fitToBudget`. All optional.
+#[napi(object, object_to_js = false)]
+pub struct FitToBudgetOptions {
+    /// BPE encoding of the exact count. Default `'o200k_base'`.
+    #[napi(ts_type = "TokenEncoding")]
+    pub encoding: Option<String>,
+    /// Count with `estimateTokens` (characters / 4) instead of the exact BPE count: faster,
+    /// but the budget then holds only for the estimate. Default `false`.
+    pub estimate: Option<bool>,
+    /// Lines a section keeps at the least before it is emptied in favour of larger sections
+    /// when the budget is very tight. Default 3.
+    pub min_lines: Option<f64>,
+}
+
+/// Options of `truncateFile`. All optional.
+#[napi(object, object_to_js = false)]
+pub struct TruncateFileOptions {
+    /// Lines kept on each side of every line in `aroundLines`. Default 10 (FR-013's minimum).
+    pub context_lines: Option<f64>,
+}
+
+fn clamp_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl From<TruncationMetadata> for TruncationMetadataJs {
+    fn from(m: TruncationMetadata) -> Self {
+        TruncationMetadataJs {
+            truncated: m.truncated,
+            original_lines: clamp_u32(m.original_lines),
+            kept_lines: clamp_u32(m.kept_lines),
+            sections_affected: m.sections_affected,
+            severe: m.severe,
+            budget: clamp_u32(m.budget),
+            tokens_before: clamp_u32(m.tokens_before),
+            tokens_after: clamp_u32(m.tokens_after),
+        }
+    }
+}
+
+fn encoding_arg(value: Option<String>) -> CoreResult<Encoding> {
+    match value {
+        None => Ok(Encoding::default()),
+        Some(name) => Encoding::parse(&name).ok_or_else(|| {
+            CoreError::invalid_request("encoding must be 'o200k_base' or 'cl100k_base'")
+        }),
+    }
+}
+
+fn whole_f64(value: Option<f64>, name: &str, default: u64, min: u64, max: u64) -> CoreResult<u64> {
+    match value {
+        None => Ok(default),
+        Some(n) if n.is_finite() && n.fract() == 0.0 && n >= min as f64 && n <= max as f64 => {
+            Ok(n as u64)
+        }
+        Some(_) => Err(CoreError::invalid_request(format!(
+            "{name} must be a whole number from {min} to {max}"
+        ))),
+    }
+}
+
+fn options_object<T: FromNapiValue>(
+    value: Option<Unknown<'_>>,
+    name: &str,
+) -> CoreResult<Option<T>> {
+    let Some(object) = args::opt_object(value, name)? else {
+        return Ok(None);
+    };
+    unsafe { T::from_napi_value(object.value().env, object.raw()) }
+        .map(Some)
+        .map_err(|e| CoreError::invalid_request(format!("{name} are invalid: {}", e.reason)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// estimateTokens / countTokens
+
+/// Estimated tokens of `text`: its length in characters (Unicode code points) divided by 4,
+/// rounded up, exactly as the builder spec's FR-006 defines. Off by up to about 20% on real
+/// code; use `countTokens` where a budget must hold.
+#[napi(catch_unwind, ts_args_type = "text: string")]
+pub fn estimate_tokens(env: &Env, text: Unknown<'_>) -> napi::Result<u32> {
+    let text = args::string(text, "text");
+    bridge::run_sync(env, || Ok(clamp_u32(budget::estimate_tokens(&text?))))
+}
+
+fn count_tokens_args(
+    text: Unknown<'_>,
+    encoding: Option<Unknown<'_>>,
+) -> CoreResult<(String, Encoding)> {
+    let text = args::string(text, "text")?;
+    let encoding = encoding_arg(args::opt_string(encoding, "encoding")?)?;
+    Ok((text, encoding))
+}
+
+/// Exact number of BPE tokens of `text` for `encoding` (default `'o200k_base'`, the GPT-4o /
+/// o-series encoding; `'cl100k_base'` for GPT-4 / GPT-3.5). Runs off the JS thread.
+#[napi(
+    ts_args_type = "text: string, encoding?: TokenEncoding",
+    ts_return_type = "Promise<number>"
+)]
+pub fn count_tokens<'env>(
+    env: &'env Env,
+    text: Unknown<'_>,
+    encoding: Option<Unknown<'_>>,
+) -> napi::Result<PromiseRaw<'env, u32>> {
+    match count_tokens_args(text, encoding) {
+        Ok((text, encoding)) => bridge::spawn(
+            env,
+            move || Ok(clamp_u32(budget::count_tokens(&text, encoding))),
+            |_, n| Ok(n),
+        ),
+        Err(e) => bridge::reject(env, e),
+    }
+}
+
+/// Synchronous twin of `countTokens`, for small strings (it blocks the JS thread).
+#[napi(catch_unwind, ts_args_type = "text: string, encoding?: TokenEncoding")]
+pub fn count_tokens_sync(
+    env: &Env,
+    text: Unknown<'_>,
+    encoding: Option<Unknown<'_>>,
+) -> napi::Result<u32> {
+    let parsed = count_tokens_args(text, encoding);
+    bridge::run_sync(env, || {
+        let (text, encoding) = parsed?;
+        Ok(clamp_u32(budget::count_tokens(&text, encoding)))
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// truncateFile
+
+struct TruncateArgs {
+    content: String,
+    max_lines: usize,
+    around: Vec<usize>,
+    context: usize,
+}
+
+fn truncate_args(
+    content: Unknown<'_>,
+    max_lines: Unknown<'_>,
+    around_lines: Option<Unknown<'_>>,
+    options: Option<Unknown<'_>>,
+) -> CoreResult<TruncateArgs> {
+    let content = args::string(content, "content")?;
+    let max_lines = args::whole(max_lines, "maxLines", 0, MAX_LINES)? as usize;
+    let around = match around_lines {
+        Some(v) if !args::is_missing(&v) => {
+            args::whole_list(v, "aroundLines", 1, MAX_LINES, MAX_AROUND_LINES)?
+        }
+        _ => Vec::new(),
+    };
+    let opts: Option<TruncateFileOptions> = options_object(options, "options")?;
+    let context = whole_f64(
+        opts.and_then(|o| o.context_lines),
+        "contextLines",
+        budget::DEFAULT_CONTEXT_LINES as u64,
+        0,
+        MAX_CONTEXT_LINES,
+    )? as usize;
+    Ok(TruncateArgs {
+        content,
+        max_lines,
+        around: around.into_iter().map(|n| n as usize).collect(),
+        context,
+    })
+}
+
+fn truncate(a: TruncateArgs) -> String {
+    truncate_detailed(a).content
+}
+
+fn truncate_detailed(a: TruncateArgs) -> TruncatedFile {
+    let t = budget::truncate_file_with(&a.content, a.max_lines, &a.around, a.context);
+    TruncatedFile {
+        content: t.text,
+        truncated: t.truncated,
+        severe: t.severe,
+        original_lines: clamp_u32(t.original_lines),
+        kept_lines: clamp_u32(t.kept_lines),
+    }
+}
+
+/// What `truncateFileDetailed` returns: the text and what happened to it.
+#[napi(object, object_from_js = false)]
+pub struct TruncatedFile {
+    /// The (possibly) shortened text, exactly what `truncateFile` returns.
+    pub content: String,
+    /// Whether any line was removed or cut.
+    pub truncated: bool,
+    /// True when nothing meaningful fit (`maxLines` 0, or every line in `aroundLines` outside
+    /// the file), so only the first and last lines were kept.
+    pub severe: bool,
+    /// Lines in the input.
+    pub original_lines: u32,
+    /// Input lines kept (`...` markers not counted).
+    pub kept_lines: u32,
+}
+
+/// Shortens `content` to at most `maxLines` lines (FR-005, FR-011), keeping the lines around
+/// each 1-based line number in `aroundLines` (`contextLines` each side, default 10; overlapping
+/// windows merged) and putting a `...` line wherever lines were removed. Content within
+/// `maxLines` is returned unchanged; with no `aroundLines` the head is kept. When nothing
+/// meaningful would survive, the first and last lines are kept and the text says so. Lines over
+/// 2000 characters are cut and end in `...`.
+#[napi(
+    ts_args_type = "content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions",
+    ts_return_type = "Promise<string>"
+)]
+pub fn truncate_file<'env>(
+    env: &'env Env,
+    content: Unknown<'_>,
+    max_lines: Unknown<'_>,
+    around_lines: Option<Unknown<'_>>,
+    options: Option<Unknown<'_>>,
+) -> napi::Result<PromiseRaw<'env, String>> {
+    match truncate_args(content, max_lines, around_lines, options) {
+        Ok(a) => bridge::spawn(env, move || Ok(truncate(a)), |_, s| Ok(s)),
+        Err(e) => bridge::reject(env, e),
+    }
+}
+
+/// Like `truncateFile`, but also says whether the text was truncated, whether the truncation
+/// was severe (only the first and last lines survived), and how many lines were kept.
+#[napi(
+    ts_args_type = "content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions",
+    ts_return_type = "Promise<TruncatedFile>"
+)]
+pub fn truncate_file_detailed<'env>(
+    env: &'env Env,
+    content: Unknown<'_>,
+    max_lines: Unknown<'_>,
+    around_lines: Option<Unknown<'_>>,
+    options: Option<Unknown<'_>>,
+) -> napi::Result<PromiseRaw<'env, TruncatedFile>> {
+    match truncate_args(content, max_lines, around_lines, options) {
+        Ok(a) => bridge::spawn(env, move || Ok(truncate_detailed(a)), |_, t| Ok(t)),
+        Err(e) => bridge::reject(env, e),
+    }
+}
+
+/// Synchronous twin of `truncateFile`.
+#[napi(
+    catch_unwind,
+    ts_args_type = "content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions"
+)]
+pub fn truncate_file_sync(
+    env: &Env,
+    content: Unknown<'_>,
+    max_lines: Unknown<'_>,
+    around_lines: Option<Unknown<'_>>,
+    options: Option<Unknown<'_>>,
+) -> napi::Result<String> {
+    let parsed = truncate_args(content, max_lines, around_lines, options);
+    bridge::run_sync(env, || parsed.map(truncate))
+}
+
+// ---------------------------------------------------------------------------------------------
+// fitToBudget
+
+struct FitArgs {
+    sections: Vec<(String, String)>,
+    budget: usize,
+    options: CoreFitOptions,
+}
+
+fn fit_args(
+    sections: Unknown<'_>,
+    budget_arg: Option<Unknown<'_>>,
+    options: Option<Unknown<'_>>,
+) -> CoreResult<FitArgs> {
+    let sections = args::string_record(sections, "sections")?;
+    if sections.iter().any(|(k, _)| k == "_metadata") {
+        return Err(CoreError::invalid_request(
+            "sections must not contain the reserved key _metadata",
+        ));
+    }
+    let budget = args::opt_whole(
+        budget_arg,
+        "budget",
+        budget::DEFAULT_BUDGET as u64,
+        0,
+        MAX_BUDGET,
+    )? as usize;
+    let opts: Option<FitToBudgetOptions> = options_object(options, "options")?;
+    let mut core = CoreFitOptions::default();
+    if let Some(o) = opts {
+        let encoding = encoding_arg(o.encoding)?;
+        core.counter = if o.estimate.unwrap_or(false) {
+            Counter::Estimate
+        } else {
+            Counter::Exact(encoding)
+        };
+        core.min_lines =
+            whole_f64(o.min_lines, "minLines", core.min_lines as u64, 0, MAX_LINES)? as usize;
+    }
+    Ok(FitArgs {
+        sections,
+        budget,
+        options: core,
+    })
+}
+
+fn fit(a: FitArgs) -> budget::Fitted {
+    budget::fit_to_budget(&a.sections, a.budget, &a.options)
+}
+
+fn fitted_to_js<'env>(env: &'env Env, fitted: budget::Fitted) -> napi::Result<Object<'env>> {
+    let mut object = Object::new(env)?;
+    for (name, content) in fitted.sections {
+        object.set(name, content)?;
+    }
+    if let Some(meta) = fitted.metadata {
+        object.set("_metadata", TruncationMetadataJs::from(meta))?;
+    }
+    Ok(object)
+}
+
+/// Fits `sections` into `budget` tokens (FR-007, default 32,000): unchanged when they already
+/// fit; otherwise each section is shortened in proportion to its size (head kept, `...` where
+/// lines were removed) so the total stays within the budget by the exact BPE count (SC-002),
+/// larger sections first when the budget cannot hold every section's minimum. When anything
+/// changed, the result carries `_metadata` (FR-010). Keys keep their input order.
+#[napi(
+    ts_generic_types = "K extends string",
+    ts_args_type = "sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions",
+    ts_return_type = "Promise<FittedSections<K>>"
+)]
+pub fn fit_to_budget<'env>(
+    env: &'env Env,
+    sections: Unknown<'_>,
+    budget: Option<Unknown<'_>>,
+    options: Option<Unknown<'_>>,
+) -> napi::Result<PromiseRaw<'env, Object<'env>>> {
+    match fit_args(sections, budget, options) {
+        Ok(a) => bridge::spawn(env, move || Ok(fit(a)), fitted_to_js),
+        Err(e) => bridge::reject(env, e),
+    }
+}
+
+/// Synchronous twin of `fitToBudget` (it blocks the JS thread: a few milliseconds per
+/// megabyte).
+#[napi(
+    catch_unwind,
+    ts_generic_types = "K extends string",
+    ts_args_type = "sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions",
+    ts_return_type = "FittedSections<K>"
+)]
+pub fn fit_to_budget_sync<'env>(
+    env: &'env Env,
+    sections: Unknown<'_>,
+    budget: Option<Unknown<'_>>,
+    options: Option<Unknown<'_>>,
+) -> napi::Result<Object<'env>> {
+    let parsed = fit_args(sections, budget, options);
+    let fitted = bridge::run_sync(env, || parsed.map(fit))?;
+    fitted_to_js(env, fitted)
+}

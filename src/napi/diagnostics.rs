@@ -1,0 +1,59 @@
+//! Diagnostic exports that prove the error model end to end: every contract code, from a sync
+//! and from an async export, and a panic from each. They do no work and touch no state; the
+//! TypeScript tests use them because real exports cannot be made to fail with every category
+//! on demand (an `unauthorized` needs a server, a `timeout` a slow one).
+
+use napi::bindgen_prelude::*;
+use napi::Env;
+use napi_derive::napi;
+
+use super::{args, bridge};
+use crate::error::{Error as CoreError, ErrorKind, Result as CoreResult};
+
+fn parse_kind(code: &str) -> CoreResult<ErrorKind> {
+    Ok(match code {
+        "invalid_request" => ErrorKind::InvalidRequest,
+        "unauthorized" => ErrorKind::Unauthorized,
+        "unavailable" => ErrorKind::Unavailable,
+        "timeout" => ErrorKind::Timeout,
+        "internal" => ErrorKind::Internal,
+        "panic" => panic!("diagnostic panic requested"),
+        _ => {
+            return Err(CoreError::invalid_request(
+                "code must be one of invalid_request, unauthorized, unavailable, timeout, internal, panic",
+            ))
+        }
+    })
+}
+
+fn raise(code: CoreResult<String>) -> CoreResult<()> {
+    let kind = parse_kind(&code?)?;
+    Err(CoreError::new(kind, format!("diagnostic {kind} error")))
+}
+
+/// Internal diagnostic: throws an `Error` whose `code` is `code` (one of the five contract
+/// codes), or panics inside the engine when `code` is `"panic"` (which must surface as
+/// `internal`). For tests of the error model only.
+#[napi(
+    js_name = "__raiseErrorSync",
+    catch_unwind,
+    ts_args_type = "code: string"
+)]
+pub fn raise_error_sync(env: &Env, code: Unknown<'_>) -> napi::Result<()> {
+    let code = args::string(code, "code");
+    bridge::run_sync(env, || raise(code))
+}
+
+/// Internal diagnostic: like `__raiseErrorSync`, but rejects a promise from a worker thread.
+#[napi(
+    js_name = "__raiseErrorAsync",
+    ts_args_type = "code: string",
+    ts_return_type = "Promise<void>"
+)]
+pub fn raise_error_async<'env>(
+    env: &'env Env,
+    code: Unknown<'_>,
+) -> napi::Result<PromiseRaw<'env, ()>> {
+    let code = args::string(code, "code");
+    bridge::spawn(env, move || raise(code), |_, v| Ok(v))
+}
