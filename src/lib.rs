@@ -8,8 +8,10 @@
 //! - [`fs_scope`]: the one place a path is resolved against a root, opened and read.
 //! - [`secrets`]: detection and redaction of credentials in text.
 //! - [`budget`]: token estimation, exact BPE counts, truncation and budget fitting.
+//! - [`engine`]: long-lived state (indexes, caches, clients) behind the `ContextEngine` class.
 
 pub mod budget;
+pub mod engine;
 pub mod error;
 pub mod fs_scope;
 pub mod secrets;

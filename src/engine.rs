@@ -1,0 +1,51 @@
+//! Long-lived state of the engine, shared by the capabilities that keep any.
+//!
+//! An [`Engine`] holds what is expensive to rebuild: retrieval indexes, the file cache, HTTP
+//! clients. JavaScript callers get one through the `ContextEngine` class, or use the
+//! module-level functions, which delegate to one process-wide default engine
+//! ([`Engine::global`]). Tests build their own engines so that state never leaks between them.
+//!
+//! Each capability that keeps state adds one field here, with its own interior locking, so an
+//! `Engine` is always shared as `Arc<Engine>` across threads.
+
+use std::sync::{Arc, OnceLock};
+
+/// Options of a new engine; each capability adds its settings here, with defaults.
+#[derive(Debug, Clone, Default)]
+pub struct EngineOptions {}
+
+/// The engine's long-lived state.
+#[derive(Debug, Default)]
+pub struct Engine {
+    options: EngineOptions,
+}
+
+impl Engine {
+    /// A new engine with the given options.
+    pub fn new(options: EngineOptions) -> Self {
+        Engine { options }
+    }
+
+    /// The options this engine was built with.
+    pub fn options(&self) -> &EngineOptions {
+        &self.options
+    }
+
+    /// The process-wide default engine behind the module-level functions.
+    pub fn global() -> Arc<Engine> {
+        static GLOBAL: OnceLock<Arc<Engine>> = OnceLock::new();
+        GLOBAL
+            .get_or_init(|| Arc::new(Engine::new(EngineOptions::default())))
+            .clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn global_engine_is_one_instance() {
+        assert!(Arc::ptr_eq(&Engine::global(), &Engine::global()));
+    }
+}
