@@ -17,8 +17,12 @@ export type FittedSections<K extends string = string> = { [P in K]: string } & {
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** Internal diagnostic: like `__raiseErrorSync`, but rejects a promise from a worker thread. */
-export declare function __raiseErrorAsync(code: string): Promise<void>
+/**
+ * Internal diagnostic: like `__raiseErrorSync`, but rejects a promise. With `viaFuture` the
+ * failure (or panic) happens inside a tokio future rather than on the blocking pool, the path
+ * the network and git exports take.
+ */
+export declare function __raiseErrorAsync(code: string, viaFuture?: boolean): Promise<void>
 
 /**
  * Internal diagnostic: throws an `Error` whose `code` is `code` (one of the five contract

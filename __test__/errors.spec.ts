@@ -35,6 +35,15 @@ for (const code of CODES) {
   })
 }
 
+for (const code of [...CODES, 'panic']) {
+  test(`an async export whose work is a future rejects with code ${code === 'panic' ? 'internal' : code}`, async () => {
+    await assert.rejects(engine.__raiseErrorAsync(code, true), (err: unknown) => {
+      assertCode(err, code === 'panic' ? 'internal' : code)
+      return true
+    })
+  })
+}
+
 test('a panic in a sync export becomes internal and the process lives on', () => {
   assert.throws(
     () => engine.__raiseErrorSync('panic'),

@@ -27,10 +27,9 @@ pub(crate) fn run_sync<T>(env: &Env, work: impl FnOnce() -> CoreResult<T>) -> na
     catch_panic(work).map_err(|e| to_js_error(env, &e))
 }
 
-/// Runs an async export: `work` runs on tokio's blocking pool (never on the JS thread), then
-/// `convert` turns its value into JavaScript on the JS thread. Argument validation errors that
-/// happened before the call are passed as `Err` in `work` so they reject the promise rather
-/// than throw synchronously. A panic in `work` becomes `internal`.
+/// Runs an async export whose core work is CPU-bound or blocking: `work` runs on tokio's
+/// blocking pool (never on the JS thread), then `convert` turns its value into JavaScript on the
+/// JS thread. A panic in `work` becomes `internal`.
 pub(crate) fn spawn<'env, T, V>(
     env: &'env Env,
     work: impl FnOnce() -> CoreResult<T> + Send + 'static,
@@ -40,13 +39,37 @@ where
     T: Send + 'static,
     V: ToNapiValue,
 {
+    spawn_async(
+        env,
+        async move {
+            match tokio::task::spawn_blocking(move || catch_panic(work)).await {
+                Ok(result) => result,
+                Err(join) => Err(panicked().with_source(join)),
+            }
+        },
+        convert,
+    )
+}
+
+/// Runs an async export whose core work is itself a future (HTTP, `tokio::process`): `work`
+/// runs on the tokio runtime, then `convert` turns its value into JavaScript on the JS thread.
+/// Core errors reject with `to_js_error`; a panic while polling `work` becomes `internal`.
+pub(crate) fn spawn_async<'env, T, V, F>(
+    env: &'env Env,
+    work: F,
+    convert: impl FnOnce(&'env Env, T) -> napi::Result<V> + 'static,
+) -> napi::Result<PromiseRaw<'env, V>>
+where
+    F: std::future::Future<Output = CoreResult<T>> + Send + 'static,
+    T: Send + 'static,
+    V: ToNapiValue,
+{
     let future = async move {
-        let outcome = match tokio::task::spawn_blocking(move || catch_panic(work)).await {
+        // A separate task, so that a panic inside `work` is caught by tokio as a JoinError
+        // instead of unwinding through napi's promise machinery.
+        let outcome = match tokio::spawn(work).await {
             Ok(result) => result,
-            Err(join) => Err(CoreError::internal(
-                "internal error: the operation failed unexpectedly",
-            )
-            .with_source(join)),
+            Err(join) => Err(panicked().with_source(join)),
         };
         Ok::<_, napi::Error>(outcome)
     };
@@ -54,6 +77,10 @@ where
         Ok(value) => catch_panic_napi(|| convert(env, value)),
         Err(error) => Err(to_js_error(env, &error)),
     })
+}
+
+fn panicked() -> CoreError {
+    CoreError::internal("internal error: the operation failed unexpectedly")
 }
 
 /// Rejects at once with `error` (for arguments that failed validation in an async export).

@@ -44,16 +44,30 @@ pub fn raise_error_sync(env: &Env, code: Unknown<'_>) -> napi::Result<()> {
     bridge::run_sync(env, || raise(code))
 }
 
-/// Internal diagnostic: like `__raiseErrorSync`, but rejects a promise from a worker thread.
+/// Internal diagnostic: like `__raiseErrorSync`, but rejects a promise. With `viaFuture` the
+/// failure (or panic) happens inside a tokio future rather than on the blocking pool, the path
+/// the network and git exports take.
 #[napi(
     js_name = "__raiseErrorAsync",
-    ts_args_type = "code: string",
+    ts_args_type = "code: string, viaFuture?: boolean",
     ts_return_type = "Promise<void>"
 )]
 pub fn raise_error_async<'env>(
     env: &'env Env,
     code: Unknown<'_>,
+    via_future: Option<bool>,
 ) -> napi::Result<PromiseRaw<'env, ()>> {
     let code = args::string(code, "code");
-    bridge::spawn(env, move || raise(code), |_, v| Ok(v))
+    if via_future.unwrap_or(false) {
+        bridge::spawn_async(
+            env,
+            async move {
+                tokio::task::yield_now().await;
+                raise(code)
+            },
+            |_, v| Ok(v),
+        )
+    } else {
+        bridge::spawn(env, move || raise(code), |_, v| Ok(v))
+    }
 }
