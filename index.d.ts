@@ -18,6 +18,23 @@ export type FittedSections<K extends string = string> = { [P in K]: string } & {
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * An engine with its own state: each instance keeps its own indexes. The module-level
+ * functions share one default engine.
+ */
+export declare class ContextEngine {
+  /** A new engine. Throws `invalid_request` for bad options. */
+  constructor(options?: ContextEngineOptions)
+  /** `retrieve` on this engine's own indexes. */
+  retrieve(request: ContextRetrievalRequest): Promise<ContextSnippet[]>
+  /** `indexStatus` on this engine. */
+  indexStatus(rootPath: string): IndexStatus
+  /** `prepareIndex` on this engine. */
+  prepareIndex(rootPath: string): Promise<IndexStatus>
+  /** Drops this engine's index of `rootPath`; returns whether one was kept. */
+  evict(rootPath: string): boolean
+}
+
+/**
  * Internal diagnostic: like `__raiseErrorSync`, but rejects a promise. With `viaFuture` the
  * failure (or panic) happens inside a tokio future rather than on the blocking pool, the path
  * the network and git exports take.
@@ -30,6 +47,64 @@ export declare function __raiseErrorAsync(code: string, viaFuture?: boolean): Pr
  * `internal`). For tests of the error model only.
  */
 export declare function __raiseErrorSync(code: string): void
+
+/** Options of a new `ContextEngine`. All optional. */
+export interface ContextEngineOptions {
+  /**
+   * Repository roots whose retrieval indexes are kept in memory; the least recently used is
+   * dropped beyond this. Default 8, from 1 to 1024.
+   */
+  maxRoots?: number
+  /**
+   * Files indexed per root at most (the first ones in path order). Default 200000, from 1
+   * to 10000000.
+   */
+  maxFilesPerRoot?: number
+}
+
+/** Which retrieval backend a request selects; the engine serves both. */
+export type ContextProviderId = 'filesystem' | 'mcp'
+
+/** A retrieval request (Context Retrieval Contract v1 §3.1). */
+export interface ContextRetrievalRequest {
+  /**
+   * What the agent is asked to do; terms, identifiers, paths and stack frames in it are
+   * used. An empty prompt gives `[]`. At most 256 KiB.
+   */
+  prompt: string
+  /** The caller's space (echoed nowhere, required by the contract). At most 1 KiB. */
+  spaceId: string
+  /** The caller's session (required by the contract). At most 1 KiB. */
+  sessionId: string
+  /** Absolute path of the repository root; nothing outside it is read. */
+  rootPath: string
+  /** The provider; echoed in each snippet's `provider`. */
+  providerId: ContextProviderId
+  /** Snippets wanted: default 20, capped to 100. */
+  limit?: number
+}
+
+/** A ranked snippet (Context Retrieval Contract v1 §3.2), with optional additions. */
+export interface ContextSnippet {
+  /** Stable id: a hash of path, line range and content. */
+  id: string
+  /** The request's `providerId`. */
+  provider: ContextProviderId
+  /** Path relative to `rootPath`, `/`-separated. */
+  path: string
+  /** `path:startLine-endLine`. */
+  source: string
+  /** The snippet's lines (at most 60 lines and 4000 characters), secrets redacted. */
+  content: string
+  /** Relevance, finite and positive; the array is sorted by it, descending. */
+  score: number
+  /** First line, 1-based. */
+  startLine?: number
+  /** Last line, 1-based, inclusive. */
+  endLine?: number
+  /** Language from the file name (`typescript`, `rust`, `python`...), if known. */
+  language?: string
+}
 
 /**
  * Exact number of BPE tokens of `text` for `encoding` (default `'o200k_base'`, the GPT-4o /
@@ -77,6 +152,43 @@ export interface FitToBudgetOptions {
  * megabyte).
  */
 export declare function fitToBudgetSync<K extends string>(sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions): FittedSections<K>
+
+/**
+ * The state of `rootPath`'s index in the default engine, without waiting for a build:
+ * poll it while a first `retrieve` or `prepareIndex` runs to show progress.
+ */
+export declare function indexStatus(rootPath: string): IndexStatus
+
+/** The state of a root's retrieval index. */
+export interface IndexStatus {
+  /** `'absent'` (never indexed or evicted), `'building'` or `'ready'`. */
+  state: 'absent' | 'building' | 'ready'
+  /** Files read by the current (or last) build or update. */
+  filesRead: number
+  /** Files in the index. */
+  files: number
+  /** Chunks (snippet candidates) in the index. */
+  chunks: number
+  /** Distinct terms. */
+  terms: number
+  /** Approximate memory held by the index, in bytes. */
+  bytes: number
+}
+
+/**
+ * Indexes `rootPath` in the default engine ahead of the first `retrieve` (or brings its index
+ * up to date), resolving to the index status.
+ */
+export declare function prepareIndex(rootPath: string): Promise<IndexStatus>
+
+/**
+ * Ranked snippets of `request.rootPath` for `request.prompt` (Context Retrieval Contract v1).
+ * The first call for a root indexes it (concurrent first calls share one build); later calls
+ * see changed, added and deleted files. `[]` when nothing matches. Rejects with
+ * `invalid_request` for a malformed request or a root that is not an absolute path to a
+ * directory.
+ */
+export declare function retrieve(request: ContextRetrievalRequest): Promise<ContextSnippet[]>
 
 /** A BPE encoding for exact token counts. */
 export type TokenEncoding = 'o200k_base' | 'cl100k_base'

@@ -835,13 +835,18 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.ContextEngine = nativeBinding.ContextEngine
 module.exports.__raiseErrorAsync = nativeBinding.__raiseErrorAsync
 module.exports.__raiseErrorSync = nativeBinding.__raiseErrorSync
+module.exports.ContextProviderId = nativeBinding.ContextProviderId
 module.exports.countTokens = nativeBinding.countTokens
 module.exports.countTokensSync = nativeBinding.countTokensSync
 module.exports.estimateTokens = nativeBinding.estimateTokens
 module.exports.fitToBudget = nativeBinding.fitToBudget
 module.exports.fitToBudgetSync = nativeBinding.fitToBudgetSync
+module.exports.indexStatus = nativeBinding.indexStatus
+module.exports.prepareIndex = nativeBinding.prepareIndex
+module.exports.retrieve = nativeBinding.retrieve
 module.exports.TokenEncoding = nativeBinding.TokenEncoding
 module.exports.truncateFile = nativeBinding.truncateFile
 module.exports.truncateFileDetailed = nativeBinding.truncateFileDetailed

@@ -12,18 +12,26 @@ use std::sync::{Arc, OnceLock};
 
 /// Options of a new engine; each capability adds its settings here, with defaults.
 #[derive(Debug, Clone, Default)]
-pub struct EngineOptions {}
+pub struct EngineOptions {
+    /// Settings of retrieval (roots kept, files per root).
+    pub retrieval: crate::retrieve::RetrievalOptions,
+}
 
 /// The engine's long-lived state.
 #[derive(Debug, Default)]
 pub struct Engine {
     options: EngineOptions,
+    /// Retrieval indexes, one per root, least recently used evicted.
+    pub retrieval: crate::retrieve::Retrieval,
 }
 
 impl Engine {
     /// A new engine with the given options.
     pub fn new(options: EngineOptions) -> Self {
-        Engine { options }
+        Engine {
+            retrieval: crate::retrieve::Retrieval::new(options.retrieval.clone()),
+            options,
+        }
     }
 
     /// The options this engine was built with.

@@ -1,0 +1,327 @@
+// Retrieval at the N-API boundary: Context Retrieval Contract v1 (§3, §4, §5) and its
+// acceptance tests (§7), over real temporary repositories (real files, real `git`).
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, realpathSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, dirname } from 'node:path'
+
+import {
+  ContextEngine,
+  retrieve,
+  indexStatus,
+  prepareIndex,
+  type ContextRetrievalRequest,
+  type ContextSnippet,
+} from '../index.js'
+
+const CODES = new Set(['invalid_request', 'unauthorized', 'unavailable', 'timeout', 'internal'])
+
+function write(root: string, rel: string, text: string): void {
+  const p = join(root, rel)
+  mkdirSync(dirname(p), { recursive: true })
+  writeFileSync(p, text)
+}
+
+function repo(): string {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'ce-retrieve-')))
+  write(
+    root,
+    'src/router.ts',
+    [
+      '/** Routes requests to handlers. */',
+      'export class Router {',
+      '  add(method: string, path: string, handler: Handler): void {',
+      '    this.routes.push({ method, path, handler })',
+      '  }',
+      '',
+      '  match(method: string, path: string): Handler | undefined {',
+      '    return this.routes.find((r) => r.method === method && r.path === path)?.handler',
+      '  }',
+      '}',
+      '',
+    ].join('\n'),
+  )
+  write(
+    root,
+    'src/cookie.ts',
+    [
+      'export function parseCookie(header: string): Record<string, string> {',
+      '  const out: Record<string, string> = {}',
+      "  for (const part of header.split(';')) {",
+      "    const [k, v] = part.split('=')",
+      "    out[k.trim()] = decodeURIComponent(v ?? '')",
+      '  }',
+      '  return out',
+      '}',
+      '',
+    ].join('\n'),
+  )
+  write(root, 'src/utils/url.ts', 'export const getPath = (request: Request): string => {\n  return new URL(request.url).pathname\n}\n')
+  write(root, 'README.md', '# Demo\n\nA tiny web framework with a router and cookie helpers.\n')
+  execFileSync('git', ['init', '-q'], { cwd: root })
+  execFileSync('git', ['add', '.'], { cwd: root })
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init'], { cwd: root })
+  return root
+}
+
+function req(rootPath: string, prompt: string, extra: Partial<ContextRetrievalRequest> = {}): ContextRetrievalRequest {
+  return { prompt, spaceId: 'space-1', sessionId: 'session-1', rootPath, providerId: 'mcp', ...extra }
+}
+
+async function rejectsWith(p: Promise<unknown>, code: string, forbidden: string[] = []): Promise<void> {
+  await assert.rejects(p, (err: unknown) => {
+    assert.ok(err instanceof Error)
+    const e = err as Error & { code?: string }
+    assert.equal(e.code, code, e.message)
+    assert.ok(CODES.has(e.code!))
+    for (const f of forbidden) assert.ok(!e.message.includes(f), `message leaks ${f}: ${e.message}`)
+    return true
+  })
+}
+
+// §7.1 Valid request returns ranked ContextSnippet[] with required fields.
+test('a valid request returns ranked snippets with every contract field', async () => {
+  const root = repo()
+  const out = await retrieve(req(root, 'cookie header parsing is broken'))
+  assert.ok(out.length >= 1)
+  assert.equal(out[0].path, 'src/cookie.ts')
+  for (const s of out) {
+    assert.equal(typeof s.id, 'string')
+    assert.ok(s.id.length > 0)
+    assert.equal(s.provider, 'mcp')
+    assert.equal(typeof s.path, 'string')
+    assert.ok(!s.path.startsWith('/'), 'paths are relative to the root')
+    assert.equal(typeof s.source, 'string')
+    assert.equal(typeof s.content, 'string')
+    assert.ok(Number.isFinite(s.score) && s.score > 0)
+    assert.ok(s.startLine! >= 1 && s.endLine! >= s.startLine!)
+  }
+  for (let i = 1; i < out.length; i++) assert.ok(out[i - 1].score >= out[i].score, 'sorted by descending score')
+  assert.ok(out[0].content.includes('parseCookie'))
+  assert.equal(out[0].language, 'typescript')
+  assert.equal(out[0].source, `src/cookie.ts:${out[0].startLine}-${out[0].endLine}`)
+})
+
+test('provider echoes providerId, and both providers are served', async () => {
+  const root = repo()
+  const fs = await retrieve(req(root, 'router match', { providerId: 'filesystem' }))
+  const mcp = await retrieve(req(root, 'router match', { providerId: 'mcp' }))
+  assert.ok(fs.length > 0)
+  assert.ok(fs.every((s) => s.provider === 'filesystem'))
+  assert.ok(mcp.every((s) => s.provider === 'mcp'))
+  assert.deepEqual(
+    fs.map((s) => [s.id, s.path, s.score]),
+    mcp.map((s) => [s.id, s.path, s.score]),
+  )
+})
+
+// §7.2 Empty corpus/query returns [].
+test('an empty corpus, an empty query and a query with no match return []', async () => {
+  const root = repo()
+  assert.deepEqual(await retrieve(req(root, '')), [])
+  assert.deepEqual(await retrieve(req(root, '   ?! ')), [])
+  assert.deepEqual(await retrieve(req(root, 'xylophone zebra quasar')), [])
+  const empty = realpathSync(mkdtempSync(join(tmpdir(), 'ce-empty-')))
+  assert.deepEqual(await retrieve(req(empty, 'router')), [])
+})
+
+// §7.3 limit is honoured, with a default and a cap.
+test('limit is honoured, defaults to 20 and is capped to 100', async () => {
+  const root = repo()
+  for (let i = 0; i < 130; i++) write(root, `src/gen/widget${i}.ts`, `export const widget${i} = () => 'widget ${i}'\n`)
+  assert.equal((await retrieve(req(root, 'widget', { limit: 1 }))).length, 1)
+  assert.equal((await retrieve(req(root, 'widget', { limit: 7 }))).length, 7)
+  assert.equal((await retrieve(req(root, 'widget'))).length, 20)
+  assert.equal((await retrieve(req(root, 'widget', { limit: 100000 }))).length, 100)
+})
+
+// §7.4 Out-of-scope path request is rejected safely.
+test('out-of-scope roots are rejected with invalid_request and a safe message', async () => {
+  const root = repo()
+  await rejectsWith(retrieve(req('../../etc', 'x')), 'invalid_request')
+  await rejectsWith(retrieve(req('relative/dir', 'x')), 'invalid_request')
+  await rejectsWith(retrieve(req('/no/such/dir/secret-name-42', 'x')), 'invalid_request', ['secret-name-42'])
+  await rejectsWith(retrieve(req(join(root, 'README.md'), 'x')), 'invalid_request')
+  await rejectsWith(retrieve(req('', 'x')), 'invalid_request')
+  await rejectsWith(retrieve(req('/tmp/\0evil', 'x')), 'invalid_request')
+})
+
+test('symlinks leading outside the root are never read', async () => {
+  const outside = realpathSync(mkdtempSync(join(tmpdir(), 'ce-outside-')))
+  write(outside, 'secret.ts', "export const canaryOutsideValue = 'do not leak'\n")
+  const root = repo()
+  symlinkSync(join(outside, 'secret.ts'), join(root, 'src/link.ts'))
+  symlinkSync(outside, join(root, 'src/linked-dir'))
+  symlinkSync('../../..', join(root, 'src/up'))
+  symlinkSync(join(root, 'src/loop'), join(root, 'src/loop'))
+  const out = await retrieve(req(root, 'canaryOutsideValue do not leak secret'))
+  assert.ok(out.every((s) => !s.content.includes('canaryOutsideValue')), JSON.stringify(out))
+  assert.ok(out.every((s) => !s.path.includes('..') && !s.path.startsWith('/')))
+})
+
+test('a root given through .. components or a symlink is the same root', async () => {
+  const root = repo()
+  const viaDots = `${root}/src/..`
+  const a = await retrieve(req(root, 'router'))
+  const b = await retrieve(req(viaDots, 'router'))
+  assert.deepEqual(b, a)
+})
+
+// §7.5 Error categories map to contract values.
+test('malformed requests reject with invalid_request, never throw synchronously', async () => {
+  const root = repo()
+  const bad: unknown[] = [
+    undefined,
+    null,
+    42,
+    'a string',
+    [],
+    { ...req(root, 'x'), prompt: undefined },
+    { ...req(root, 'x'), prompt: 42 },
+    { ...req(root, 'x'), spaceId: undefined },
+    { ...req(root, 'x'), spaceId: '' },
+    { ...req(root, 'x'), sessionId: null },
+    { ...req(root, 'x'), sessionId: 7 },
+    { ...req(root, 'x'), rootPath: undefined },
+    { ...req(root, 'x'), rootPath: {} },
+    { ...req(root, 'x'), providerId: 'other' },
+    { ...req(root, 'x'), providerId: undefined },
+    { ...req(root, 'x'), limit: 0 },
+    { ...req(root, 'x'), limit: -1 },
+    { ...req(root, 'x'), limit: 1.5 },
+    { ...req(root, 'x'), limit: Number.NaN },
+    { ...req(root, 'x'), limit: Infinity },
+    { ...req(root, 'x'), limit: '10' },
+    { ...req(root, 'x'), prompt: 'x'.repeat(300 * 1024) },
+    { ...req(root, 'x'), spaceId: 's'.repeat(5000) },
+  ]
+  for (const r of bad) {
+    let promise: Promise<unknown> | undefined
+    assert.doesNotThrow(() => {
+      promise = retrieve(r as ContextRetrievalRequest)
+    })
+    await rejectsWith(promise!, 'invalid_request')
+  }
+})
+
+test('error messages never echo a secret-looking argument', async () => {
+  const token = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789'
+  await rejectsWith(retrieve(req(`/nope/${token}`, 'x')), 'invalid_request', [token])
+  await rejectsWith(retrieve({ ...req('/tmp', 'x'), providerId: token as never }), 'invalid_request', [token])
+})
+
+// §7.6 Ordering is deterministic for identical inputs.
+test('identical requests give identical responses, across engines too', async () => {
+  const root = repo()
+  const r = req(root, 'match a route path to its handler')
+  const a = await retrieve(r)
+  const b = await retrieve(r)
+  const c = await new ContextEngine().retrieve(r)
+  assert.deepEqual(b, a)
+  assert.deepEqual(c, a)
+  assert.ok(a.length >= 2)
+})
+
+test('ids are stable for the same range and content and change with content', async () => {
+  const root = repo()
+  const first = await retrieve(req(root, 'parseCookie'))
+  const again = await retrieve(req(root, 'parseCookie'))
+  assert.equal(first[0].id, again[0].id)
+  write(root, 'src/cookie.ts', "export function parseCookie(header: string) {\n  return header.split(';').length\n}\n")
+  const changed = await retrieve(req(root, 'parseCookie'))
+  assert.notEqual(changed[0].id, first[0].id)
+  assert.ok(changed[0].content.includes('.length'))
+})
+
+test('snippet content is bounded in lines and characters', async () => {
+  const root = repo()
+  const lines = Array.from({ length: 400 }, (_, i) => `  total += lookupValue(${i}) // accumulate`)
+  write(root, 'src/big.ts', `export function accumulateAll() {\n${lines.join('\n')}\n}\n`)
+  write(root, 'src/wide.ts', `export const wideLine = '${'w'.repeat(1900)}'\n`.repeat(5))
+  const out = await retrieve(req(root, 'accumulate lookupValue wideLine', { limit: 50 }))
+  assert.ok(out.length > 0)
+  for (const s of out) {
+    assert.ok(s.content.split('\n').length <= 60, `${s.path} has ${s.content.split('\n').length} lines`)
+    assert.ok(s.content.length <= 4000)
+  }
+})
+
+test('changed, added and deleted files are reflected on the next call', async () => {
+  const root = repo()
+  assert.deepEqual(await retrieve(req(root, 'frobnicateWidget')), [])
+  write(root, 'src/new.ts', 'export function frobnicateWidget() { return 1 }\n')
+  assert.equal((await retrieve(req(root, 'frobnicateWidget')))[0]?.path, 'src/new.ts')
+  write(root, 'src/new.ts', 'export function defrobnicateWidget() { return 2 }\n')
+  const changed = await retrieve(req(root, 'defrobnicateWidget'))
+  assert.ok(changed[0].content.includes('defrobnicateWidget'))
+  rmSync(join(root, 'src/new.ts'))
+  assert.deepEqual(await retrieve(req(root, 'defrobnicateWidget')), [])
+})
+
+test('50 parallel calls on one root share one index and agree', async () => {
+  const root = repo()
+  const engine = new ContextEngine()
+  const r = req(root, 'router handler cookie')
+  const all = await Promise.all(Array.from({ length: 50 }, () => engine.retrieve(r)))
+  for (const out of all) assert.deepEqual(out, all[0])
+  assert.ok(all[0].length > 0)
+  const status = engine.indexStatus(root)
+  assert.equal(status.state, 'ready')
+  assert.equal(status.files, 4)
+})
+
+test('unreadable and odd files are skipped without failing the request', async () => {
+  const root = repo()
+  write(root, 'src/binary.ts', 'router\0\0\0binary')
+  writeFileSync(join(root, 'src/latin1.ts'), Buffer.from('export const routerCaf\xe9 = 1\r\n', 'latin1'))
+  write(root, 'src/locked.ts', 'export const routerLocked = 1\n')
+  execFileSync('chmod', ['000', join(root, 'src/locked.ts')])
+  try {
+    execFileSync('mkfifo', [join(root, 'src/pipe.ts')])
+  } catch {
+    // mkfifo may be missing; the other oddities still run
+  }
+  const out = await retrieve(req(root, 'router routerCaf routerLocked', { limit: 50 }))
+  assert.ok(out.length > 0)
+  assert.ok(out.every((s) => s.path !== 'src/binary.ts'))
+  const latin = out.find((s) => s.path === 'src/latin1.ts')
+  assert.ok(latin && !latin.content.includes('\r'))
+})
+
+test('engines keep their own indexes; status, prepare and evict', async () => {
+  const root = repo()
+  const engine = new ContextEngine({ maxRoots: 1 })
+  assert.equal(engine.indexStatus(root).state, 'absent')
+  const status = await engine.prepareIndex(root)
+  assert.equal(status.state, 'ready')
+  assert.equal(status.files, 4)
+  assert.ok(status.chunks >= 4 && status.terms > 10 && status.bytes > 0)
+  const other = repo()
+  await engine.retrieve(req(other, 'router'))
+  assert.equal(engine.indexStatus(root).state, 'absent', 'least recently used root evicted')
+  assert.equal(engine.evict(other), true)
+  assert.equal(engine.evict(other), false)
+  assert.equal(indexStatus(root).state, 'absent', 'the default engine is separate')
+  assert.equal((await prepareIndex(root)).state, 'ready')
+  assert.throws(() => new ContextEngine({ maxRoots: 0 }), (e: Error & { code?: string }) => e.code === 'invalid_request')
+  assert.throws(() => new ContextEngine({ maxRoots: 'x' as never }), (e: Error & { code?: string }) => e.code === 'invalid_request')
+  await rejectsWith(engine.prepareIndex('relative'), 'invalid_request')
+  assert.throws(() => engine.indexStatus(42 as never), (e: Error & { code?: string }) => e.code === 'invalid_request')
+})
+
+test('gitignored, vendored, lock and generated files are not retrieved', async () => {
+  const root = repo()
+  write(root, '.gitignore', 'secret-notes.ts\n')
+  write(root, 'secret-notes.ts', 'export const quokkaMarker = 1\n')
+  write(root, 'node_modules/dep/index.js', 'export const quokkaMarker = 2\n')
+  write(root, 'package-lock.json', '{"quokkaMarker": 3}\n')
+  write(root, 'src/gen.ts', '// Code generated by protoc. DO NOT EDIT.\nexport const quokkaMarker = 4\n')
+  write(root, 'src/real.ts', 'export const quokkaMarker = 5\n')
+  const out: ContextSnippet[] = await retrieve(req(root, 'quokkaMarker'))
+  assert.deepEqual(
+    out.map((s) => s.path),
+    ['src/real.ts'],
+  )
+})

@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// The context-engine command line: the addon's retrieval for people and for benchmarks.
+//
+//   context-engine query "<prompt>" --root DIR [--limit N] [--json]
+//   context-engine serve --stdio
+//
+// `serve --stdio` speaks JSON Lines: one request per line on stdin,
+//   {"id": "...", "root": "/abs/dir", "prompt": "...", "limit": 50}
+// one response per line on stdout, in request order,
+//   {"id": "...", "results": [{"path", "startLine", "endLine", "content", "score"}, ...]}
+// or {"id": "...", "error": {"code", "message"}} when a request fails. It exits when stdin closes.
+'use strict'
+
+const path = require('node:path')
+const readline = require('node:readline')
+const { ContextEngine } = require(path.join(__dirname, '..', 'index.js'))
+
+const USAGE = `usage:
+  context-engine query "<prompt>" --root DIR [--limit N] [--json]
+  context-engine serve --stdio`
+
+function fail(message, code = 2) {
+  process.stderr.write(`context-engine: ${message}\n${USAGE}\n`)
+  process.exit(code)
+}
+
+function parseArgs(argv) {
+  const positional = []
+  const flags = {}
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    if (a === '--json' || a === '--stdio' || a === '--help' || a === '-h') flags[a.replace(/^-+/, '')] = true
+    else if (a === '--root' || a === '--limit') {
+      if (i + 1 >= argv.length) fail(`${a} needs a value`)
+      flags[a.slice(2)] = argv[++i]
+    } else if (a.startsWith('--')) fail(`unknown option ${a}`)
+    else positional.push(a)
+  }
+  return { positional, flags }
+}
+
+function request(prompt, root, limit) {
+  const r = { prompt, spaceId: 'cli', sessionId: 'cli', rootPath: path.resolve(root), providerId: 'mcp' }
+  if (limit !== undefined) r.limit = limit
+  return r
+}
+
+async function query(engine, positional, flags) {
+  const prompt = positional.slice(1).join(' ')
+  if (!prompt) fail('query needs a prompt')
+  let limit
+  if (flags.limit !== undefined) {
+    limit = Number(flags.limit)
+    if (!Number.isInteger(limit) || limit < 1) fail('--limit must be a whole number >= 1')
+  }
+  const started = process.hrtime.bigint()
+  const snippets = await engine.retrieve(request(prompt, flags.root ?? process.cwd(), limit))
+  const ms = Number(process.hrtime.bigint() - started) / 1e6
+  if (flags.json) {
+    process.stdout.write(JSON.stringify(snippets, null, 2) + '\n')
+    return
+  }
+  const out = []
+  for (const s of snippets) {
+    out.push(`── ${s.path}:${s.startLine}-${s.endLine}  score ${s.score.toFixed(3)}`)
+    out.push(s.content.split('\n').map((l) => `   ${l}`).join('\n'))
+    out.push('')
+  }
+  out.push(`${snippets.length} snippet(s) in ${ms.toFixed(1)} ms`)
+  process.stdout.write(out.join('\n') + '\n')
+}
+
+async function serve(engine) {
+  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity })
+  for await (const line of rl) {
+    if (!line.trim()) continue
+    let id = null
+    let response
+    try {
+      const req = JSON.parse(line)
+      id = req.id ?? null
+      const limit = req.limit === undefined || req.limit === null ? undefined : req.limit
+      const snippets = await engine.retrieve(request(String(req.prompt ?? ''), String(req.root ?? ''), limit))
+      response = {
+        id,
+        results: snippets.map((s) => ({
+          path: s.path,
+          startLine: s.startLine,
+          endLine: s.endLine,
+          content: s.content,
+          score: s.score,
+        })),
+      }
+    } catch (err) {
+      const code = err && typeof err.code === 'string' ? err.code : 'invalid_request'
+      const message = err && err.message ? err.message : 'request failed'
+      response = { id, error: { code, message } }
+    }
+    process.stdout.write(JSON.stringify(response) + '\n')
+  }
+}
+
+async function main() {
+  const { positional, flags } = parseArgs(process.argv.slice(2))
+  if (flags.help || flags.h) {
+    process.stdout.write(USAGE + '\n')
+    return
+  }
+  const engine = new ContextEngine()
+  switch (positional[0]) {
+    case 'query':
+      return query(engine, positional, flags)
+    case 'serve':
+      if (!flags.stdio) fail('serve needs --stdio')
+      return serve(engine)
+    default:
+      fail(positional[0] ? `unknown command ${positional[0]}` : 'missing command')
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`context-engine: ${err && err.message ? err.message : err}${err && err.code ? ` (${err.code})` : ''}\n`)
+  process.exit(1)
+})

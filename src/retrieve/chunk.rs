@@ -1,0 +1,381 @@
+//! Splitting a file into snippets: structure-aware, heuristic.
+//!
+//! A chunk is a contiguous line range that starts, where the file allows it, at a top-level
+//! definition (with its leading comments, attributes and decorators) and ends before the next
+//! one, between [`MIN_LINES`] and [`MAX_LINES`] lines long. Boundaries are found from blank
+//! lines, indentation and definition keywords of the common languages, so the same chunker
+//! serves Rust, TypeScript/JavaScript, Python, Go, Java, C/C++, C#, Ruby, PHP and prose.
+//! [`chunk_file`] is the one entry point, so a syntax-tree chunker can replace the heuristic
+//! without touching the index.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// Fewest lines of a chunk unless the file is shorter.
+pub const MIN_LINES: usize = 8;
+/// A chunk this long is cut at the next good boundary.
+pub const SOFT_LINES: usize = 40;
+/// No chunk is longer.
+pub const MAX_LINES: usize = 80;
+
+/// One chunk of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    /// First line, 1-based.
+    pub start_line: u32,
+    /// Last line, 1-based, inclusive.
+    pub end_line: u32,
+    /// Names this chunk defines (functions, types, classes, constants...), in order.
+    pub symbols: Vec<String>,
+}
+
+/// The language of a file, from its name, for display and for the chunker.
+pub fn language(path: &str) -> Option<&'static str> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    let lang = match ext.as_deref()? {
+        "rs" => "rust",
+        "ts" | "mts" | "cts" => "typescript",
+        "tsx" => "tsx",
+        "js" | "mjs" | "cjs" | "jsx" => "javascript",
+        "py" | "pyi" => "python",
+        "go" => "go",
+        "java" => "java",
+        "kt" | "kts" => "kotlin",
+        "scala" => "scala",
+        "c" | "h" => "c",
+        "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => "cpp",
+        "cs" => "csharp",
+        "rb" => "ruby",
+        "php" => "php",
+        "swift" => "swift",
+        "sh" | "bash" | "zsh" => "shell",
+        "md" | "markdown" | "mdx" => "markdown",
+        "rst" => "rst",
+        "txt" => "text",
+        "json" => "json",
+        "yml" | "yaml" => "yaml",
+        "toml" => "toml",
+        "html" | "htm" => "html",
+        "css" | "scss" | "less" => "css",
+        "vue" => "vue",
+        "svelte" => "svelte",
+        "sql" => "sql",
+        "lua" => "lua",
+        "ex" | "exs" => "elixir",
+        "dart" => "dart",
+        "zig" => "zig",
+        _ => return None,
+    };
+    Some(lang)
+}
+
+/// Patterns whose `name` group is a definition's name.
+fn definition_patterns() -> &'static [Regex] {
+    static PATTERNS: OnceLock<Vec<Regex>> = OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        [
+            // Rust
+            r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|unsafe|const|extern(?:\s+\x22[^\x22]*\x22)?)\s+)*(?:fn|struct|enum|trait|union|type|mod|macro_rules!)\s+(?P<name>[A-Za-z_]\w*)",
+            r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const|static)\s+(?:mut\s+)?(?P<name>[A-Z_][A-Z0-9_]*)\s*:",
+            r"^\s*(?:unsafe\s+)?impl(?:<[^>]*>)?\s+(?:[\w:]+(?:<[^>]*>)?\s+for\s+)?(?P<name>[A-Za-z_]\w*)",
+            // TypeScript / JavaScript
+            r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\s*\*?|class|interface|type|enum|namespace|module)\s+(?P<name>[A-Za-z_$][\w$]*)",
+            r"^\s*(?:export\s+)?(?:const|let|var)\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]*)?=\s*(?:async\s+)?(?:function|\(|[A-Za-z_$][\w$]*\s*=>|class|\{|new\s|[A-Za-z_$][\w$.]*\()",
+            // Python
+            r"^\s*(?:async\s+)?def\s+(?P<name>[A-Za-z_]\w*)",
+            r"^\s*class\s+(?P<name>[A-Za-z_]\w*)",
+            // Go
+            r"^func\s+(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_]\w*)",
+            r"^type\s+(?P<name>[A-Za-z_]\w*)",
+            // Java, C#, Kotlin, Swift, C++ types
+            r"^\s*(?:(?:public|private|protected|internal|static|final|abstract|sealed|partial|open|data|export)\s+)*(?:class|interface|struct|enum|record|object|protocol|extension)\s+(?P<name>[A-Za-z_]\w*)",
+            // Methods in class bodies (Java, C#, TypeScript, C++): `name(args) {`
+            r"^\s+(?:(?:public|private|protected|static|async|override|readonly|get|set|final|virtual|abstract|synchronized)\s+)*(?:[\w<>\[\],.?]+\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^;]*\)\s*(?::\s*[^={]+)?\{\s*$",
+            // Ruby, Elixir, Lua, Kotlin, Swift
+            r"^\s*(?:def|defp|defmodule|module|local\s+function|function|fun|func)\s+(?P<name>[A-Za-z_][\w.?!]*)",
+        ]
+        .iter()
+        .map(|p| Regex::new(p).expect("definition pattern compiles"))
+        .collect()
+    })
+}
+
+/// Words that look like a method name to the patterns but are control flow.
+const NOT_NAMES: &[&str] = &[
+    "catch", "else", "for", "foreach", "function", "if", "match", "return", "switch", "while",
+    "with",
+];
+
+/// The name a line defines, if it looks like a definition.
+pub fn definition_name(line: &str) -> Option<&str> {
+    if line.len() > 400 {
+        return None;
+    }
+    let trimmed = line.trim_start();
+    let first_word = trimmed
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or("");
+    if matches!(
+        first_word,
+        "return" | "await" | "throw" | "new" | "else" | "case" | "yield"
+    ) {
+        return None;
+    }
+    let first = trimmed.as_bytes().first().copied()?;
+    if !(first.is_ascii_alphabetic() || first == b'@' || first == b'_') {
+        return None;
+    }
+    definition_patterns().iter().find_map(|re| {
+        let name = re.captures(line)?.name("name")?.as_str();
+        (!NOT_NAMES.contains(&name)).then_some(name)
+    })
+}
+
+fn indent(line: &str) -> usize {
+    let mut n = 0;
+    for c in line.chars() {
+        match c {
+            ' ' => n += 1,
+            '\t' => n += 4,
+            _ => break,
+        }
+    }
+    n
+}
+
+/// Leading lines that belong to the definition below them.
+fn is_preamble(trimmed: &str) -> bool {
+    trimmed.starts_with("//")
+        || trimmed.starts_with("/*")
+        || trimmed.starts_with('*')
+        || trimmed.starts_with('#')
+        || trimmed.starts_with('@')
+        || trimmed.starts_with("--")
+        || trimmed.starts_with("\"\"\"")
+}
+
+/// Splits `text` (LF line endings) into chunks. An empty text has no chunk.
+///
+/// The path is used for the language only; the result depends on nothing else, so the same
+/// file always gives the same chunks.
+pub fn chunk_file(path: &str, text: &str) -> Vec<Chunk> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut n = lines.len();
+    while n > 0 && lines[n - 1].trim().is_empty() {
+        n -= 1;
+    }
+    if n == 0 {
+        return Vec::new();
+    }
+    let markdown = matches!(language(path), Some("markdown" | "rst" | "text"));
+    let defs: Vec<Option<&str>> = lines[..n]
+        .iter()
+        .map(|l| if markdown { None } else { definition_name(l) })
+        .collect();
+    // Boundary strength before each line: 3 = top-level definition or heading,
+    // 2 = top-level line after a blank, 1 = after a blank, 0 = none.
+    let min_def_indent = defs
+        .iter()
+        .zip(&lines)
+        .filter(|(d, _)| d.is_some())
+        .map(|(_, l)| indent(l))
+        .min()
+        .unwrap_or(0);
+    let mut strength = vec![0u8; n + 1];
+    for i in 1..n {
+        let line = lines[i];
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let prev_blank = lines[i - 1].trim().is_empty();
+        let top = indent(line) <= min_def_indent;
+        strength[i] = if top && ((markdown && trimmed.starts_with('#')) || defs[i].is_some()) {
+            3
+        } else if top && prev_blank {
+            2
+        } else if prev_blank {
+            1
+        } else {
+            0
+        };
+    }
+    // A definition's comments and attributes start its chunk: move strong boundaries up.
+    if !markdown {
+        for i in (1..n).rev() {
+            if strength[i] == 3 {
+                let mut j = i;
+                while j > 1
+                    && is_preamble(lines[j - 1].trim_start())
+                    && indent(lines[j - 1]) <= indent(lines[i])
+                {
+                    j -= 1;
+                }
+                if j < i {
+                    strength[i] = strength[i].min(1);
+                    strength[j] = 3;
+                }
+            }
+        }
+    }
+
+    let mut cuts = vec![0usize];
+    let mut start = 0usize;
+    for i in 1..=n {
+        let len = i - start;
+        if i == n {
+            break;
+        }
+        let s = strength[i];
+        let cut = (len >= MIN_LINES && s >= 3) || (len >= SOFT_LINES && s >= 2);
+        if cut {
+            cuts.push(i);
+            start = i;
+        } else if len >= MAX_LINES {
+            // Cut at the strongest, latest boundary in the back part of the chunk.
+            let lo = start + MIN_LINES;
+            let best = (lo..=i)
+                .filter(|&k| strength[k] > 0)
+                .max_by_key(|&k| (strength[k], k))
+                .unwrap_or(i);
+            cuts.push(best);
+            start = best;
+        }
+    }
+    // A short tail joins the previous chunk when that stays within the cap.
+    if cuts.len() > 1 {
+        let last = *cuts.last().unwrap_or(&0);
+        let prev = cuts[cuts.len() - 2];
+        if n - last < MIN_LINES / 2 && n - prev <= MAX_LINES {
+            cuts.pop();
+        }
+    }
+    cuts.push(n);
+
+    let mut chunks = Vec::with_capacity(cuts.len() - 1);
+    for w in cuts.windows(2) {
+        let (mut a, mut b) = (w[0], w[1]);
+        while a < b && lines[a].trim().is_empty() {
+            a += 1;
+        }
+        while b > a && lines[b - 1].trim().is_empty() {
+            b -= 1;
+        }
+        if a == b {
+            continue;
+        }
+        let mut symbols: Vec<String> = Vec::new();
+        for d in defs[a..b].iter().flatten() {
+            if !symbols.iter().any(|s| s == d) && symbols.len() < 32 {
+                symbols.push((*d).to_owned());
+            }
+        }
+        chunks.push(Chunk {
+            start_line: (a + 1) as u32,
+            end_line: b as u32,
+            symbols,
+        });
+    }
+    chunks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_definitions_across_languages() {
+        let cases = [
+            ("pub fn parse_args(x: u8) {", "parse_args"),
+            ("pub(crate) async fn run() {", "run"),
+            ("impl<T> Display for Wrapper<T> {", "Wrapper"),
+            ("struct Index {", "Index"),
+            (
+                "export async function handleRequest(req) {",
+                "handleRequest",
+            ),
+            ("export const createRouter = (opts) => {", "createRouter"),
+            ("export default class HonoBase {", "HonoBase"),
+            ("export interface Options {", "Options"),
+            ("def validate_model(cls, v):", "validate_model"),
+            ("    async def fetch(self):", "fetch"),
+            ("class BaseModel(Representation):", "BaseModel"),
+            (
+                "func (s *Server) ListenAndServe() error {",
+                "ListenAndServe",
+            ),
+            ("public class Foo extends Bar {", "Foo"),
+            ("  private handle(req: Request): Response {", "handle"),
+        ];
+        for (line, name) in cases {
+            assert_eq!(definition_name(line), Some(name), "{line}");
+        }
+        for line in [
+            "  if (x) {",
+            "let x = 1;",
+            "// fn nope",
+            "  return foo(bar) {",
+        ] {
+            assert_eq!(definition_name(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn chunks_at_top_level_definitions_with_their_comments() {
+        let mut text = String::new();
+        for k in 0..4 {
+            text.push_str(&format!("/// Doc for f{k}.\n#[inline]\nfn f{k}() {{\n"));
+            for j in 0..10 {
+                text.push_str(&format!("    let v{j} = {j};\n"));
+            }
+            text.push_str("}\n\n");
+        }
+        let chunks = chunk_file("a.rs", &text);
+        assert_eq!(chunks.len(), 4);
+        assert_eq!(chunks[0].start_line, 1);
+        assert_eq!(chunks[1].start_line, 16);
+        assert_eq!(chunks[1].symbols, ["f1"]);
+        for c in &chunks {
+            assert!(c.end_line >= c.start_line);
+        }
+    }
+
+    #[test]
+    fn bounds_chunk_length_and_covers_content() {
+        let text: String = (0..1000).map(|i| format!("x{i} = {i}\n")).collect();
+        let chunks = chunk_file("data.py", &text);
+        assert!(chunks
+            .iter()
+            .all(|c| (c.end_line - c.start_line + 1) as usize <= MAX_LINES));
+        assert_eq!(chunks.first().map(|c| c.start_line), Some(1));
+        assert_eq!(chunks.last().map(|c| c.end_line), Some(1000));
+        for w in chunks.windows(2) {
+            assert_eq!(w[0].end_line + 1, w[1].start_line);
+        }
+    }
+
+    #[test]
+    fn empty_and_blank_files_have_no_chunks() {
+        assert!(chunk_file("a.ts", "").is_empty());
+        assert!(chunk_file("a.ts", "\n\n  \n").is_empty());
+        assert_eq!(chunk_file("a.ts", "x").len(), 1);
+    }
+
+    #[test]
+    fn markdown_splits_at_headings() {
+        let mut text = String::new();
+        for k in 0..3 {
+            text.push_str(&format!("# Section {k}\n\n"));
+            for j in 0..10 {
+                text.push_str(&format!("Line {j} of section {k}.\n"));
+            }
+            text.push('\n');
+        }
+        let chunks = chunk_file("README.md", &text);
+        assert_eq!(chunks.len(), 3);
+        assert_eq!(chunks[2].start_line, 27);
+    }
+}

@@ -1,0 +1,408 @@
+//! Retrieval: given a prompt and a repository root, the ranked snippets an agent needs
+//! (Context Retrieval Contract v1).
+//!
+//! The pieces, in the order a request meets them:
+//! - [`walk`]: the files worth indexing (gitignore-aware, no symlinks followed, vendored,
+//!   generated, lock, binary and oversized files skipped);
+//! - [`chunk`]: each file split into structure-aware line ranges with the names they define;
+//! - [`tokenize`]: code-aware terms (identifiers whole and split, light stemming);
+//! - [`index`]: the inverted index of one root, updated incrementally from a stat walk;
+//! - [`rank`]: BM25F over content, symbols and paths, prompt mentions, per-file aggregation;
+//! - [`Retrieval`]: the indexes of several roots, least recently used evicted, each built once
+//!   even under concurrent first calls.
+//!
+//! Every file is read through [`fs_scope`](crate::fs_scope); snippet text is redacted with
+//! [`secrets::redact`](crate::secrets::redact) before it leaves the engine.
+
+pub mod chunk;
+pub mod index;
+pub mod rank;
+pub mod tokenize;
+pub mod walk;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::fs_scope::{ReadLimits, Scope};
+use crate::{Error, Result};
+
+pub use index::{Index, IndexStats};
+pub use rank::Query;
+
+/// Snippets returned when the request has no `limit`.
+pub const DEFAULT_LIMIT: usize = 20;
+/// Most snippets one request returns; a larger `limit` is capped to it.
+pub const MAX_LIMIT: usize = 100;
+/// Longest prompt accepted, in bytes (a long stack trace fits; a whole file does not).
+pub const MAX_PROMPT_BYTES: usize = 256 * 1024;
+/// Longest `spaceId` / `sessionId`, in bytes.
+pub const MAX_ID_BYTES: usize = 1024;
+/// Most lines of one snippet's content.
+pub const MAX_SNIPPET_LINES: usize = 60;
+/// Most characters of one snippet's content.
+pub const MAX_SNIPPET_CHARS: usize = 4000;
+
+/// Settings of the retrieval state of an engine.
+#[derive(Debug, Clone)]
+pub struct RetrievalOptions {
+    /// Roots whose indexes are kept; the least recently used is dropped beyond. Default 8.
+    pub max_roots: usize,
+    /// Files indexed per root at most (the first ones in path order). Default 200 000.
+    pub max_files: usize,
+}
+
+impl Default for RetrievalOptions {
+    fn default() -> Self {
+        RetrievalOptions {
+            max_roots: 8,
+            max_files: 200_000,
+        }
+    }
+}
+
+/// A retrieval request, validated (the contract's `ContextRetrievalRequest` minus the fields
+/// the engine only echoes).
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// What the agent is asked to do.
+    pub prompt: String,
+    /// Absolute path of the repository root.
+    pub root: String,
+    /// Snippets wanted; capped to [`MAX_LIMIT`].
+    pub limit: usize,
+}
+
+/// A ranked snippet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snippet {
+    /// Stable id: a hash of the path, the line range and the content.
+    pub id: String,
+    /// Path relative to the root, `'/'`-separated.
+    pub path: String,
+    /// `path:start-end`, for traceability.
+    pub source: String,
+    /// The lines of the snippet, secrets redacted, at most [`MAX_SNIPPET_LINES`] lines and
+    /// [`MAX_SNIPPET_CHARS`] characters.
+    pub content: String,
+    /// Relevance: finite, positive, comparable within one response.
+    pub score: f64,
+    /// First line, 1-based.
+    pub start_line: u32,
+    /// Last line, 1-based, inclusive.
+    pub end_line: u32,
+    /// Language from the file name, if known.
+    pub language: Option<&'static str>,
+}
+
+/// The state of a root's index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexState {
+    /// Not indexed (never asked, or evicted).
+    Absent,
+    /// Being built now.
+    Building,
+    /// Built; kept up to date on every request.
+    Ready,
+}
+
+impl IndexState {
+    /// `"absent" | "building" | "ready"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IndexState::Absent => "absent",
+            IndexState::Building => "building",
+            IndexState::Ready => "ready",
+        }
+    }
+}
+
+/// What [`Retrieval::status`] reports about a root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexStatus {
+    /// Absent, building or ready.
+    pub state: IndexState,
+    /// Files read so far by the current or last build or update.
+    pub files_read: usize,
+    /// Files found by the walk of the current or last build.
+    pub files_total: usize,
+    /// Counts of the index when ready.
+    pub stats: IndexStats,
+}
+
+/// One root's index and its progress counters.
+#[derive(Debug, Default)]
+struct Slot {
+    index: Mutex<Option<Index>>,
+    building: AtomicBool,
+    files_read: AtomicUsize,
+    files_total: AtomicUsize,
+    stats: Mutex<IndexStats>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    root: PathBuf,
+    slot: Arc<Slot>,
+    used: u64,
+}
+
+/// The retrieval state of an engine: one index per root, least recently used evicted.
+#[derive(Debug, Default)]
+pub struct Retrieval {
+    options: RetrievalOptions,
+    roots: Mutex<Vec<Entry>>,
+    clock: AtomicU64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Retrieval {
+    /// Empty state with the given options.
+    pub fn new(options: RetrievalOptions) -> Retrieval {
+        Retrieval {
+            options,
+            roots: Mutex::new(Vec::new()),
+            clock: AtomicU64::new(0),
+        }
+    }
+
+    /// The slot of a canonical root, created if absent; evicts the least recently used roots
+    /// beyond the cap (an evicted index still in use by a request lives until it finishes).
+    fn slot(&self, root: &std::path::Path) -> Arc<Slot> {
+        let now = self.clock.fetch_add(1, Ordering::Relaxed);
+        let mut roots = lock(&self.roots);
+        if let Some(e) = roots.iter_mut().find(|e| e.root == root) {
+            e.used = now;
+            return e.slot.clone();
+        }
+        let slot = Arc::new(Slot::default());
+        roots.push(Entry {
+            root: root.to_path_buf(),
+            slot: slot.clone(),
+            used: now,
+        });
+        while roots.len() > self.options.max_roots.max(1) {
+            if let Some((i, _)) = roots.iter().enumerate().min_by_key(|(_, e)| e.used) {
+                roots.remove(i);
+            }
+        }
+        slot
+    }
+
+    /// Retrieves the snippets for `request`: indexes the root on first use (concurrent first
+    /// calls wait for one build), brings the index up to date with a stat walk, ranks, and reads
+    /// the snippets. An empty prompt, an empty corpus or no match give `[]`.
+    ///
+    /// Errors: `invalid_request` for a root that is not an absolute path to an existing
+    /// directory, or a prompt over [`MAX_PROMPT_BYTES`].
+    pub fn retrieve(&self, request: &Request) -> Result<Vec<Snippet>> {
+        if request.prompt.len() > MAX_PROMPT_BYTES {
+            return Err(Error::invalid_request(format!(
+                "prompt is too large (at most {} KiB)",
+                MAX_PROMPT_BYTES / 1024
+            )));
+        }
+        let scope = Scope::new(&request.root)?;
+        let limit = request.limit.min(MAX_LIMIT);
+        let query = Query::parse(&request.prompt);
+        if query.terms.is_empty() && query.mentions.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let slot = self.slot(scope.root());
+        let mut guard = lock(&slot.index);
+        let index = self.up_to_date(&slot, &mut guard, scope);
+        let hits = rank::rank(index, &query, limit);
+        Ok(snippets(index, &hits, limit))
+    }
+
+    /// Builds or refreshes the index of a slot whose lock is held.
+    fn up_to_date<'a>(
+        &self,
+        slot: &Slot,
+        guard: &'a mut MutexGuard<'_, Option<Index>>,
+        scope: Scope,
+    ) -> &'a Index {
+        slot.building.store(true, Ordering::Relaxed);
+        slot.files_read.store(0, Ordering::Relaxed);
+        let index = guard.get_or_insert_with(|| Index::new(scope, self.options.max_files));
+        // A panic while the index was being changed leaves it poisoned and possibly
+        // inconsistent: `lock` recovers the guard, and `refresh` works on stamps, so a file
+        // half-added is simply re-read. (Panics are bugs; this only keeps the process alive.)
+        index.refresh(&slot.files_read);
+        let stats = index.stats();
+        slot.files_total.store(stats.files, Ordering::Relaxed);
+        *lock(&slot.stats) = stats;
+        slot.building.store(false, Ordering::Relaxed);
+        index
+    }
+
+    /// Indexes `root` (or brings its index up to date) without querying.
+    pub fn prepare(&self, root: &str) -> Result<IndexStats> {
+        let scope = Scope::new(root)?;
+        let slot = self.slot(scope.root());
+        let mut guard = lock(&slot.index);
+        Ok(self.up_to_date(&slot, &mut guard, scope).stats())
+    }
+
+    /// The state of `root`'s index, without waiting for a build in progress.
+    pub fn status(&self, root: &str) -> Result<IndexStatus> {
+        let scope = Scope::new(root)?;
+        let roots = lock(&self.roots);
+        let Some(e) = roots.iter().find(|e| e.root == scope.root()) else {
+            return Ok(IndexStatus {
+                state: IndexState::Absent,
+                files_read: 0,
+                files_total: 0,
+                stats: IndexStats::default(),
+            });
+        };
+        let slot = &e.slot;
+        let building = slot.building.load(Ordering::Relaxed);
+        let stats = *lock(&slot.stats);
+        Ok(IndexStatus {
+            state: if building {
+                IndexState::Building
+            } else {
+                IndexState::Ready
+            },
+            files_read: slot.files_read.load(Ordering::Relaxed),
+            files_total: slot.files_total.load(Ordering::Relaxed),
+            stats,
+        })
+    }
+
+    /// Drops the index of `root`, if kept. Returns whether there was one.
+    pub fn evict(&self, root: &str) -> Result<bool> {
+        let scope = Scope::new(root)?;
+        let mut roots = lock(&self.roots);
+        let before = roots.len();
+        roots.retain(|e| e.root != scope.root());
+        Ok(roots.len() != before)
+    }
+}
+
+/// FNV-1a, 64 bits: a stable hash for snippet ids (the same on every platform and release).
+fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in *part {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// The id of a snippet: stable for the same path, range and content.
+pub fn snippet_id(path: &str, start: u32, end: u32, content: &str) -> String {
+    let range = format!("{start}-{end}");
+    format!(
+        "{:016x}",
+        fnv1a(&[path.as_bytes(), range.as_bytes(), content.as_bytes()])
+    )
+}
+
+/// Redacts secrets in snippet text. MERGE: `crate::secrets` is not on `main` yet; when it
+/// lands this becomes `crate::secrets::redact(text).text.into_owned()` (the one call site).
+fn redact(text: &str) -> String {
+    text.to_owned()
+}
+
+/// Cuts `lines` to the snippet bounds: at most [`MAX_SNIPPET_LINES`] lines and
+/// [`MAX_SNIPPET_CHARS`] characters, whole lines where possible. Returns the text and the
+/// number of lines kept.
+fn bounded(lines: &[&str]) -> (String, usize) {
+    let mut out = String::new();
+    let mut chars = 0usize;
+    let mut kept = 0usize;
+    for line in lines.iter().take(MAX_SNIPPET_LINES) {
+        let n = line.chars().count() + 1;
+        if chars + n > MAX_SNIPPET_CHARS {
+            if kept == 0 {
+                let cut: String = line.chars().take(MAX_SNIPPET_CHARS - 3).collect();
+                out.push_str(&cut);
+                out.push_str("...");
+                kept = 1;
+            }
+            break;
+        }
+        if kept > 0 {
+            out.push('\n');
+        }
+        out.push_str(line);
+        chars += n;
+        kept += 1;
+    }
+    (out, kept)
+}
+
+/// Reads the chunks of the ranked files and builds the snippets, sorted by score (ties by
+/// path and line). Files that cannot be read now are skipped.
+fn snippets(index: &Index, hits: &[rank::FileHit], limit: usize) -> Vec<Snippet> {
+    let mut wanted: Vec<(u32, u32, f32)> = Vec::new();
+    for h in hits {
+        for &(c, s) in &h.chunks {
+            wanted.push((h.file, c, s));
+        }
+    }
+    wanted.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
+    wanted.truncate(limit);
+    let limits = ReadLimits {
+        max_bytes: walk::MAX_FILE_BYTES,
+        ..ReadLimits::default()
+    };
+    let mut texts: Vec<(u32, Option<String>)> = Vec::new();
+    let mut out = Vec::with_capacity(wanted.len());
+    for (file, chunk, score) in wanted {
+        let Some(meta) = index.files[file as usize].as_ref() else {
+            continue;
+        };
+        let text = match texts.iter().find(|t| t.0 == file) {
+            Some(t) => t.1.clone(),
+            None => {
+                let read = index
+                    .scope()
+                    .resolve(&meta.rel)
+                    .ok()
+                    .and_then(|r| index.scope().read_resolved(&r, &limits).ok())
+                    .map(|f| f.text);
+                texts.push((file, read.clone()));
+                read
+            }
+        };
+        let Some(text) = text else { continue };
+        let c = &index.chunks[chunk as usize];
+        let lines: Vec<&str> = text.split('\n').collect();
+        let a = c.start_line as usize - 1;
+        if a >= lines.len() {
+            continue;
+        }
+        let b = (c.end_line as usize).min(lines.len());
+        let (content, kept) = bounded(&lines[a..b]);
+        let content = redact(&content);
+        let end_line = c.start_line + kept.saturating_sub(1) as u32;
+        let score = f64::from(score);
+        if !score.is_finite() {
+            continue;
+        }
+        out.push(Snippet {
+            id: snippet_id(&meta.rel, c.start_line, end_line, &content),
+            path: meta.rel.clone(),
+            source: format!("{}:{}-{}", meta.rel, c.start_line, end_line),
+            content,
+            score,
+            start_line: c.start_line,
+            end_line,
+            language: meta.language,
+        });
+    }
+    out
+}

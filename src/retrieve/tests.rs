@@ -1,0 +1,298 @@
+//! Tests of retrieval over real temporary trees.
+
+use std::fs;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::*;
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    fs::write(p, text).unwrap();
+}
+
+fn fixture() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "src/router.ts",
+        "/** Routes requests to handlers. */\nexport class Router {\n  add(method: string, path: string, handler: Handler) {\n    this.routes.push({ method, path, handler })\n  }\n\n  match(method: string, path: string): Handler | undefined {\n    return this.routes.find((r) => r.method === method && r.path === path)?.handler\n  }\n}\n",
+    );
+    write(
+        r,
+        "src/cookie.ts",
+        "export function parseCookie(header: string): Record<string, string> {\n  const out: Record<string, string> = {}\n  for (const part of header.split(';')) {\n    const [k, v] = part.split('=')\n    out[k.trim()] = decodeURIComponent(v ?? '')\n  }\n  return out\n}\n",
+    );
+    write(
+        r,
+        "src/utils/url.ts",
+        "export const getPath = (request: Request): string => {\n  const url = request.url\n  const start = url.indexOf('/', 8)\n  return url.slice(start)\n}\n",
+    );
+    write(
+        r,
+        "README.md",
+        "# Demo\n\nA tiny web framework with a router and cookie helpers.\n",
+    );
+    write(r, "package-lock.json", "{\"router\": \"router cookie\"}\n");
+    write(
+        r,
+        "node_modules/x/index.js",
+        "export function parseCookie() {}\n",
+    );
+    write(r, ".gitignore", "ignored.ts\n");
+    write(r, "ignored.ts", "export function parseCookie() {}\n");
+    dir
+}
+
+fn request(root: &Path, prompt: &str, limit: usize) -> Request {
+    Request {
+        prompt: prompt.to_owned(),
+        root: root.to_str().unwrap().to_owned(),
+        limit,
+    }
+}
+
+#[test]
+fn ranks_the_defining_file_first() {
+    let dir = fixture();
+    let r = Retrieval::default();
+    let out = r
+        .retrieve(&request(dir.path(), "cookie header parsing is broken", 10))
+        .unwrap();
+    assert_eq!(out[0].path, "src/cookie.ts");
+    assert!(out.windows(2).all(|w| w[0].score >= w[1].score));
+    assert!(out.iter().all(|s| s.score.is_finite() && s.score > 0.0));
+    let out = r
+        .retrieve(&request(dir.path(), "add a route to `Router`", 10))
+        .unwrap();
+    assert_eq!(out[0].path, "src/router.ts");
+    assert_eq!(out[0].start_line, 1);
+    assert!(out[0].content.contains("export class Router"));
+    assert_eq!(
+        out[0].source,
+        format!("src/router.ts:1-{}", out[0].end_line)
+    );
+    assert_eq!(out[0].language, Some("typescript"));
+}
+
+#[test]
+fn skips_ignored_vendored_and_lock_files() {
+    let dir = fixture();
+    let r = Retrieval::default();
+    let out = r
+        .retrieve(&request(dir.path(), "parseCookie router", 50))
+        .unwrap();
+    let paths: Vec<&str> = out.iter().map(|s| s.path.as_str()).collect();
+    for bad in ["package-lock.json", "node_modules/x/index.js", "ignored.ts"] {
+        assert!(!paths.contains(&bad), "{bad} in {paths:?}");
+    }
+}
+
+#[test]
+fn empty_prompt_no_match_and_empty_corpus_give_nothing() {
+    let dir = fixture();
+    let r = Retrieval::default();
+    assert!(r.retrieve(&request(dir.path(), "", 10)).unwrap().is_empty());
+    assert!(r
+        .retrieve(&request(dir.path(), "  ... ! ", 10))
+        .unwrap()
+        .is_empty());
+    assert!(r
+        .retrieve(&request(dir.path(), "zzzqqq xylophone", 10))
+        .unwrap()
+        .is_empty());
+    let empty = tempfile::tempdir().unwrap();
+    assert!(r
+        .retrieve(&request(empty.path(), "router", 10))
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn honours_limit_and_is_deterministic() {
+    let dir = fixture();
+    let r = Retrieval::default();
+    let one = r
+        .retrieve(&request(dir.path(), "router cookie path request", 1))
+        .unwrap();
+    assert_eq!(one.len(), 1);
+    let a = r
+        .retrieve(&request(dir.path(), "router cookie path request", 10))
+        .unwrap();
+    let b = Retrieval::default()
+        .retrieve(&request(dir.path(), "router cookie path request", 10))
+        .unwrap();
+    assert_eq!(a, b);
+    assert!(a.len() >= 3);
+    let big = r.retrieve(&request(dir.path(), "router", 10_000)).unwrap();
+    assert!(big.len() <= MAX_LIMIT);
+}
+
+#[test]
+fn rejects_bad_roots_safely() {
+    let r = Retrieval::default();
+    for root in ["", "relative/dir", "/definitely/not/here/xyz", "../.."] {
+        let e = r
+            .retrieve(&Request {
+                prompt: "x y".into(),
+                root: root.into(),
+                limit: 5,
+            })
+            .unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::InvalidRequest, "{root}");
+        assert!(!e.message().contains("definitely"));
+    }
+    let dir = fixture();
+    let file = dir.path().join("README.md");
+    let e = r.retrieve(&request(&file, "router", 5)).unwrap_err();
+    assert_eq!(e.kind(), crate::ErrorKind::InvalidRequest);
+    let huge = "a ".repeat(MAX_PROMPT_BYTES);
+    let e = r.retrieve(&request(dir.path(), &huge, 5)).unwrap_err();
+    assert_eq!(e.kind(), crate::ErrorKind::InvalidRequest);
+}
+
+#[cfg(unix)]
+#[test]
+fn never_reads_through_symlinks_leaving_the_root() {
+    let outside = tempfile::tempdir().unwrap();
+    write(
+        outside.path(),
+        "secret.ts",
+        "export const leakedcanary = 'outside'\n",
+    );
+    let dir = fixture();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.ts"),
+        dir.path().join("src/link.ts"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("src/linkdir")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("src/loop"), dir.path().join("src/loop")).ok();
+    let r = Retrieval::default();
+    let out = r
+        .retrieve(&request(dir.path(), "leakedcanary outside", 10))
+        .unwrap();
+    assert!(
+        out.iter().all(|s| !s.content.contains("leakedcanary")),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn sees_changed_added_and_deleted_files() {
+    let dir = fixture();
+    let r = Retrieval::default();
+    let q = |p: &str| r.retrieve(&request(dir.path(), p, 10)).unwrap();
+    assert!(q("frobnicate").is_empty());
+    write(
+        dir.path(),
+        "src/new.ts",
+        "export function frobnicate() { return 1 }\n",
+    );
+    assert_eq!(q("frobnicate")[0].path, "src/new.ts");
+    write(
+        dir.path(),
+        "src/new.ts",
+        "export function defrobnicate() { return 2 }\n",
+    );
+    let out = q("defrobnicate");
+    assert!(out[0].content.contains("defrobnicate"));
+    assert!(q("frobnicate")
+        .iter()
+        .all(|s| !s.content.contains("function frobnicate")));
+    fs::remove_file(dir.path().join("src/new.ts")).unwrap();
+    assert!(q("defrobnicate").is_empty());
+    let s = r.prepare(dir.path().to_str().unwrap()).unwrap();
+    assert_eq!(s.files, 4);
+}
+
+#[test]
+fn ids_are_stable_and_content_bounded() {
+    let dir = fixture();
+    let long: String = (0..500)
+        .map(|i| format!("const value{i} = {i} // lorem\n"))
+        .collect();
+    write(dir.path(), "src/long.ts", &long);
+    let r = Retrieval::default();
+    let a = r
+        .retrieve(&request(dir.path(), "value42 lorem", 5))
+        .unwrap();
+    let b = r
+        .retrieve(&request(dir.path(), "value42 lorem", 5))
+        .unwrap();
+    assert_eq!(a[0].id, b[0].id);
+    assert_eq!(a[0].id.len(), 16);
+    for s in &a {
+        assert!(s.content.lines().count() <= MAX_SNIPPET_LINES);
+        assert!(s.content.chars().count() <= MAX_SNIPPET_CHARS);
+        assert_eq!(
+            s.id,
+            snippet_id(&s.path, s.start_line, s.end_line, &s.content)
+        );
+    }
+}
+
+#[test]
+fn concurrent_first_calls_share_one_index() {
+    let dir = fixture();
+    let r = Arc::new(Retrieval::default());
+    let root = dir.path().to_path_buf();
+    let results: Vec<Vec<Snippet>> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..16)
+            .map(|_| {
+                let r = r.clone();
+                let root = root.clone();
+                s.spawn(move || {
+                    r.retrieve(&request(&root, "router match handler", 5))
+                        .unwrap()
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(results.windows(2).all(|w| w[0] == w[1]));
+    assert_eq!(lock(&r.roots).len(), 1);
+}
+
+#[test]
+fn evicts_least_recently_used_roots() {
+    let r = Retrieval::new(RetrievalOptions {
+        max_roots: 2,
+        ..RetrievalOptions::default()
+    });
+    let dirs: Vec<_> = (0..3).map(|_| fixture()).collect();
+    for d in &dirs {
+        r.retrieve(&request(d.path(), "router", 3)).unwrap();
+    }
+    let st = |d: &tempfile::TempDir| r.status(d.path().to_str().unwrap()).unwrap().state;
+    assert_eq!(st(&dirs[0]), IndexState::Absent);
+    assert_eq!(st(&dirs[2]), IndexState::Ready);
+    assert!(r.evict(dirs[2].path().to_str().unwrap()).unwrap());
+    assert_eq!(st(&dirs[2]), IndexState::Absent);
+}
+
+#[test]
+fn survives_odd_files() {
+    let dir = fixture();
+    write(dir.path(), "src/bin.ts", "abc\0\0\0def router");
+    fs::write(
+        dir.path().join("src/latin1.ts"),
+        b"router caf\xe9 \r\nmatch\r\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        let fifo = dir.path().join("src/fifo.ts");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        unsafe { libc::mkfifo(c.as_ptr(), 0o644) };
+    }
+    let r = Retrieval::default();
+    let out = r
+        .retrieve(&request(dir.path(), "router match", 20))
+        .unwrap();
+    assert!(out.iter().all(|s| s.path != "src/bin.ts"));
+    let latin = out.iter().find(|s| s.path == "src/latin1.ts").unwrap();
+    assert!(!latin.content.contains('\r'));
+}

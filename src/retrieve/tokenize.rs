@@ -1,0 +1,225 @@
+//! Tokenization for code and prose: identifiers are kept whole and split into their words.
+//!
+//! `parseHttpRequest`, `parse_http_request` and `parse-http-request` all yield the words
+//! `parse`, `http`, `request`; the first two also yield the whole identifier
+//! (`parsehttprequest`, `parse_http_request`), so an exact identifier in a prompt outranks the
+//! same words scattered over a file. Words are lowercased and lightly stemmed (plural and
+//! `-ing`/`-ed` endings), so "parsing requests" meets `parseRequest`. English stop words and
+//! single characters are dropped; pure numbers are dropped (line numbers, versions).
+
+/// Words too common in prose to help ranking.
+const STOP_WORDS: &[&str] = &[
+    "a", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
+    "could", "do", "does", "for", "from", "has", "have", "if", "in", "into", "is", "it", "its",
+    "may", "more", "not", "now", "of", "on", "only", "or", "our", "should", "so", "some", "such",
+    "than", "that", "the", "their", "then", "there", "these", "they", "this", "to", "use", "used",
+    "using", "via", "was", "we", "were", "when", "which", "will", "with", "would", "you",
+];
+
+/// Longest token kept, in bytes (longer runs are data, not identifiers).
+const MAX_TOKEN_BYTES: usize = 64;
+
+/// Calls `emit(term, whole)` for every term of `text`, in order. `whole` is true for a
+/// compound identifier kept whole, false for a word (an identifier part or a plain word).
+pub fn for_each_term(text: &str, mut emit: impl FnMut(&str, bool)) {
+    let mut word = String::new();
+    let mut parts: Vec<(usize, usize)> = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        // Fast skip over ASCII non-identifier bytes.
+        let c = bytes[i];
+        if c.is_ascii() && !(c.is_ascii_alphanumeric() || c == b'_') {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let rest = &text[start..];
+        let mut end = start;
+        for (offset, ch) in rest.char_indices() {
+            if ch.is_alphanumeric() || ch == '_' {
+                end = start + offset + ch.len_utf8();
+            } else {
+                break;
+            }
+        }
+        if end == start {
+            // A non-ASCII character that is not alphanumeric.
+            i += rest.chars().next().map_or(1, char::len_utf8);
+            continue;
+        }
+        let ident = &text[start..end];
+        i = end;
+        if ident.len() > MAX_TOKEN_BYTES {
+            continue;
+        }
+        emit_identifier(ident, &mut word, &mut parts, &mut emit);
+    }
+}
+
+/// Collects the terms of `text` (see [`for_each_term`]).
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_term(text, |t, _| out.push(t.to_owned()));
+    out
+}
+
+fn emit_identifier(
+    ident: &str,
+    word: &mut String,
+    parts: &mut Vec<(usize, usize)>,
+    emit: &mut impl FnMut(&str, bool),
+) {
+    split_parts(ident, parts);
+    let real_parts = parts.len();
+    if real_parts > 1 {
+        let whole = ident.to_lowercase();
+        if !whole.bytes().all(|b| b.is_ascii_digit() || b == b'_') {
+            emit(&whole, true);
+        }
+    }
+    for &(s, e) in parts.iter() {
+        let part = &ident[s..e];
+        word.clear();
+        word.extend(part.chars().flat_map(char::to_lowercase));
+        if word.chars().count() < 2 || word.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        if STOP_WORDS.binary_search(&word.as_str()).is_ok() {
+            continue;
+        }
+        let stemmed = stem(word);
+        emit(stemmed, false);
+    }
+}
+
+/// Splits an identifier into word ranges at `_`, lower→upper and acronym→word boundaries
+/// (`HTTPServer` → `HTTP`, `Server`) and letter↔digit boundaries are kept together
+/// (`utf8`, `v2` stay whole).
+fn split_parts(ident: &str, parts: &mut Vec<(usize, usize)>) {
+    parts.clear();
+    let chars: Vec<(usize, char)> = ident.char_indices().collect();
+    let mut start: Option<usize> = None;
+    for (k, &(pos, ch)) in chars.iter().enumerate() {
+        if ch == '_' {
+            if let Some(s) = start.take() {
+                parts.push((s, pos));
+            }
+            continue;
+        }
+        let Some(s) = start else {
+            start = Some(pos);
+            continue;
+        };
+        let prev = chars[k - 1].1;
+        let next = chars.get(k + 1).map(|&(_, c)| c);
+        let boundary = (ch.is_uppercase() && prev.is_lowercase())
+            || (ch.is_uppercase() && prev.is_uppercase() && next.is_some_and(|n| n.is_lowercase()));
+        if boundary && pos > s {
+            parts.push((s, pos));
+            start = Some(pos);
+        }
+    }
+    if let Some(s) = start {
+        parts.push((s, ident.len()));
+    }
+}
+
+/// A light English stemmer: plural `-s`/`-es`/`-ies`, `-ing`, `-ed`, final `-e`. Conservative on short
+/// words so that identifiers like `bus`, `class`, `red` survive.
+pub fn stem(word: &mut String) -> &str {
+    let n = word.len();
+    if !word.is_ascii() || n <= 3 {
+        return word;
+    }
+    if n > 4 && word.ends_with("ies") {
+        word.truncate(n - 3);
+        word.push('y');
+    } else if n > 5 && word.ends_with("ing") {
+        word.truncate(n - 3);
+        undouble(word);
+    } else if n > 4 && word.ends_with("ed") && !word.ends_with("eed") {
+        word.truncate(n - 2);
+        undouble(word);
+    } else if n > 4
+        && (word.ends_with("ches")
+            || word.ends_with("shes")
+            || word.ends_with("sses")
+            || word.ends_with("xes"))
+    {
+        word.truncate(n - 2);
+    } else if word.ends_with('s')
+        && !word.ends_with("ss")
+        && !word.ends_with("us")
+        && !word.ends_with("is")
+    {
+        word.truncate(n - 1);
+    }
+    // A final silent `e` goes too, so `parse`, `parsed` and `parsing` meet at `pars`.
+    if word.len() >= 4 && word.ends_with('e') && !word.ends_with("ee") {
+        word.pop();
+    }
+    word
+}
+
+/// `running` → `runn` → `run`: drop a doubled final consonant left by a suffix.
+fn undouble(word: &mut String) {
+    let b = word.as_bytes();
+    let n = b.len();
+    if n >= 3 && b[n - 1] == b[n - 2] && !matches!(b[n - 1], b'l' | b's' | b'z' | b'e' | b'o') {
+        word.truncate(n - 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_words_are_sorted_for_binary_search() {
+        let mut sorted = STOP_WORDS.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, STOP_WORDS);
+    }
+
+    #[test]
+    fn splits_camel_snake_kebab_and_keeps_whole() {
+        assert_eq!(
+            terms("parseHttpRequest"),
+            ["parsehttprequest", "pars", "http", "request"]
+        );
+        assert_eq!(
+            terms("parse_http_request"),
+            ["parse_http_request", "pars", "http", "request"]
+        );
+        assert_eq!(terms("parse-http-request"), ["pars", "http", "request"]);
+        assert_eq!(terms("HTTPServer"), ["httpserver", "http", "server"]);
+        assert_eq!(terms("utf8 v2"), ["utf8", "v2"]);
+    }
+
+    #[test]
+    fn stems_prose_lightly() {
+        assert_eq!(terms("parsing requests"), ["pars", "request"]);
+        assert_eq!(terms("parse parsed"), ["pars", "pars"]);
+        assert_eq!(terms("queries handled"), ["query", "handl"]);
+        assert_eq!(
+            terms("running classes class bus"),
+            ["run", "class", "class", "bus"]
+        );
+    }
+
+    #[test]
+    fn drops_stop_words_numbers_and_single_chars() {
+        assert_eq!(terms("the a 42 x of router"), ["router"]);
+        assert!(terms("").is_empty());
+        assert!(terms("!!! ... ???").is_empty());
+    }
+
+    #[test]
+    fn handles_unicode_and_long_runs() {
+        assert_eq!(terms("naïve café"), ["naïve", "café"]);
+        let long = "a".repeat(200);
+        assert!(terms(&long).is_empty());
+        assert_eq!(terms("日本語 テスト"), ["日本語", "テスト"]);
+    }
+}
