@@ -108,6 +108,51 @@ const NOT_NAMES: &[&str] = &[
     "with",
 ];
 
+/// First words of lines that may define something without opening a block on that line.
+const DEF_KEYWORDS: &[&str] = &[
+    "abstract",
+    "async",
+    "class",
+    "const",
+    "data",
+    "declare",
+    "def",
+    "defmodule",
+    "defp",
+    "enum",
+    "export",
+    "extern",
+    "fn",
+    "fun",
+    "func",
+    "function",
+    "impl",
+    "interface",
+    "internal",
+    "let",
+    "local",
+    "macro_rules",
+    "mod",
+    "module",
+    "namespace",
+    "object",
+    "open",
+    "partial",
+    "private",
+    "protected",
+    "pub",
+    "public",
+    "record",
+    "sealed",
+    "static",
+    "struct",
+    "trait",
+    "type",
+    "union",
+    "unsafe",
+    "var",
+];
+
 /// The name a line defines, if it looks like a definition.
 pub fn definition_name(line: &str) -> Option<&str> {
     if line.len() > 400 {
@@ -126,6 +171,15 @@ pub fn definition_name(line: &str) -> Option<&str> {
     }
     let first = trimmed.as_bytes().first().copied()?;
     if !(first.is_ascii_alphabetic() || first == b'@' || first == b'_') {
+        return None;
+    }
+    // Most lines are not definitions: only lines that open a block or start with a
+    // definition keyword go through the patterns.
+    let opens_block = matches!(
+        trimmed.trim_end().as_bytes().last(),
+        Some(b'{' | b':' | b'(')
+    );
+    if !opens_block && !DEF_KEYWORDS.contains(&first_word) {
         return None;
     }
     definition_patterns().iter().find_map(|re| {

@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime};
 
 use super::chunk::{self, chunk_file};
 use super::tokenize::for_each_term;
@@ -48,6 +49,20 @@ pub(crate) struct FileMeta {
     /// Tokens in the whole file.
     pub len: u32,
     pub language: Option<&'static str>,
+    /// When the file was read: a file modified within [`RACY`] of it is read again on the
+    /// next update even if its stamp is unchanged (a write in the same clock tick).
+    pub read_at: SystemTime,
+}
+
+/// Changes this close to a read or walk may share a timestamp with it (coarse file-system
+/// clocks), so they are not trusted to be complete.
+const RACY: Duration = Duration::from_secs(2);
+
+fn racy(modified: Option<SystemTime>, since: SystemTime) -> bool {
+    match modified {
+        Some(m) => m + RACY >= since,
+        None => true,
+    }
 }
 
 /// A file read, chunked and tokenized, ready to be added (built off the index lock and in
@@ -55,6 +70,7 @@ pub(crate) struct FileMeta {
 pub(crate) struct Prepared {
     rel: String,
     stamp: Stamp,
+    read_at: SystemTime,
     language: Option<&'static str>,
     chunks: Vec<PreparedChunk>,
     path_terms: Vec<String>,
@@ -98,7 +114,22 @@ pub struct Index {
     pub(crate) live_file_tokens: u64,
     dead_chunks: u64,
     max_files: usize,
+    /// Directories of the last full walk, and when it started.
+    dirs: Vec<walk::WatchedDir>,
+    walked_at: Option<SystemTime>,
+    /// Listed files that were not indexed (unreadable, binary, generated), re-checked by
+    /// stamp.
+    skipped: Vec<Listed>,
+    /// Texts of recently shown files (by file id, so a changed file is never served stale),
+    /// at most [`TEXT_CACHE_BYTES`] in all.
+    texts: std::collections::VecDeque<(u32, std::sync::Arc<str>)>,
+    text_bytes: usize,
+    /// Full walks and quick (stat-only) updates done, for tests and status.
+    pub(crate) full_walks: u64,
 }
+
+/// Most bytes of file text kept for snippets per index.
+pub const TEXT_CACHE_BYTES: usize = 8 * 1024 * 1024;
 
 /// Read limits for indexed files.
 fn read_limits() -> ReadLimits {
@@ -132,6 +163,7 @@ fn path_terms(rel: &str) -> Vec<String> {
 
 /// Reads and tokenizes one listed file; `None` if it cannot be read or is not worth indexing.
 pub(crate) fn prepare(scope: &Scope, listed: &Listed) -> Option<Prepared> {
+    let read_at = SystemTime::now();
     let resolved = scope.resolve(&listed.rel).ok()?;
     let file = scope.read_resolved(&resolved, &read_limits()).ok()?;
     if looks_generated(&file.text) {
@@ -178,6 +210,7 @@ pub(crate) fn prepare(scope: &Scope, listed: &Listed) -> Option<Prepared> {
     Some(Prepared {
         rel: listed.rel.clone(),
         stamp: listed.stamp,
+        read_at,
         language,
         path_terms: path_terms(&listed.rel),
         chunks,
@@ -251,6 +284,12 @@ impl Index {
             live_file_tokens: 0,
             dead_chunks: 0,
             max_files,
+            dirs: Vec::new(),
+            walked_at: None,
+            skipped: Vec::new(),
+            texts: std::collections::VecDeque::new(),
+            text_bytes: 0,
+            full_walks: 0,
         }
     }
 
@@ -261,8 +300,20 @@ impl Index {
 
     /// Walks the root and brings the index up to date: new and changed files are (re)indexed,
     /// deleted ones dropped. Returns how many files changed. `progress` counts files read.
+    ///
+    /// When no directory and no ignore file changed since the last full walk (and that walk
+    /// is not racy), no file can have been added or deleted: only the known files are
+    /// stat'ed. Otherwise the whole tree is walked again.
     pub fn refresh(&mut self, progress: &AtomicUsize) -> usize {
-        let listed = walk::list(self.scope.root(), self.max_files);
+        if let Some(changed) = self.quick_refresh(progress) {
+            return changed;
+        }
+        let started = SystemTime::now();
+        let listing = walk::list(self.scope.root(), self.max_files);
+        self.dirs = listing.dirs;
+        self.walked_at = Some(started);
+        self.full_walks += 1;
+        let listed = listing.files;
         let mut todo: Vec<Listed> = Vec::new();
         let mut seen = vec![false; self.files.len()];
         for l in listed {
@@ -290,18 +341,74 @@ impl Index {
             self.remove(fid);
         }
         let prepared = prepare_all(&self.scope, &todo, progress);
-        for (l, p) in todo.iter().zip(prepared) {
+        self.skipped.clear();
+        for (l, p) in todo.into_iter().zip(prepared) {
             if let Some(&fid) = self.by_path.get(&l.rel) {
                 self.remove(fid);
             }
-            if let Some(p) = p {
-                self.add(p);
+            match p {
+                Some(p) => self.add(p),
+                None => self.skipped.push(l),
             }
         }
         if self.dead_chunks > 1024 && self.dead_chunks > self.live_chunks {
             self.compact();
         }
         changed
+    }
+
+    /// The stat-only update, or `None` when a full walk is needed.
+    fn quick_refresh(&mut self, progress: &AtomicUsize) -> Option<usize> {
+        let walked_at = self.walked_at?;
+        if self.files.len() >= self.max_files {
+            return None;
+        }
+        for d in &self.dirs {
+            if walk::stamp_of(&d.path) != Some(d.stamp) || racy(d.stamp.modified, walked_at) {
+                return None;
+            }
+            for (p, s) in &d.ignore_files {
+                if walk::stamp_of(p) != Some(*s) {
+                    return None;
+                }
+            }
+        }
+        let root = self.scope.root().to_path_buf();
+        let mut todo: Vec<Listed> = Vec::new();
+        for f in self.files.iter().flatten() {
+            let now = walk::stamp_of(&root.join(&f.rel));
+            match now {
+                Some(stamp) if stamp == f.stamp && !racy(stamp.modified, f.read_at) => {}
+                // Vanished or replaced by something else: the directory would have changed,
+                // so this is a race with a writer; walk fully.
+                None => return None,
+                Some(stamp) => todo.push(Listed {
+                    rel: f.rel.clone(),
+                    stamp,
+                }),
+            }
+        }
+        let mut still_skipped = Vec::new();
+        for l in std::mem::take(&mut self.skipped) {
+            match walk::stamp_of(&root.join(&l.rel)) {
+                Some(stamp) if stamp == l.stamp => still_skipped.push(l),
+                None => return None,
+                Some(stamp) => todo.push(Listed { rel: l.rel, stamp }),
+            }
+        }
+        self.skipped = still_skipped;
+        let changed = todo.len();
+        let prepared = prepare_all(&self.scope, &todo, progress);
+        for (l, p) in todo.into_iter().zip(prepared) {
+            if let Some(fid) = self.by_path.get(&l.rel).copied() {
+                self.remove(fid);
+            }
+            match p {
+                Some(p) => self.add(p),
+                None => self.skipped.push(l),
+            }
+        }
+        Some(changed)
     }
 
     fn intern(&mut self, term: &str) -> u32 {
@@ -353,13 +460,46 @@ impl Index {
             chunks: first..self.chunks.len() as u32,
             len: file_len,
             language: p.language,
+            read_at: p.read_at,
         }));
+    }
+
+    /// The text of an indexed file, from the cache or read again through the scope; `None`
+    /// if it cannot be read now.
+    pub(crate) fn text(&mut self, fid: u32) -> Option<std::sync::Arc<str>> {
+        if let Some((_, t)) = self.texts.iter().find(|(f, _)| *f == fid) {
+            return Some(t.clone());
+        }
+        let meta = self.files.get(fid as usize)?.as_ref()?;
+        let resolved = self.scope.resolve(&meta.rel).ok()?;
+        let text: std::sync::Arc<str> = self
+            .scope
+            .read_resolved(&resolved, &read_limits())
+            .ok()?
+            .text
+            .into();
+        if text.len() <= TEXT_CACHE_BYTES / 4 {
+            self.text_bytes += text.len();
+            self.texts.push_back((fid, text.clone()));
+            while self.text_bytes > TEXT_CACHE_BYTES {
+                match self.texts.pop_front() {
+                    Some((_, t)) => self.text_bytes -= t.len(),
+                    None => break,
+                }
+            }
+        }
+        Some(text)
     }
 
     fn remove(&mut self, fid: u32) {
         let Some(meta) = self.files[fid as usize].take() else {
             return;
         };
+        if let Some(i) = self.texts.iter().position(|(f, _)| *f == fid) {
+            if let Some((_, t)) = self.texts.remove(i) {
+                self.text_bytes -= t.len();
+            }
+        }
         self.by_path.remove(&meta.rel);
         for cid in meta.chunks.clone() {
             let c = &mut self.chunks[cid as usize];
@@ -404,7 +544,8 @@ impl Index {
             + path_postings * 4
             + term_bytes
             + self.chunks.len() * std::mem::size_of::<ChunkMeta>()
-            + file_bytes;
+            + file_bytes
+            + self.text_bytes;
         IndexStats {
             files: self.live_files as usize,
             chunks: self.live_chunks as usize,

@@ -27,7 +27,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::fs_scope::{ReadLimits, Scope};
+use crate::fs_scope::Scope;
 use crate::{Error, Result};
 
 pub use index::{Index, IndexStats};
@@ -227,7 +227,7 @@ impl Retrieval {
         slot: &Slot,
         guard: &'a mut MutexGuard<'_, Option<Index>>,
         scope: Scope,
-    ) -> &'a Index {
+    ) -> &'a mut Index {
         slot.building.store(true, Ordering::Relaxed);
         slot.files_read.store(0, Ordering::Relaxed);
         let index = guard.get_or_insert_with(|| Index::new(scope, self.options.max_files));
@@ -346,7 +346,7 @@ fn bounded(lines: &[&str]) -> (String, usize) {
 
 /// Reads the chunks of the ranked files and builds the snippets, sorted by score (ties by
 /// path and line). Files that cannot be read now are skipped.
-fn snippets(index: &Index, hits: &[rank::FileHit], limit: usize) -> Vec<Snippet> {
+fn snippets(index: &mut Index, hits: &[rank::FileHit], limit: usize) -> Vec<Snippet> {
     let mut wanted: Vec<(u32, u32, f32)> = Vec::new();
     for h in hits {
         for &(c, s) in &h.chunks {
@@ -355,30 +355,14 @@ fn snippets(index: &Index, hits: &[rank::FileHit], limit: usize) -> Vec<Snippet>
     }
     wanted.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
     wanted.truncate(limit);
-    let limits = ReadLimits {
-        max_bytes: walk::MAX_FILE_BYTES,
-        ..ReadLimits::default()
-    };
-    let mut texts: Vec<(u32, Option<String>)> = Vec::new();
     let mut out = Vec::with_capacity(wanted.len());
     for (file, chunk, score) in wanted {
+        let Some(text) = index.text(file) else {
+            continue;
+        };
         let Some(meta) = index.files[file as usize].as_ref() else {
             continue;
         };
-        let text = match texts.iter().find(|t| t.0 == file) {
-            Some(t) => t.1.clone(),
-            None => {
-                let read = index
-                    .scope()
-                    .resolve(&meta.rel)
-                    .ok()
-                    .and_then(|r| index.scope().read_resolved(&r, &limits).ok())
-                    .map(|f| f.text);
-                texts.push((file, read.clone()));
-                read
-            }
-        };
-        let Some(text) = text else { continue };
         let c = &index.chunks[chunk as usize];
         let lines: Vec<&str> = text.split('\n').collect();
         let a = c.start_line as usize - 1;

@@ -61,11 +61,15 @@ impl Query {
     /// Parses a prompt into weighted terms and mentions.
     pub fn parse(prompt: &str) -> Query {
         let mut weights: Vec<(String, f32, u32)> = Vec::new();
-        let mut add = |term: &str, w: f32| {
-            if let Some(e) = weights.iter_mut().find(|e| e.0 == term) {
+        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut add = |term: &str, w: f32| match seen.get(term) {
+            Some(&i) => {
+                let e = &mut weights[i];
                 e.1 = e.1.max(w);
                 e.2 += 1;
-            } else {
+            }
+            None => {
+                seen.insert(term.to_owned(), weights.len());
                 weights.push((term.to_owned(), w, 1));
             }
         };

@@ -296,3 +296,61 @@ fn survives_odd_files() {
     let latin = out.iter().find(|s| s.path == "src/latin1.ts").unwrap();
     assert!(!latin.content.contains('\r'));
 }
+
+#[test]
+fn updates_without_walking_when_no_directory_changed() {
+    use std::sync::atomic::AtomicUsize;
+    use std::time::{Duration, SystemTime};
+    let dir = fixture();
+    let age = |p: &Path, secs: u64| {
+        let t = SystemTime::now() - Duration::from_secs(secs);
+        let f = fs::File::open(p).unwrap();
+        f.set_modified(t).unwrap();
+    };
+    let all_old = |root: &Path| {
+        for e in walkdir_all(root) {
+            age(&e, 3600);
+        }
+    };
+    all_old(dir.path());
+    let scope = Scope::new(dir.path()).unwrap();
+    let mut index = Index::new(scope, 1000);
+    let progress = AtomicUsize::new(0);
+    index.refresh(&progress);
+    assert_eq!(index.full_walks, 1);
+    assert_eq!(index.refresh(&progress), 0);
+    assert_eq!(index.full_walks, 1, "an unchanged tree is only stat'ed");
+    // A file rewritten in place: found by its stamp, no walk.
+    write(
+        dir.path(),
+        "src/cookie.ts",
+        "export function parseCookieJar() {}\n",
+    );
+    age(&dir.path().join("src/cookie.ts"), 1800);
+    assert_eq!(index.refresh(&progress), 1);
+    assert_eq!(index.full_walks, 1);
+    let q = Query::parse("parseCookieJar");
+    let hits = rank::rank(&index, &q, 5);
+    let top = index.files[hits[0].file as usize].as_ref().unwrap();
+    assert_eq!(top.rel, "src/cookie.ts");
+    // A new file changes its directory: walked again.
+    write(dir.path(), "src/added.ts", "export const added = 1\n");
+    assert!(index.refresh(&progress) >= 1);
+    assert_eq!(index.full_walks, 2);
+    assert!(index.by_path.contains_key("src/added.ts"));
+}
+
+fn walkdir_all(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = vec![root.to_path_buf()];
+    let mut i = 0;
+    while i < out.len() {
+        let p = out[i].clone();
+        if p.is_dir() && !p.is_symlink() {
+            for e in fs::read_dir(&p).unwrap() {
+                out.push(e.unwrap().path());
+            }
+        }
+        i += 1;
+    }
+    out
+}

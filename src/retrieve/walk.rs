@@ -9,7 +9,7 @@
 //! Skipped without reading: vendored and build directories, lock files, minified and
 //! generated files, files over the size cap, and binary formats by extension.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use ignore::WalkBuilder;
@@ -82,7 +82,8 @@ pub struct Stamp {
 }
 
 impl Stamp {
-    fn of(metadata: &std::fs::Metadata) -> Stamp {
+    /// The stamp of a file's metadata.
+    pub fn of(metadata: &std::fs::Metadata) -> Stamp {
         #[cfg(unix)]
         let ino = std::os::unix::fs::MetadataExt::ino(metadata);
         #[cfg(not(unix))]
@@ -118,10 +119,53 @@ pub fn skipped_by_name(rel: &str) -> bool {
         || lower.ends_with(".d.ts.map")
 }
 
-/// Lists the indexable files under `root` (canonical), sorted by path, at most `max_files`.
-/// Unreadable directories and entries are skipped.
-pub fn list(root: &Path, max_files: usize) -> Vec<Listed> {
+/// A directory seen by the walk and the ignore files in it, with their stamps: while none of
+/// them changes, no file was added, deleted or renamed in the directory and the ignore rules
+/// are the same, so an update only needs to stat the files already known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchedDir {
+    /// Absolute path.
+    pub path: PathBuf,
+    /// The directory's stamp.
+    pub stamp: Stamp,
+    /// `.gitignore` / `.ignore` files in it and their stamps.
+    pub ignore_files: Vec<(PathBuf, Stamp)>,
+}
+
+/// What a walk found.
+#[derive(Debug, Clone, Default)]
+pub struct Listing {
+    /// Indexable files, sorted by path.
+    pub files: Vec<Listed>,
+    /// Every directory descended into.
+    pub dirs: Vec<WatchedDir>,
+}
+
+/// The stamp of `path` without following a final symlink, if it exists.
+pub fn stamp_of(path: &Path) -> Option<Stamp> {
+    std::fs::symlink_metadata(path).ok().map(|m| Stamp::of(&m))
+}
+
+fn watched(path: &Path, metadata: &std::fs::Metadata) -> WatchedDir {
+    let ignore_files = [".gitignore", ".ignore"]
+        .iter()
+        .filter_map(|n| {
+            let p = path.join(n);
+            stamp_of(&p).map(|s| (p, s))
+        })
+        .collect();
+    WatchedDir {
+        path: path.to_path_buf(),
+        stamp: Stamp::of(metadata),
+        ignore_files,
+    }
+}
+
+/// Lists the indexable files under `root` (canonical), sorted by path, at most `max_files`,
+/// and the directories walked. Unreadable directories and entries are skipped.
+pub fn list(root: &Path, max_files: usize) -> Listing {
     let mut out = Vec::new();
+    let mut dirs = Vec::new();
     let walker = WalkBuilder::new(root)
         .follow_links(false)
         .hidden(true)
@@ -143,6 +187,12 @@ pub fn list(root: &Path, max_files: usize) -> Vec<Listed> {
         .build();
     for entry in walker {
         let Ok(entry) = entry else { continue };
+        if entry.file_type().is_some_and(|t| t.is_dir()) {
+            if let Ok(metadata) = entry.metadata() {
+                dirs.push(watched(entry.path(), &metadata));
+            }
+            continue;
+        }
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
@@ -170,7 +220,7 @@ pub fn list(root: &Path, max_files: usize) -> Vec<Listed> {
         }
     }
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
-    out
+    Listing { files: out, dirs }
 }
 
 fn rel_string(rest: &Path) -> Option<String> {
