@@ -10,7 +10,7 @@
 
 use std::sync::OnceLock;
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 
 /// Fewest lines of a chunk unless the file is shorter.
 pub const MIN_LINES: usize = 8;
@@ -72,10 +72,10 @@ pub fn language(path: &str) -> Option<&'static str> {
 }
 
 /// Patterns whose `name` group is a definition's name.
-fn definition_patterns() -> &'static [Regex] {
-    static PATTERNS: OnceLock<Vec<Regex>> = OnceLock::new();
+fn definition_patterns() -> &'static (RegexSet, Vec<Regex>) {
+    static PATTERNS: OnceLock<(RegexSet, Vec<Regex>)> = OnceLock::new();
     PATTERNS.get_or_init(|| {
-        [
+        let sources = [
             // Rust
             r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|unsafe|const|extern(?:\s+\x22[^\x22]*\x22)?)\s+)*(?:fn|struct|enum|trait|union|type|mod|macro_rules!)\s+(?P<name>[A-Za-z_]\w*)",
             r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const|static)\s+(?:mut\s+)?(?P<name>[A-Z_][A-Z0-9_]*)\s*:",
@@ -95,10 +95,19 @@ fn definition_patterns() -> &'static [Regex] {
             r"^\s+(?:(?:public|private|protected|static|async|override|readonly|get|set|final|virtual|abstract|synchronized)\s+)*(?:[\w<>\[\],.?]+\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^;]*\)\s*(?::\s*[^={]+)?\{\s*$",
             // Ruby, Elixir, Lua, Kotlin, Swift
             r"^\s*(?:def|defp|defmodule|module|local\s+function|function|fun|func)\s+(?P<name>[A-Za-z_][\w.?!]*)",
-        ]
-        .iter()
-        .map(|p| Regex::new(p).expect("definition pattern compiles"))
-        .collect()
+        ];
+        // ASCII classes: Unicode `\w`/`\s` would make every line pay for large automata, and
+        // identifiers in definitions are ASCII in practice.
+        let sources: Vec<String> = sources
+            .iter()
+            .map(|p| p.replace(r"\w", "[0-9A-Za-z_]").replace(r"\s", "[ \t]"))
+            .collect();
+        let set = RegexSet::new(&sources).expect("definition patterns compile");
+        let each = sources
+            .iter()
+            .map(|p| Regex::new(p).expect("definition pattern compiles"))
+            .collect();
+        (set, each)
     })
 }
 
@@ -182,8 +191,10 @@ pub fn definition_name(line: &str) -> Option<&str> {
     if !opens_block && !DEF_KEYWORDS.contains(&first_word) {
         return None;
     }
-    definition_patterns().iter().find_map(|re| {
-        let name = re.captures(line)?.name("name")?.as_str();
+    // One pass over the line for all patterns; captures only for the ones that match.
+    let (set, each) = definition_patterns();
+    set.matches(line).iter().find_map(|k| {
+        let name = each[k].captures(line)?.name("name")?.as_str();
         (!NOT_NAMES.contains(&name)).then_some(name)
     })
 }

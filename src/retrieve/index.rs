@@ -9,7 +9,7 @@
 //! File contents are not kept: snippets are read again (through the scope) for the few
 //! results a query returns, which keeps the index at a few bytes per token.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
@@ -128,6 +128,9 @@ pub struct Index {
     pub(crate) full_walks: u64,
 }
 
+/// Files read and tokenized together before they are added to the index.
+const PREPARE_BATCH: usize = 512;
+
 /// Most bytes of file text kept for snippets per index.
 pub const TEXT_CACHE_BYTES: usize = 8 * 1024 * 1024;
 
@@ -161,6 +164,29 @@ fn path_terms(rel: &str) -> Vec<String> {
     out
 }
 
+/// The current stamps of `files`, on several threads for large trees.
+fn stat_all(root: &std::path::Path, files: &[&FileMeta]) -> Vec<Option<Stamp>> {
+    let stat = |f: &&FileMeta| walk::stamp_of(&root.join(&f.rel));
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4)
+        .min(files.len() / 2048 + 1);
+    if threads <= 1 {
+        return files.iter().map(stat).collect();
+    }
+    let per = files.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(per)
+            .map(|part| s.spawn(move || part.iter().map(stat).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
 /// Reads and tokenizes one listed file; `None` if it cannot be read or is not worth indexing.
 pub(crate) fn prepare(scope: &Scope, listed: &Listed) -> Option<Prepared> {
     let read_at = SystemTime::now();
@@ -171,7 +197,7 @@ pub(crate) fn prepare(scope: &Scope, listed: &Listed) -> Option<Prepared> {
     }
     let language = chunk::language(&listed.rel);
     let lines: Vec<&str> = file.text.split('\n').collect();
-    let mut counts: HashMap<String, (u16, u16)> = HashMap::new();
+    let mut counts: HashMap<String, (u16, u16)> = HashMap::default();
     let mut chunks = Vec::new();
     for c in chunk_file(&listed.rel, &file.text) {
         counts.clear();
@@ -197,9 +223,10 @@ pub(crate) fn prepare(scope: &Scope, listed: &Listed) -> Option<Prepared> {
         if len == 0 {
             continue;
         }
-        let mut terms: Vec<(String, u16, u16)> =
+        // Term ids follow this order; nothing in a result depends on them (ties are broken
+        // by query order and paths), so the map's order does not need sorting.
+        let terms: Vec<(String, u16, u16)> =
             counts.drain().map(|(t, (tf, sym))| (t, tf, sym)).collect();
-        terms.sort_unstable_by(|x, y| x.0.cmp(&y.0));
         chunks.push(PreparedChunk {
             start_line: c.start_line,
             end_line: c.end_line,
@@ -272,12 +299,12 @@ impl Index {
     pub fn new(scope: Scope, max_files: usize) -> Index {
         Index {
             scope,
-            terms: HashMap::new(),
+            terms: HashMap::default(),
             postings: Vec::new(),
             path_postings: Vec::new(),
             chunks: Vec::new(),
             files: Vec::new(),
-            by_path: HashMap::new(),
+            by_path: HashMap::default(),
             live_chunks: 0,
             live_chunk_tokens: 0,
             live_files: 0,
@@ -340,21 +367,29 @@ impl Index {
         for fid in gone {
             self.remove(fid);
         }
-        let prepared = prepare_all(&self.scope, &todo, progress);
         self.skipped.clear();
-        for (l, p) in todo.into_iter().zip(prepared) {
-            if let Some(&fid) = self.by_path.get(&l.rel) {
-                self.remove(fid);
-            }
-            match p {
-                Some(p) => self.add(p),
-                None => self.skipped.push(l),
-            }
-        }
+        self.apply(todo, progress);
         if self.dead_chunks > 1024 && self.dead_chunks > self.live_chunks {
             self.compact();
         }
         changed
+    }
+
+    /// Reads and (re)indexes `todo`, in batches so that the tokenized form of only one batch
+    /// is held at a time.
+    fn apply(&mut self, todo: Vec<Listed>, progress: &AtomicUsize) {
+        for batch in todo.chunks(PREPARE_BATCH) {
+            let prepared = prepare_all(&self.scope, batch, progress);
+            for (l, p) in batch.iter().zip(prepared) {
+                if let Some(fid) = self.by_path.get(&l.rel).copied() {
+                    self.remove(fid);
+                }
+                match p {
+                    Some(p) => self.add(p),
+                    None => self.skipped.push(l.clone()),
+                }
+            }
+        }
     }
 
     /// The stat-only update, or `None` when a full walk is needed.
@@ -375,8 +410,12 @@ impl Index {
         }
         let root = self.scope.root().to_path_buf();
         let mut todo: Vec<Listed> = Vec::new();
-        for f in self.files.iter().flatten() {
-            let now = walk::stamp_of(&root.join(&f.rel));
+        let known: Vec<&FileMeta> = self.files.iter().flatten().collect();
+        let stamps = stat_all(&root, &known);
+        if stamps.len() != known.len() {
+            return None;
+        }
+        for (f, now) in known.iter().zip(stamps) {
             match now {
                 Some(stamp) if stamp == f.stamp && !racy(stamp.modified, f.read_at) => {}
                 // Vanished or replaced by something else: the directory would have changed,
@@ -398,16 +437,7 @@ impl Index {
         }
         self.skipped = still_skipped;
         let changed = todo.len();
-        let prepared = prepare_all(&self.scope, &todo, progress);
-        for (l, p) in todo.into_iter().zip(prepared) {
-            if let Some(fid) = self.by_path.get(&l.rel).copied() {
-                self.remove(fid);
-            }
-            match p {
-                Some(p) => self.add(p),
-                None => self.skipped.push(l),
-            }
-        }
+        self.apply(todo, progress);
         Some(changed)
     }
 

@@ -61,7 +61,7 @@ impl Query {
     /// Parses a prompt into weighted terms and mentions.
     pub fn parse(prompt: &str) -> Query {
         let mut weights: Vec<(String, f32, u32)> = Vec::new();
-        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut seen: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
         let mut add = |term: &str, w: f32| match seen.get(term) {
             Some(&i) => {
                 let e = &mut weights[i];
@@ -152,18 +152,20 @@ pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
     let avg_file = (index.live_file_tokens as f32 / n_files).max(1.0);
 
     // Keep the terms the index knows, rarest first when the prompt is long.
-    let mut known: Vec<(u32, f32, usize)> = query
+    let mut known: Vec<(u32, f32, usize, usize)> = query
         .terms
         .iter()
-        .filter_map(|(t, w)| {
+        .enumerate()
+        .filter_map(|(k, (t, w))| {
             let &tid = index.terms.get(t.as_str())?;
             let df = index.postings[tid as usize].len() + index.path_postings[tid as usize].len();
-            (df > 0).then_some((tid, *w, df))
+            (df > 0).then_some((tid, *w, df, k))
         })
         .collect();
     if known.len() > MAX_QUERY_TERMS {
-        known.sort_by(|a, b| a.2.cmp(&b.2).then(a.0.cmp(&b.0)));
+        known.sort_by(|a, b| a.2.cmp(&b.2).then(a.3.cmp(&b.3)));
         known.truncate(MAX_QUERY_TERMS);
+        known.sort_by_key(|t| t.3);
     }
 
     let mut chunk_score = vec![0f32; index.chunks.len()];
@@ -172,7 +174,7 @@ pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
     let mut touched_files: Vec<u32> = Vec::new();
     let mut max_idf = 0f32;
 
-    for &(tid, w, _) in &known {
+    for &(tid, w, _, _) in &known {
         let list = &index.postings[tid as usize];
         touched_files.clear();
         let mut df_chunks = 0f32;

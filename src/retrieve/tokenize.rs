@@ -98,27 +98,32 @@ fn emit_identifier(
 /// (`utf8`, `v2` stay whole).
 fn split_parts(ident: &str, parts: &mut Vec<(usize, usize)>) {
     parts.clear();
-    let chars: Vec<(usize, char)> = ident.char_indices().collect();
     let mut start: Option<usize> = None;
-    for (k, &(pos, ch)) in chars.iter().enumerate() {
+    let mut prev: Option<char> = None;
+    let mut iter = ident.char_indices().peekable();
+    while let Some((pos, ch)) = iter.next() {
+        let next = iter.peek().map(|&(_, c)| c);
         if ch == '_' {
             if let Some(s) = start.take() {
                 parts.push((s, pos));
             }
+            prev = Some(ch);
             continue;
         }
-        let Some(s) = start else {
-            start = Some(pos);
-            continue;
-        };
-        let prev = chars[k - 1].1;
-        let next = chars.get(k + 1).map(|&(_, c)| c);
-        let boundary = (ch.is_uppercase() && prev.is_lowercase())
-            || (ch.is_uppercase() && prev.is_uppercase() && next.is_some_and(|n| n.is_lowercase()));
-        if boundary && pos > s {
-            parts.push((s, pos));
-            start = Some(pos);
+        match (start, prev) {
+            (Some(s), Some(p)) => {
+                let boundary = (ch.is_uppercase() && p.is_lowercase())
+                    || (ch.is_uppercase()
+                        && p.is_uppercase()
+                        && next.is_some_and(|n| n.is_lowercase()));
+                if boundary && pos > s {
+                    parts.push((s, pos));
+                    start = Some(pos);
+                }
+            }
+            _ => start = Some(pos),
         }
+        prev = Some(ch);
     }
     if let Some(s) = start {
         parts.push((s, ident.len()));
