@@ -118,49 +118,52 @@ const NOT_NAMES: &[&str] = &[
 ];
 
 /// First words of lines that may define something without opening a block on that line.
-const DEF_KEYWORDS: &[&str] = &[
-    "abstract",
-    "async",
-    "class",
-    "const",
-    "data",
-    "declare",
-    "def",
-    "defmodule",
-    "defp",
-    "enum",
-    "export",
-    "extern",
-    "fn",
-    "fun",
-    "func",
-    "function",
-    "impl",
-    "interface",
-    "internal",
-    "let",
-    "local",
-    "macro_rules",
-    "mod",
-    "module",
-    "namespace",
-    "object",
-    "open",
-    "partial",
-    "private",
-    "protected",
-    "pub",
-    "public",
-    "record",
-    "sealed",
-    "static",
-    "struct",
-    "trait",
-    "type",
-    "union",
-    "unsafe",
-    "var",
-];
+fn is_def_keyword(word: &str) -> bool {
+    matches!(
+        word,
+        "abstract"
+            | "async"
+            | "class"
+            | "const"
+            | "data"
+            | "declare"
+            | "def"
+            | "defmodule"
+            | "defp"
+            | "enum"
+            | "export"
+            | "extern"
+            | "fn"
+            | "fun"
+            | "func"
+            | "function"
+            | "impl"
+            | "interface"
+            | "internal"
+            | "let"
+            | "local"
+            | "macro_rules"
+            | "mod"
+            | "module"
+            | "namespace"
+            | "object"
+            | "open"
+            | "partial"
+            | "private"
+            | "protected"
+            | "pub"
+            | "public"
+            | "record"
+            | "sealed"
+            | "static"
+            | "struct"
+            | "trait"
+            | "type"
+            | "union"
+            | "unsafe"
+            | "var"
+    )
+}
 
 /// The name a line defines, if it looks like a definition.
 pub fn definition_name(line: &str) -> Option<&str> {
@@ -188,7 +191,7 @@ pub fn definition_name(line: &str) -> Option<&str> {
         trimmed.trim_end().as_bytes().last(),
         Some(b'{' | b':' | b'(')
     );
-    if !opens_block && !DEF_KEYWORDS.contains(&first_word) {
+    if !opens_block && !is_def_keyword(first_word) {
         return None;
     }
     // One pass over the line for all patterns; captures only for the ones that match.
