@@ -8,12 +8,14 @@
 //! - [`fs_scope`]: the one place a path is resolved against a root, opened and read.
 //! - [`secrets`]: detection and redaction of credentials in text.
 //! - [`budget`]: token estimation, exact BPE counts, truncation and budget fitting.
+//! - [`remote`]: remote file context from Gitea (Hound as fallback) and a Hound search client.
 //! - [`engine`]: long-lived state (indexes, caches, clients) behind the `ContextEngine` class.
 
 pub mod budget;
 pub mod engine;
 pub mod error;
 pub mod fs_scope;
+pub mod remote;
 pub mod secrets;
 
 // The N-API layer is exercised from TypeScript (`__test__/`); a Rust test binary has no Node
