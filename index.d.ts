@@ -18,6 +18,51 @@ export type FittedSections<K extends string = string> = { [P in K]: string } & {
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * A client of one Gitea server (ADR-003). Holds no connection of its own; all clients share
+ * one connection pool.
+ */
+export declare class GiteaClient {
+  /**
+   * Settings default from `GITEA_URL`, `GITEA_TOKEN` (or `~/.config/gitea/token`) and
+   * `GITEA_TIMEOUT`. Throws `invalid_request` for a bad setting.
+   */
+  constructor(config?: GiteaClientConfig)
+  /** The server URL, with a trailing slash. */
+  get baseUrl(): string
+  /** Whether a token is configured (the token itself is never readable). */
+  get hasToken(): boolean
+  /**
+   * The whole file `filepath` of `repo` (`owner/name`) at `ref` (branch, tag or full commit
+   * SHA; the default branch when omitted). A ref Gitea does not know is `invalid_request`
+   * (Gitea itself would silently serve the default branch). Binary files and files over
+   * `maxBytes` are `invalid_request`; a missing or private file is `invalid_request`
+   * "not found"; 401/403 `unauthorized`; unreachable or 5xx `unavailable`; `timeout`.
+   */
+  getRawFile(repo: string, filepath: string, ref?: string): Promise<string>
+}
+
+/** A client of one Hound server (hound-search/hound). */
+export declare class HoundClient {
+  /**
+   * Settings default from `HOUND_URL` and `HOUND_TIMEOUT`. Throws `invalid_request` for a
+   * bad setting.
+   */
+  constructor(config?: HoundClientConfig)
+  /** The server URL, with a trailing slash. */
+  get baseUrl(): string
+  /**
+   * Searches with Hound's `/api/v1/search`. `query` is a regexp (unless `literal`); `''`
+   * matches every line. A bad regexp (which Hound reports with HTTP 200) rejects with
+   * `invalid_request`; Hound still indexing (503) with `unavailable`.
+   */
+  search(query: string, options?: HoundSearchOptions): Promise<HoundSearchResult>
+  /** The configured repositories (`/api/v1/repos`), by name. */
+  repos(): Promise<Record<string, HoundRepo>>
+  /** Files of `repo` that Hound did not index (`/api/v1/excludes`), e.g. binaries. */
+  excludes(repo: string): Promise<HoundExcludedFile[]>
+}
+
+/**
  * Internal diagnostic: like `__raiseErrorSync`, but rejects a promise. With `viaFuture` the
  * failure (or panic) happens inside a tokio future rather than on the blocking pool, the path
  * the network and git exports take.
@@ -46,6 +91,56 @@ export declare function countTokensSync(text: string, encoding?: TokenEncoding):
  * code; use `countTokens` where a budget must hold.
  */
 export declare function estimateTokens(text: string): number
+
+/** What `remoteFileContext` fetches. */
+export interface FileContextRequest {
+  /** `owner/name` on Gitea. */
+  repo: string
+  /** Repository-relative path of the file. */
+  file: string
+  /** The 1-based line to centre on. */
+  line: number
+  /** Lines on each side, 0 to 1000. Default 10. */
+  context?: number
+  /**
+   * Branch, tag or full commit SHA. Default: the repository's default branch (asked from
+   * the API, never assumed).
+   */
+  ref?: string
+}
+
+/** A window of a remote file. */
+export interface FileContextResult {
+  /** `owner/name`. */
+  repo: string
+  /** Repository-relative path. */
+  file: string
+  /** The line asked for. */
+  line: number
+  /** First line returned (1-based). */
+  startLine: number
+  /** Last line returned (before `line + context` at the end of the file). */
+  endLine: number
+  /** The lines with numbers, one per `\n`: `" 148 | text"`, the asked line marked `">"`. */
+  content: string
+  /** The same lines without numbers (CR of CRLF removed, lines over 2000 characters cut). */
+  lines: Array<string>
+  /**
+   * Gitea web link to the exact ref served:
+   * `{baseUrl}{owner}/{repo}/src/{branch|tag|commit}/{ref}/{file}#L{startLine}-L{endLine}`.
+   */
+  url: string
+  /** The ref served: branch or tag name, or full commit SHA (Hound serves its indexed commit). */
+  ref: string
+  /** What `ref` is. */
+  refKind: 'branch' | 'tag' | 'commit'
+  /** Which server served the lines: `'hound'` when Gitea was unavailable or timed out. */
+  source: 'gitea' | 'hound'
+  /** Lines in the file, when the whole file was read (reading stops after `endLine`). */
+  totalLines?: number
+  /** What the caller should know: why Hound served it, a ref Hound cannot vouch for. */
+  warnings: Array<string>
+}
 
 /**
  * Fits `sections` into `budget` tokens (FR-007, default 32,000): unchanged when they already
@@ -77,6 +172,202 @@ export interface FitToBudgetOptions {
  * megabyte).
  */
 export declare function fitToBudgetSync<K extends string>(sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions): FittedSections<K>
+
+/** Settings of a `GiteaClient` (ADR-003). All optional. */
+export interface GiteaClientConfig {
+  /** Server URL. Default: `GITEA_URL`, else `https://git.integrolabs.net`. */
+  baseUrl?: string
+  /**
+   * API token, sent as `Authorization: token ...` to `baseUrl`'s origin only. Default:
+   * `GITEA_TOKEN`, else the file `~/.config/gitea/token`, else none (public repositories).
+   */
+  token?: string
+  /**
+   * Deadline of one call in milliseconds (1 to 600000), ref resolution, redirects and body
+   * included. Default: `GITEA_TIMEOUT`, else 10000.
+   */
+  timeout?: number
+  /**
+   * Byte cap: `getRawFile` refuses larger files; `remoteFileContext` reads at most this far
+   * into a file. Default 16 MiB (16777216), at most 1 GiB.
+   */
+  maxBytes?: number
+}
+
+/** Settings of a `HoundClient`. All optional. */
+export interface HoundClientConfig {
+  /** Server URL. Default: `HOUND_URL`, else `http://localhost:6080`. */
+  baseUrl?: string
+  /** Deadline of one call in milliseconds (1 to 600000). Default: `HOUND_TIMEOUT`, else 10000. */
+  timeout?: number
+  /** Largest response accepted, in bytes. Default 16 MiB, at most 1 GiB. */
+  maxBytes?: number
+}
+
+/** A file Hound did not index. */
+export interface HoundExcludedFile {
+  /** Repo-relative path. */
+  filename: string
+  /** Why, e.g. `'Not a text file.'`. */
+  reason: string
+}
+
+/** The matches in one file. */
+export interface HoundFileMatch {
+  /** Repo-relative path. */
+  filename: string
+  /** One entry per matching line. */
+  matches: Array<HoundMatch>
+  /** Marked `linguist-generated` in `.gitattributes`. */
+  autoGenerated: boolean
+}
+
+/** One matching line. */
+export interface HoundMatch {
+  /** The line without its `\n` (a CR of a CRLF file is kept, as Hound sends it). */
+  line: string
+  /** 1-based line number. */
+  lineNumber: number
+  /** Context before (only lines after the previous match in the same file). */
+  before: Array<string>
+  /** Context after (may include the next matching line). */
+  after: Array<string>
+}
+
+/** Paging over matching files. */
+export interface HoundPaging {
+  /** Files to skip. Default 0. */
+  offset?: number
+  /** Files to return at most. Default: all. */
+  limit?: number
+}
+
+/** A repository's configuration as Hound shows it. */
+export interface HoundRepo {
+  /** Clone URL. */
+  url: string
+  /** Display name (`''` when unset). */
+  displayName: string
+  /** Poll interval in milliseconds. */
+  msBetweenPoll: number
+  /** Version control system (`'git'`). */
+  vcs: string
+  /** Whether a `vcs-config` is set (Hound never shows its content). */
+  vcsConfigSet: boolean
+  /** Web link pattern. */
+  urlPattern?: HoundUrlPattern
+  /** Dotfiles are not indexed. */
+  excludeDotFiles: boolean
+  /** Absent when the server default applies. */
+  enablePollUpdates?: boolean
+  /** Absent when the server default applies. */
+  enablePushUpdates?: boolean
+  /** Globs of generated files, when configured. */
+  autoGeneratedFiles?: Array<string>
+}
+
+/** The result for one repository. */
+export interface HoundRepoResult {
+  /** Matching files in index order (sorted by path). */
+  matches: Array<HoundFileMatch>
+  /** Files with a match (counting files skipped by `rng`, not those skipped after `limit`). */
+  filesWithMatch: number
+  /** The commit the index was built from. */
+  revision: string
+  /** The match count reached `limit`: more matches may exist (Hound does not say). */
+  limitReached: boolean
+}
+
+/** Options of `HoundClient.search`. All optional; names map to Hound's parameters. */
+export interface HoundSearchOptions {
+  /**
+   * `repos`: repository names, or a comma-separated string; `'*'` (the default) for all.
+   * Names are trimmed (Hound itself would silently drop `' beta'`).
+   */
+  repos?: string | string[]
+  /** `files`: only paths matching this regexp. */
+  files?: string
+  /** `excludeFiles`: drop paths matching this regexp. */
+  excludeFiles?: string
+  /** `i`: case-insensitive. Default `false`. */
+  ignoreCase?: boolean
+  /** `literal`: match the query literally, not as a regexp. Default `false`. */
+  literal?: boolean
+  /** `ctx`: lines of context on both sides, 0 to 20 (Hound's cap). Default: Hound's, 2. */
+  context?: number
+  /**
+   * `limit`: most matches **per repository**; 0 for no limit (at most 100000). Default: the
+   * server's `result-limit` (5000 unless configured).
+   */
+  limit?: number
+  /** `rng`: paging over matching **files**, per repository. */
+  rng?: HoundPaging
+  /** `stats`: add `stats` to the result. Default `false`. */
+  stats?: boolean
+}
+
+/** What `HoundClient.search` returns. */
+export interface HoundSearchResult {
+  /**
+   * Per repository name, in name order; repositories without a match are absent, so `{}`
+   * means no match.
+   */
+  results: Record<string, HoundRepoResult>
+  /** Present when `stats: true` was asked for. */
+  stats?: HoundStats
+}
+
+/** Search statistics. */
+export interface HoundStats {
+  /** Files opened. */
+  filesOpened: number
+  /** Server time in milliseconds. */
+  durationMs: number
+}
+
+/** How Hound's UI links to a file. */
+export interface HoundUrlPattern {
+  /** E.g. `{url}/blob/{rev}/{path}{anchor}`. */
+  baseUrl: string
+  /** E.g. `#L{line}`. */
+  anchor: string
+}
+
+/**
+ * Lines `line - context ..= line + context` of a file on Gitea, numbered, with a web link to
+ * the exact ref served (ADR-003's `hound_file_context`). The body is streamed and reading
+ * stops after the last line needed. When Gitea is unavailable or times out and a Hound URL is
+ * known (`houndUrl` or `HOUND_URL`), the same lines are rebuilt from Hound's index and
+ * `source` is `'hound'`.
+ *
+ * Rejects with `invalid_request` (bad input, not found, unknown ref, binary file, line past
+ * the end), `unauthorized` (401/403), `unavailable` or `timeout`.
+ */
+export declare function remoteFileContext(request: FileContextRequest, config?: RemoteFileContextConfig): Promise<FileContextResult>
+
+/** Settings of `remoteFileContext`: the Gitea settings plus the Hound fallback. All optional. */
+export interface RemoteFileContextConfig {
+  /** Gitea server URL. Default: `GITEA_URL`, else `https://git.integrolabs.net`. */
+  baseUrl?: string
+  /** Gitea API token. Default: `GITEA_TOKEN`, else `~/.config/gitea/token`, else none. */
+  token?: string
+  /** Gitea deadline in milliseconds. Default: `GITEA_TIMEOUT`, else 10000. */
+  timeout?: number
+  /** Byte cap of the file read. Default 16 MiB. */
+  maxBytes?: number
+  /**
+   * Hound server URL for the fallback. Default: `HOUND_URL`; without either there is no
+   * fallback.
+   */
+  houndUrl?: string
+  /** Hound deadline in milliseconds. Default: `HOUND_TIMEOUT`, else 10000. */
+  houndTimeout?: number
+  /**
+   * Use Hound when Gitea is unavailable or times out. Default `true` (when a Hound URL is
+   * known).
+   */
+  fallback?: boolean
+}
 
 /** A BPE encoding for exact token counts. */
 export type TokenEncoding = 'o200k_base' | 'cl100k_base'

@@ -835,6 +835,8 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.GiteaClient = nativeBinding.GiteaClient
+module.exports.HoundClient = nativeBinding.HoundClient
 module.exports.__raiseErrorAsync = nativeBinding.__raiseErrorAsync
 module.exports.__raiseErrorSync = nativeBinding.__raiseErrorSync
 module.exports.countTokens = nativeBinding.countTokens
@@ -842,6 +844,7 @@ module.exports.countTokensSync = nativeBinding.countTokensSync
 module.exports.estimateTokens = nativeBinding.estimateTokens
 module.exports.fitToBudget = nativeBinding.fitToBudget
 module.exports.fitToBudgetSync = nativeBinding.fitToBudgetSync
+module.exports.remoteFileContext = nativeBinding.remoteFileContext
 module.exports.TokenEncoding = nativeBinding.TokenEncoding
 module.exports.truncateFile = nativeBinding.truncateFile
 module.exports.truncateFileDetailed = nativeBinding.truncateFileDetailed

@@ -14,3 +14,4 @@ mod args;
 mod bridge;
 mod budget;
 mod diagnostics;
+mod remote;

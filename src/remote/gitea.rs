@@ -104,18 +104,39 @@ impl GiteaConfig {
     /// `~/.config/gitea/token`), `GITEA_TIMEOUT` (milliseconds). An invalid `GITEA_TIMEOUT` or
     /// token is an `invalid_request` naming the variable (never its value).
     pub fn from_env() -> Result<GiteaConfig> {
+        Self::from_env_with(None, None, None, None)
+    }
+
+    /// Like [`from_env`](Self::from_env), but each setting given here wins and its variable is
+    /// not even read (an explicit `token` also skips the token file).
+    pub fn from_env_with(
+        base_url: Option<String>,
+        token: Option<String>,
+        timeout: Option<Duration>,
+        max_bytes: Option<u64>,
+    ) -> Result<GiteaConfig> {
         let mut config = GiteaConfig::default();
-        if let Some(url) = env_var("GITEA_URL") {
+        if let Some(url) = base_url.or_else(|| env_var("GITEA_URL")) {
             config.base_url = url;
         }
-        if let Some(ms) = env_var("GITEA_TIMEOUT") {
-            config.timeout = parse_timeout_env(&ms, "GITEA_TIMEOUT")?;
+        config.timeout = match timeout {
+            Some(t) => t,
+            None => match env_var("GITEA_TIMEOUT") {
+                Some(ms) => parse_timeout_env(&ms, "GITEA_TIMEOUT")?,
+                None => config.timeout,
+            },
+        };
+        if let Some(max) = max_bytes {
+            config.max_bytes = max;
         }
-        config.token = match env_var("GITEA_TOKEN") {
-            Some(token) => Some(Token::new(&token).map_err(|_| {
-                Error::invalid_request("GITEA_TOKEN must be visible ASCII characters")
-            })?),
-            None => token_file()?,
+        config.token = match token {
+            Some(t) => Some(Token::new(&t)?),
+            None => match env_var("GITEA_TOKEN") {
+                Some(t) => Some(Token::new(&t).map_err(|_| {
+                    Error::invalid_request("GITEA_TOKEN must be visible ASCII characters")
+                })?),
+                None => token_file()?,
+            },
         };
         Ok(config)
     }

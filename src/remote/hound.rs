@@ -59,12 +59,28 @@ impl Default for HoundConfig {
 impl HoundConfig {
     /// Defaults from the environment: `HOUND_URL`, `HOUND_TIMEOUT` (milliseconds).
     pub fn from_env() -> Result<HoundConfig> {
+        Self::from_env_with(None, None, None)
+    }
+
+    /// Like [`from_env`](Self::from_env), but each setting given here wins.
+    pub fn from_env_with(
+        base_url: Option<String>,
+        timeout: Option<Duration>,
+        max_bytes: Option<u64>,
+    ) -> Result<HoundConfig> {
         let mut config = HoundConfig::default();
-        if let Some(url) = env_var("HOUND_URL") {
+        if let Some(url) = base_url.or_else(|| env_var("HOUND_URL")) {
             config.base_url = url;
         }
-        if let Some(ms) = env_var("HOUND_TIMEOUT") {
-            config.timeout = parse_timeout_env(&ms, "HOUND_TIMEOUT")?;
+        config.timeout = match timeout {
+            Some(t) => t,
+            None => match env_var("HOUND_TIMEOUT") {
+                Some(ms) => parse_timeout_env(&ms, "HOUND_TIMEOUT")?,
+                None => config.timeout,
+            },
+        };
+        if let Some(max) = max_bytes {
+            config.max_bytes = max;
         }
         Ok(config)
     }
