@@ -138,7 +138,15 @@ export interface FileContextResult {
   source: 'gitea' | 'hound'
   /** Lines in the file, when the whole file was read (reading stops after `endLine`). */
   totalLines?: number
-  /** What the caller should know: why Hound served it, a ref Hound cannot vouch for. */
+  /**
+   * Suspected secrets (API keys, tokens, private keys) replaced by `[REDACTED:<kind>]` in
+   * `lines` and `content` before they reach a model. `getRawFile` never redacts.
+   */
+  redacted: number
+  /**
+   * What the caller should know: why Hound served it, a ref Hound cannot vouch for,
+   * redactions.
+   */
   warnings: Array<string>
 }
 

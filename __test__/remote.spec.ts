@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 
 import { GiteaClient, HoundClient, remoteFileContext, type FileContextResult } from '../index.js'
 import {
+  SECRET_FILE,
   SHA,
   TOKEN,
   alphaFile,
@@ -164,7 +165,7 @@ test('getRawFile validates its arguments and rejects (never throws)', async () =
 
 test('remoteFileContext returns numbered lines and a link to the ref served', async () => {
   const r: FileContextResult = await remoteFileContext({ repo: 'acme/alpha', file: 'src/big.ts', line: 150, context: 2 }, config())
-  assert.deepEqual(Object.keys(r).sort(), ['content', 'endLine', 'file', 'line', 'lines', 'ref', 'refKind', 'repo', 'source', 'startLine', 'url', 'warnings'])
+  assert.deepEqual(Object.keys(r).sort(), ['content', 'endLine', 'file', 'line', 'lines', 'redacted', 'ref', 'refKind', 'repo', 'source', 'startLine', 'url', 'warnings'])
   assert.equal(r.repo, 'acme/alpha')
   assert.equal(r.file, 'src/big.ts')
   assert.equal(r.startLine, 148)
@@ -197,6 +198,14 @@ test('remoteFileContext returns numbered lines and a link to the ref served', as
 
   const crlf = await remoteFileContext({ repo: 'acme/alpha', file: 'scripts/crlf.py', line: 2, context: 0 }, config())
   assert.deepEqual(crlf.lines, ['    return "needle crlf"'])
+})
+
+test('remoteFileContext redacts secrets; getRawFile returns the file as stored', async () => {
+  const r = await remoteFileContext({ repo: 'acme/alpha', file: 'config/app.ts', line: 2, context: 1 }, config())
+  assert.equal(r.redacted, 1)
+  assert.deepEqual(r.lines, ['const a = 1;', 'const token = "[REDACTED:github_token]";', 'const b = 2;'])
+  assert.ok(!r.content.includes('ghp_'))
+  assert.equal(await new GiteaClient(config()).getRawFile('acme/alpha', 'config/app.ts'), SECRET_FILE)
 })
 
 test('remoteFileContext validates the request and rejects with invalid_request', async () => {

@@ -172,6 +172,8 @@ export function startHound(opts: { notReady?: boolean } = {}): Promise<Running> 
 
 export const TOKEN = 'gtea-0123456789abcdef-s3cret'
 export const SHA = 'a'.repeat(40)
+/** A file with a GitHub token in it (a made-up value). */
+export const SECRET_FILE = 'const a = 1;\nconst token = "ghp_R8sK2mQ9vX4tL7wN1pZ6cB3yH5jF0dG8eA2u";\nconst b = 2;\n'
 
 type Tree = Map<string, Buffer>
 interface Repo {
@@ -192,6 +194,7 @@ function alphaTree(): Tree {
 
 function repos(): Map<string, Repo> {
   const trunk = alphaTree()
+  trunk.set('config/app.ts', Buffer.from(SECRET_FILE))
   const feature = new Map(trunk)
   feature.set('src/server.ts', Buffer.from('// feature branch\nline two\n'))
   const tag = new Map(trunk)

@@ -300,7 +300,11 @@ pub struct FileContextResult {
     pub source: String,
     /// Lines in the file, when the whole file was read (reading stops after `endLine`).
     pub total_lines: Option<u32>,
-    /// What the caller should know: why Hound served it, a ref Hound cannot vouch for.
+    /// Suspected secrets (API keys, tokens, private keys) replaced by `[REDACTED:<kind>]` in
+    /// `lines` and `content` before they reach a model. `getRawFile` never redacts.
+    pub redacted: u32,
+    /// What the caller should know: why Hound served it, a ref Hound cannot vouch for,
+    /// redactions.
     pub warnings: Vec<String>,
 }
 
@@ -323,6 +327,7 @@ impl From<remote::FileContextResult> for FileContextResult {
             ref_kind: r.ref_kind.as_str().to_owned(),
             source: r.source.as_str().to_owned(),
             total_lines: r.total_lines.map(to_u32),
+            redacted: to_u32(r.redacted),
             warnings: r.warnings,
         }
     }

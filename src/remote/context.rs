@@ -100,8 +100,10 @@ pub struct FileContextResult {
     pub source: Source,
     /// Lines in the file, when the whole file was read.
     pub total_lines: Option<usize>,
+    /// Suspected secrets replaced by `[REDACTED:<kind>]` in `lines` and `content`.
+    pub redacted: usize,
     /// Anything the caller should know (why the fallback was used, a ref that Hound cannot
-    /// vouch for).
+    /// vouch for, redactions).
     pub warnings: Vec<String>,
 }
 
@@ -210,9 +212,15 @@ fn build(
     lines: Vec<String>,
     total_lines: Option<usize>,
     source: Source,
-    warnings: Vec<String>,
+    mut warnings: Vec<String>,
 ) -> FileContextResult {
     let end = c.start + lines.len() - 1;
+    let (lines, redacted) = redact_lines(lines);
+    if redacted > 0 {
+        warnings.push(format!(
+            "{redacted} suspected secret(s) replaced by [REDACTED:<kind>] markers."
+        ));
+    }
     FileContextResult {
         repo: c.repo.to_string(),
         file: c.file.clone(),
@@ -226,8 +234,33 @@ fn build(
         ref_kind: served.kind,
         source,
         total_lines,
+        redacted,
         warnings,
     }
+}
+
+/// Redacts secrets before the lines reach a model ([`crate::secrets::redact`]); the line count
+/// is kept (a line that would not survive is redacted on its own instead).
+fn redact_lines(lines: Vec<String>) -> (Vec<String>, usize) {
+    let joined = lines.join("\n");
+    let r = crate::secrets::redact(&joined);
+    if r.findings.is_empty() {
+        return (lines, 0);
+    }
+    let split: Vec<String> = r.text.split('\n').map(str::to_owned).collect();
+    if split.len() == lines.len() {
+        return (split, r.findings.len());
+    }
+    let mut count = 0;
+    let per_line = lines
+        .iter()
+        .map(|l| {
+            let r = crate::secrets::redact(l);
+            count += r.findings.len();
+            r.text.replace('\n', " ")
+        })
+        .collect();
+    (per_line, count)
 }
 
 /// Finds the Hound repository for a Gitea `owner/name`: a repository named `owner/name`, else

@@ -9,6 +9,8 @@ use crate::ErrorKind;
 
 const TOKEN: &str = "s3cr3t-t0ken-value-0123456789";
 const ALPHA_REV: &str = "3e693325815c78dc2a5c0f85e27b0a9b88d271db";
+const SECRET_FILE: &str =
+    "const a = 1;\nconst token = \"ghp_R8sK2mQ9vX4tL7wN1pZ6cB3yH5jF0dG8eA2u\";\nconst b = 2;\n";
 const SHA: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 
 fn read_alpha(rel: &str) -> Vec<u8> {
@@ -33,7 +35,8 @@ fn alpha_tree() -> BTreeMap<String, Vec<u8>> {
 /// `acme/alpha` with default branch `trunk` (never `main`), a branch `feature/x` whose
 /// `src/server.ts` differs, a tag `v1.0` and a commit; `acme/secret` is private.
 fn fake_gitea() -> FakeGitea {
-    let trunk = alpha_tree();
+    let mut trunk = alpha_tree();
+    trunk.insert("config/app.ts".into(), SECRET_FILE.as_bytes().to_vec());
     let mut feature = trunk.clone();
     feature.insert(
         "src/server.ts".into(),
@@ -784,6 +787,25 @@ async fn gitea_context_edges() {
         assert_eq!(e.kind(), ErrorKind::InvalidRequest);
         assert!(e.message().starts_with("not found"));
     }
+}
+
+#[tokio::test]
+async fn secrets_are_redacted_in_context_but_not_in_raw_files() {
+    let server = gitea_server().await;
+    let client = gitea_client(&server.url(), None, 5000);
+    let r = remote_file_context_with(&request("config/app.ts", 2, 1, None), &client, None)
+        .await
+        .unwrap();
+    assert_eq!(r.redacted, 1);
+    assert_eq!(r.lines.len(), 3);
+    assert_eq!(r.lines[1], "const token = \"[REDACTED:github_token]\";");
+    assert!(!r.content.contains("ghp_R8sK"));
+    assert!(r.warnings.iter().any(|w| w.contains("REDACTED")));
+    let raw = client
+        .get_raw_file("acme/alpha", "config/app.ts", None)
+        .await
+        .unwrap();
+    assert_eq!(raw, SECRET_FILE);
 }
 
 #[tokio::test]
