@@ -82,7 +82,10 @@ impl LineWindow {
         if self.sniff.len() < BINARY_SNIFF_BYTES {
             let take = (BINARY_SNIFF_BYTES - self.sniff.len()).min(chunk.len());
             self.sniff.extend_from_slice(&chunk[..take]);
-            if looks_binary(&self.sniff) {
+            // A NUL settles it at once; the control-byte ratio only on the whole sample, so a
+            // first chunk of a few bytes is not judged on its own.
+            let decided = self.sniff.contains(&0) || self.sniff_complete();
+            if decided && looks_binary(&self.sniff) {
                 return Err(binary_error());
             }
         }
@@ -240,6 +243,15 @@ mod tests {
         let e = window(&text, 1, 1, 1).unwrap_err();
         assert_eq!(e.kind(), crate::ErrorKind::InvalidRequest);
         assert!(e.message().contains("binary"));
+    }
+
+    #[test]
+    fn a_tiny_first_chunk_is_not_judged_alone() {
+        // One control byte in 8 KiB of text is text, even when it arrives alone as the first chunk.
+        let mut text = b"\x01".to_vec();
+        text.extend(b"line of ordinary text\n".repeat(400));
+        let w = window(&text, 2, 3, 1).unwrap();
+        assert_eq!(w.lines, ["line of ordinary text", "line of ordinary text"]);
     }
 
     #[test]
