@@ -423,6 +423,13 @@ impl HoundClient {
                     StatusCode::SERVICE_UNAVAILABLE => Err(Error::unavailable(
                         "Hound is unavailable (HTTP 503; it answers so while it builds its indexes)",
                     )),
+                    // Newer houndd answers an unknown `repo` of /excludes with a JSON 404; any
+                    // other 404 is its UI's plain-text "page not found".
+                    StatusCode::NOT_FOUND if serde_json::from_slice::<ErrorBody>(&body).is_ok() => {
+                        Err(Error::invalid_request(
+                            "not found: Hound has no repository of that name",
+                        ))
+                    }
                     StatusCode::NOT_FOUND => Err(Error::invalid_request(
                         "Hound has no such API endpoint (HTTP 404); check baseUrl",
                     )),
@@ -484,7 +491,10 @@ impl HoundClient {
         let mut url = http::join_segments(&self.base, ["api", "v1", "excludes"]);
         url.query_pairs_mut().append_pair("repo", repo.trim());
         let body = self.get_json(url).await?;
-        // A repository with nothing excluded may answer `null`.
+        // Older houndd answers an empty body when the index has no exclusion list.
+        if body.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Vec::new());
+        }
         Self::parse::<Option<Vec<Excluded>>>(&body).map(Option::unwrap_or_default)
     }
 

@@ -535,6 +535,9 @@ async fn hound_repos_and_excludes() {
         "{url}/src/commit/{rev}/{path}{anchor}"
     );
 
+    let e = client.excludes("nosuch").await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidRequest);
+
     let excluded = client.excludes("alpha").await.unwrap();
     assert_eq!(
         excluded,
@@ -561,6 +564,10 @@ async fn hound_not_ready_bad_json_and_oversized_bodies() {
                 line: b"{\"Results\":{}}\n".to_vec(),
             },
             Some("500") => Reply::new(500, "text/plain", "boom"),
+            _ if req.path() == "/api/v1/excludes" => match req.query()[0].1.as_str() {
+                "gone" => Reply::json(404, "{\"Error\":\"No such repository: gone\"}\n"),
+                _ => Reply::new(200, "application/json;charset=utf-8", ""),
+            },
             _ => Reply::new(404, "text/plain", "404 page not found\n"),
         }
     })
@@ -589,6 +596,15 @@ async fn hound_not_ready_bad_json_and_oversized_bodies() {
     assert!(e.message().contains("maxBytes"));
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(run("500").await.kind(), ErrorKind::Unavailable);
+    let e = client.excludes("gone").await.unwrap_err();
+    assert_eq!(
+        (e.kind(), e.message()),
+        (
+            ErrorKind::InvalidRequest,
+            "not found: Hound has no repository of that name"
+        )
+    );
+    assert_eq!(client.excludes("empty").await.unwrap(), []);
 }
 
 #[test]
