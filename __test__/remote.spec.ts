@@ -3,6 +3,9 @@
 // err.code, the Hound quirks on the recorded fixtures, the fallback, and the faults.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 import { GiteaClient, HoundClient, remoteFileContext, type FileContextResult } from '../index.js'
 import {
@@ -80,6 +83,49 @@ test('GiteaClient reads settings from the config and the environment', () => {
       else process.env[k] = v
     }
   }
+})
+
+/** Runs `fn` with environment variables set (undefined deletes), restoring them afterwards. */
+async function withEnv(vars: Record<string, string | undefined>, fn: () => Promise<void> | void): Promise<void> {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]))
+  const apply = (v: Record<string, string | undefined>) => {
+    for (const [k, x] of Object.entries(v)) {
+      if (x === undefined) delete process.env[k]
+      else process.env[k] = x
+    }
+  }
+  apply(vars)
+  try {
+    await fn()
+  } finally {
+    apply(saved)
+  }
+}
+
+test('the token file ~/.config/gitea/token is read when GITEA_TOKEN is unset', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'ce-home-'))
+  try {
+    mkdirSync(join(home, '.config', 'gitea'), { recursive: true })
+    writeFileSync(join(home, '.config', 'gitea', 'token'), `${TOKEN}\n`)
+    await withEnv({ HOME: home, GITEA_TOKEN: undefined, GITEA_URL: gitea.url }, async () => {
+      const c = new GiteaClient()
+      assert.equal(c.hasToken, true)
+      // acme/secret is private: only the token from the file makes it readable.
+      assert.ok((await c.getRawFile('acme/secret', 'src/big.ts')).startsWith('export const needle_001'))
+      assert.equal(gitea.seen.at(-1)!.headers.authorization, `token ${TOKEN}`)
+    })
+  } finally {
+    rmSync(home, { recursive: true, force: true })
+  }
+})
+
+test('remoteFileContext takes GITEA_URL and HOUND_URL from the environment', async () => {
+  await withEnv({ GITEA_URL: closedUrl, GITEA_TOKEN: undefined, HOME: '/nonexistent-home', HOUND_URL: hound.url }, async () => {
+    const r = await remoteFileContext({ repo: 'acme/alpha', file: 'src/big.ts', line: 200, context: 0 })
+    assert.equal(r.source, 'hound')
+    assert.deepEqual(r.lines, ['export const needle_200 = "needle 200"; // needle twice'])
+    assert.equal(r.url, `${closedUrl}/acme/alpha/src/commit/${ALPHA_REV}/src/big.ts#L200-L200`)
+  })
 })
 
 test('GiteaClient refuses bad settings with invalid_request', () => {
