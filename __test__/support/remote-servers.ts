@@ -1,8 +1,8 @@
 // Local HTTP servers for the remote tests, on 127.0.0.1 only:
-// - a Hound that replays the recorded fixtures (../shared/fixtures/hound) byte for byte, matched on
+// - a Hound that replays the recorded fixtures (tests/fixtures/remote/hound) byte for byte, matched on
 //   method, path and the set of parameters, and answers empty-query searches (the fallback's) from
 //   the fixture repositories the way houndd does;
-// - a Gitea that follows ../shared/fixtures/gitea/NOTES.md: token auth, private repos as 404, the
+// - a Gitea that follows tests/fixtures/remote/gitea/NOTES.md: token auth, private repos as 404, the
 //   repo / branches / tags API, /raw/* with Gitea's ref resolution (including its silent fallback
 //   to the default branch for unknown refs), text/plain vs octet-stream, JSON 404 bodies;
 // - a server whose routes misbehave on purpose (hang, slow, 500, truncated, huge, redirects).
@@ -11,7 +11,7 @@ import type { AddressInfo, Socket } from 'node:net'
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
-export const FIXTURES = join(__dirname, '..', 'fixtures', 'remote')
+export const FIXTURES = join(__dirname, '..', '..', 'tests', 'fixtures', 'remote')
 export const HOUND_DIR = join(FIXTURES, 'hound')
 
 export interface Seen {

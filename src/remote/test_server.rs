@@ -228,7 +228,7 @@ async fn serve(
 // Fixtures
 
 pub fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("__test__/fixtures/remote")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/remote")
 }
 
 pub fn hound_dir() -> PathBuf {
