@@ -284,7 +284,16 @@ pub fn expand(
         .and_then(|resolved| cache.lines(&scope, &resolved, &options.limits))
     {
         Ok(lines) => lines,
-        Err(e) => return Expansion::unchanged(chunk, Reason::of(&e)),
+        Err(e) => {
+            let reason = match Reason::of(&e) {
+                // `..` is refused outright (it could leave the workspace through a symlink).
+                Reason::InvalidPath if has_parent_component(&chunk.file_path) => {
+                    Reason::OutsideWorkspace
+                }
+                other => other,
+            };
+            return Expansion::unchanged(chunk, reason);
+        }
     };
     if lines.is_empty() {
         return Expansion::unchanged(chunk, Reason::EmptyFile);
@@ -340,6 +349,10 @@ pub fn expand(
         fallback: None,
         clipped,
     }
+}
+
+fn has_parent_component(path: &str) -> bool {
+    path.split(['/', '\\']).any(|part| part == "..")
 }
 
 /// Cuts the block `bs..=be` to at most `max` lines that keep the chunk `cs..=ce` (inside it),

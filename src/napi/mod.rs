@@ -14,3 +14,5 @@ mod args;
 mod bridge;
 mod budget;
 mod diagnostics;
+mod engine;
+mod expand;
