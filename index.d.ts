@@ -135,6 +135,12 @@ export interface ExpandChunkOptions {
    * Default 200.
    */
   maxLines?: number
+  /**
+   * Replace secrets (API keys, tokens, private keys...) in the expanded text by
+   * `[REDACTED:<kind>]`, as retrieval does; a key block cut by the range is still redacted.
+   * Default `true`. The chunk's own `content` is never changed.
+   */
+  redact?: boolean
 }
 
 /** What `expandChunkDetailed` returns. */
@@ -157,6 +163,8 @@ export interface ExpandedChunk {
   fallback?: 'unsupported_language' | 'no_enclosing_block'
   /** True when the enclosing block was longer than `maxLines` and was cut around the chunk. */
   clipped: boolean
+  /** How many secrets were redacted in `content`. */
+  redactions: number
 }
 
 /** Limits of an engine's file cache (`new ContextEngine({ fileCache })`). All optional. */

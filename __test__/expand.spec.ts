@@ -61,7 +61,7 @@ test("the spec's example: lines 25-30 with 5 context lines give lines 20-35", as
   const d = await expandChunkDetailed(ws, chunk('src/a.ts', 25, 30), 5)
   assert.deepEqual(
     { ...d },
-    { content: linesOf(20, 35), startLine: 20, endLine: 35, expanded: true, mode: 'lines', clipped: false },
+    { content: linesOf(20, 35), startLine: 20, endLine: 35, expanded: true, mode: 'lines', clipped: false, redactions: 0 },
   )
   // clamped at both ends, and a huge contextLines is the whole file
   assert.equal(await expandChunk(ws, chunk('src/a.ts', 2, 3), 10), linesOf(1, 13))
@@ -125,6 +125,23 @@ test('failures return the original content, with the reason in the detailed vari
   }
   // an absolute path inside the workspace is fine
   assert.equal(await expandChunk(ws, chunk(join(ws, 'a.ts'), 5, 5), 1), linesOf(4, 6))
+})
+
+test('secrets in the expanded lines are redacted unless redact: false', async () => {
+  const ws = workspace()
+  // a fake token with a varied body, assembled at run time
+  const body = Array.from({ length: 36 }, (_, i) => 'aB3xQ9mZ7kR2'[(i * 7 + 3) % 12]).join('')
+  const token = ['ghp', body].join('_')
+  put(ws, 'cfg.ts', numbered(20).replace('line 12\n', `const token = "${token}"\n`))
+  const d = await expandChunkDetailed(ws, chunk('cfg.ts', 10, 10), 3)
+  assert.ok(!d.content.includes(token))
+  assert.match(d.content, /\[REDACTED:github_token\]/)
+  assert.equal(d.redactions, 1)
+  assert.ok(!(await expandChunk(ws, chunk('cfg.ts', 10, 10), 3)).includes(token))
+  const raw = await expandChunkDetailed(ws, chunk('cfg.ts', 10, 10), 3, { redact: false })
+  assert.ok(raw.content.includes(token))
+  assert.equal(raw.redactions, 0)
+  await assert.rejects(expandChunk(ws, chunk('cfg.ts', 10, 10), 3, { redact: 'no' as never }), isInvalid)
 })
 
 test('structure mode widens to the enclosing method, class or function', async () => {

@@ -92,6 +92,27 @@ pub struct FileLines {
     /// Byte offset of the start of each line.
     starts: Vec<usize>,
     definitions: OnceLock<(Lang, Vec<Definition>)>,
+    redacted: OnceLock<Option<Box<Redaction>>>,
+}
+
+/// A file's text with its secrets redacted ([`crate::secrets::redact`]), which keeps every
+/// line where it was.
+#[derive(Debug)]
+pub struct Redaction {
+    /// The redacted lines.
+    pub lines: FileLines,
+    /// The lines each secret was on (1-based, inclusive; a PEM block spans several).
+    pub spans: Vec<(usize, usize)>,
+}
+
+impl Redaction {
+    /// How many secrets touch lines `start..end` (0-based, end exclusive).
+    pub fn count_in(&self, start: usize, end: usize) -> usize {
+        self.spans
+            .iter()
+            .filter(|(a, b)| *a <= end && *b > start)
+            .count()
+    }
 }
 
 impl FileLines {
@@ -110,6 +131,7 @@ impl FileLines {
             text,
             starts,
             definitions: OnceLock::new(),
+            redacted: OnceLock::new(),
         }
     }
 
@@ -157,6 +179,31 @@ impl FileLines {
         } else {
             std::borrow::Cow::Owned(syntax::definitions(&self.text, lang))
         }
+    }
+
+    /// The text with its secrets redacted, computed once per cached file version; `None` when
+    /// the text has no secrets.
+    pub fn redacted(&self) -> Option<&Redaction> {
+        self.redacted
+            .get_or_init(|| {
+                let r = crate::secrets::redact(&self.text);
+                if r.findings.is_empty() {
+                    return None;
+                }
+                let spans = r
+                    .findings
+                    .iter()
+                    .map(|f| {
+                        let extra = self.text[f.range()].matches('\n').count();
+                        (f.line, f.line + extra)
+                    })
+                    .collect();
+                Some(Box::new(Redaction {
+                    lines: FileLines::new(r.text.into_owned()),
+                    spans,
+                }))
+            })
+            .as_deref()
     }
 
     fn bytes(&self) -> usize {

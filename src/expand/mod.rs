@@ -13,6 +13,9 @@
 //! return the chunk's own content, with the [`Reason`] in the [`Expansion`]. `contextLines <=
 //! 0` returns the content unchanged.
 //!
+//! Secrets in the expanded text are redacted by default ([`ExpandOptions::redact`]), from the
+//! whole file's redaction, so a key block cut by the range is still caught.
+//!
 //! Files are read only through [`Scope`] (the chunk's path is resolved with
 //! [`Scope::resolve_within`], so `..`, absolute paths elsewhere and symlinks leading out are
 //! refused) and kept in a [`FileCache`] that is bounded, expires entries and revalidates every
@@ -24,7 +27,7 @@ mod watch;
 #[cfg(test)]
 mod tests;
 
-pub use cache::{CacheConfig, CacheStats, FileCache, FileLines, RACY_WINDOW};
+pub use cache::{CacheConfig, CacheStats, FileCache, FileLines, Redaction, RACY_WINDOW};
 pub use watch::{Watches, MAX_WATCHED_ROOTS};
 
 use crate::fs_scope::{ReadError, ReadLimits, Scope};
@@ -112,6 +115,9 @@ pub struct ExpandOptions {
     /// How files are read. Default [`ReadLimits::default`] (8 MiB, lines over 2000 characters
     /// cut).
     pub limits: ReadLimits,
+    /// Replace secrets in the expanded text by `[REDACTED:<kind>]` ([`crate::secrets`]), as
+    /// retrieval does with its snippets. Default true.
+    pub redact: bool,
 }
 
 impl Default for ExpandOptions {
@@ -120,6 +126,7 @@ impl Default for ExpandOptions {
             mode: Mode::Lines,
             max_lines: DEFAULT_MAX_LINES,
             limits: ReadLimits::default(),
+            redact: true,
         }
     }
 }
@@ -228,6 +235,8 @@ pub struct Expansion {
     /// True when a structure-mode block was longer than `max_lines` and was cut around the
     /// chunk.
     pub clipped: bool,
+    /// How many secrets were redacted in `content`.
+    pub redactions: usize,
 }
 
 impl Expansion {
@@ -242,6 +251,7 @@ impl Expansion {
             block_kind: None,
             fallback: None,
             clipped: false,
+            redactions: 0,
         }
     }
 }
@@ -303,16 +313,37 @@ pub fn expand(
     else {
         return Expansion::unchanged(chunk, Reason::OutOfRange);
     };
-    let by_lines = |fallback: Option<Fallback>| Expansion {
-        content: lines.slice(start, end).to_owned(),
-        start_line: start + 1,
-        end_line: end,
-        expanded: true,
-        reason: None,
-        mode: Mode::Lines,
-        block_kind: None,
-        fallback,
-        clipped: false,
+    // Lines `a..b` (0-based, end exclusive), redacted when asked.
+    let text_of = |a: usize, b: usize| -> (String, usize) {
+        if !options.redact {
+            return (lines.slice(a, b).to_owned(), 0);
+        }
+        match lines.redacted() {
+            None => (lines.slice(a, b).to_owned(), 0),
+            Some(r) if r.lines.len() == lines.len() => {
+                (r.lines.slice(a, b).to_owned(), r.count_in(a, b))
+            }
+            // Redaction always keeps the line count; should it not, redact the slice alone.
+            Some(_) => {
+                let red = crate::secrets::redact(lines.slice(a, b));
+                (red.text.into_owned(), red.findings.len())
+            }
+        }
+    };
+    let by_lines = |fallback: Option<Fallback>| {
+        let (content, redactions) = text_of(start, end);
+        Expansion {
+            content,
+            start_line: start + 1,
+            end_line: end,
+            expanded: true,
+            reason: None,
+            mode: Mode::Lines,
+            block_kind: None,
+            fallback,
+            clipped: false,
+            redactions,
+        }
     };
     if options.mode == Mode::Lines {
         return by_lines(None);
@@ -338,8 +369,9 @@ pub fn expand(
     };
     let block_end = block.end_line.min(lines.len());
     let (s, e, clipped) = clip(block.start_line, block_end, first, last, options.max_lines);
+    let (content, redactions) = text_of(s - 1, e);
     Expansion {
-        content: lines.slice(s - 1, e).to_owned(),
+        content,
         start_line: s,
         end_line: e,
         expanded: true,
@@ -348,6 +380,7 @@ pub fn expand(
         block_kind: Some(block.kind),
         fallback: None,
         clipped,
+        redactions,
     }
 }
 

@@ -835,3 +835,81 @@ fn concurrent_expansions_while_files_change() {
         assert!(e.content.starts_with(&format!("f{i} v{final_v} l1")));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Redaction
+
+/// A varied pseudo-random string over `alphabet` (fake secrets for tests, built at run time).
+fn fake(seed: u64, len: usize, alphabet: &str) -> String {
+    let chars: Vec<char> = alphabet.chars().collect();
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            chars[(state % chars.len() as u64) as usize]
+        })
+        .collect()
+}
+
+const ALNUM: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+const B64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+#[test]
+fn secrets_in_the_expanded_lines_are_redacted_by_default() {
+    let f = Fixture::new();
+    let token = format!("{}_{}", "ghp", fake(7, 36, ALNUM));
+    let mut text = numbered(20);
+    text = text.replace("line 12\n", &format!("const token = \"{token}\"\n"));
+    f.write("cfg.ts", &text);
+    let e = f.expand(&chunk("cfg.ts", 10, 10), 3);
+    assert!(!e.content.contains(&token));
+    assert!(
+        e.content.contains("[REDACTED:github_token]"),
+        "{}",
+        e.content
+    );
+    assert_eq!(e.redactions, 1);
+    assert_eq!(e.content.lines().count(), 7);
+    // a range that does not reach the secret has nothing redacted
+    let e = f.expand(&chunk("cfg.ts", 3, 3), 1);
+    assert_eq!(
+        (e.redactions, e.content.as_str()),
+        (0, "line 2\nline 3\nline 4")
+    );
+    // redact: false gives the file's lines as they are
+    let raw = ExpandOptions {
+        redact: false,
+        ..ExpandOptions::default()
+    };
+    let e = expand(&f.cache, f.root(), &chunk("cfg.ts", 10, 10), 3, &raw);
+    assert!(e.content.contains(&token));
+    assert_eq!(e.redactions, 0);
+}
+
+#[test]
+fn a_key_block_cut_by_the_range_is_still_redacted() {
+    let f = Fixture::new();
+    let body: Vec<String> = (0..6).map(|i| fake(100 + i, 64, B64)).collect();
+    let pem = format!(
+        "-----{} RSA PRIVATE KEY-----\n{}\n-----{} RSA PRIVATE KEY-----",
+        "BEGIN",
+        body.join("\n"),
+        "END"
+    );
+    // lines 1-3 code, 4-11 the key, 12-15 code
+    let text = format!("a\nb\nc\n{pem}\nx\ny\nz\nw\n");
+    f.write("key.txt", &text);
+    // lines 8-13: the middle of the key (no BEGIN line in the range) and the code after it
+    let e = f.expand(&chunk("key.txt", 10, 11), 2);
+    assert_eq!((e.start_line, e.end_line), (8, 13));
+    for line in &body {
+        assert!(!e.content.contains(line.as_str()), "key material leaked");
+    }
+    assert_eq!(e.redactions, 1);
+    assert_eq!(e.content.lines().count(), 6);
+    assert!(e.content.ends_with("x\ny"));
+}

@@ -38,6 +38,10 @@ pub struct ExpandChunkOptions {
     /// Most lines a structure-mode expansion returns; a longer block is cut around the chunk.
     /// Default 200.
     pub max_lines: Option<f64>,
+    /// Replace secrets (API keys, tokens, private keys...) in the expanded text by
+    /// `[REDACTED:<kind>]`, as retrieval does; a key block cut by the range is still redacted.
+    /// Default `true`. The chunk's own `content` is never changed.
+    pub redact: Option<bool>,
 }
 
 /// Limits of an engine's file cache (`new ContextEngine({ fileCache })`). All optional.
@@ -83,6 +87,8 @@ pub struct ExpandedChunk {
     pub fallback: Option<String>,
     /// True when the enclosing block was longer than `maxLines` and was cut around the chunk.
     pub clipped: bool,
+    /// How many secrets were redacted in `content`.
+    pub redactions: u32,
 }
 
 /// Counters and limits of a file cache.
@@ -241,6 +247,7 @@ fn options_arg(value: Option<Unknown<'_>>) -> CoreResult<ExpandOptions> {
         1,
         MAX_STRUCTURE_LINES,
     )? as usize;
+    options.redact = parsed.redact.unwrap_or(true);
     Ok(options)
 }
 
@@ -294,6 +301,7 @@ impl From<Expansion> for ExpandedChunk {
             block_kind: e.block_kind.map(|k| k.as_str().to_owned()),
             fallback: e.fallback.map(|f| f.as_str().to_owned()),
             clipped: e.clipped,
+            redactions: clamp_u32(e.redactions),
         }
     }
 }
