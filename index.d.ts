@@ -10,12 +10,58 @@ export type FittedSections<K extends string = string> = { [P in K]: string } & {
 }
 
 /**
+ * A piece of a file to expand (context-expansion-spec `TextChunk`): `filePath` relative to the
+ * workspace, lines 1-based and inclusive.
+ */
+export interface TextChunk {
+  content: string
+  filePath: string
+  startLine: number
+  endLine: number
+  language?: string
+}
+
+/**
+ * A retrieval result to expand (context-expansion-spec `KnowledgeChunk`). Expansion uses only
+ * the fields it shares with `TextChunk`; the others are carried by the caller.
+ */
+export interface KnowledgeChunk extends TextChunk {
+  id?: string
+  score?: number
+}
+
+/**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
  * flavor napi-rs can build is listed, because `NAPI_RS_NATIVE_LIBRARY_PATH`
  * can point the loader at a WASI artifact this package does not build itself.
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
+
+/**
+ * An engine with its own state (file cache, ...). The module-level functions use one
+ * process-wide default engine; create a `ContextEngine` to isolate state or to change limits.
+ */
+export declare class ContextEngine {
+  /** A new engine. Throws `invalid_request` for malformed options. */
+  constructor(options?: ContextEngineOptions)
+  /** `expandChunk` on this engine's file cache. */
+  expandChunk(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions): Promise<string>
+  /** `expandChunkDetailed` on this engine's file cache. */
+  expandChunkDetailed(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions): Promise<ExpandedChunk>
+  /** `clearFileCache` on this engine. */
+  clearFileCache(): number
+  /** `invalidateFile` on this engine. */
+  invalidateFile(path: string): number
+  /** `invalidateDirectory` on this engine. */
+  invalidateDirectory(path: string): number
+  /** `fileCacheStats` of this engine. */
+  fileCacheStats(): FileCacheStats
+  /** `watchWorkspace` for this engine's cache. */
+  watchWorkspace(workspacePath: string): Promise<boolean>
+  /** `unwatchWorkspace` for this engine's cache. */
+  unwatchWorkspace(workspacePath: string): boolean
+}
 
 /**
  * A client of one Gitea server (ADR-003). Holds no connection of its own; all clients share
@@ -76,6 +122,20 @@ export declare function __raiseErrorAsync(code: string, viaFuture?: boolean): Pr
  */
 export declare function __raiseErrorSync(code: string): void
 
+/** Empties the default engine's file cache; returns how many files were dropped. */
+export declare function clearFileCache(): number
+
+/** Options of `new ContextEngine()`. All optional. */
+export interface ContextEngineOptions {
+  /** Limits of the file cache used by `expandChunk`. Defaults: see `FileCacheOptions`. */
+  fileCache?: FileCacheOptions
+  /**
+   * Watch every workspace this engine expands in and drop cached files as soon as they
+   * change (at most 16 workspaces). Default `false`: the cache revalidates every hit anyway.
+   */
+  watch?: boolean
+}
+
 /**
  * Exact number of BPE tokens of `text` for `encoding` (default `'o200k_base'`, the GPT-4o /
  * o-series encoding; `'cl100k_base'` for GPT-4 / GPT-3.5). Runs off the JS thread.
@@ -91,6 +151,122 @@ export declare function countTokensSync(text: string, encoding?: TokenEncoding):
  * code; use `countTokens` where a budget must hold.
  */
 export declare function estimateTokens(text: string): number
+
+/**
+ * Expands `chunk` (a `TextChunk` or `KnowledgeChunk` whose `filePath` is relative to
+ * `workspacePath`) by `contextLines` lines on each side (lines 25-30 with 5 give lines 20-35,
+ * clamped to the file), or to its enclosing function, method or class with
+ * `{ mode: 'structure' }`. Resolves to the chunk's own `content` when `contextLines <= 0` and
+ * whenever the file cannot be used (missing, unreadable, binary, outside the workspace, range
+ * outside the file): `expandChunkDetailed` says why. Rejects (`invalid_request`) only for
+ * arguments of the wrong type or shape.
+ */
+export declare function expandChunk(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions): Promise<string>
+
+/** Like `expandChunk`, with the lines returned, whether the file was used, and if not why. */
+export declare function expandChunkDetailed(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions): Promise<ExpandedChunk>
+
+/** Options of `expandChunk`. All optional. */
+export interface ExpandChunkOptions {
+  /**
+   * `'lines'` (default): `contextLines` lines on each side, the spec's behaviour.
+   * `'structure'`: the smallest enclosing function, method or class (TypeScript, TSX,
+   * JavaScript, Python, Rust, Go), at most `maxLines` lines; other files, and chunks that
+   * no block encloses, fall back to `'lines'`.
+   */
+  mode?: 'lines' | 'structure'
+  /**
+   * Most lines a structure-mode expansion returns; a longer block is cut around the chunk.
+   * Default 200.
+   */
+  maxLines?: number
+  /**
+   * Replace secrets (API keys, tokens, private keys...) in the expanded text by
+   * `[REDACTED:<kind>]`, as retrieval does; a key block cut by the range is still redacted.
+   * Default `true`. The chunk's own `content` is never changed.
+   */
+  redact?: boolean
+}
+
+/** What `expandChunkDetailed` returns. */
+export interface ExpandedChunk {
+  /** Exactly what `expandChunk` returns: the expanded text, or the chunk's own content. */
+  content: string
+  /** First line of `content` in the file, 1-based (the chunk's own when not expanded). */
+  startLine: number
+  /** Last line of `content`, inclusive (the chunk's own when not expanded). */
+  endLine: number
+  /** True when `content` was read from the file. */
+  expanded: boolean
+  /** Why the chunk was not expanded. */
+  reason?: 'no_context' | 'invalid_workspace' | 'invalid_path' | 'outside_workspace' | 'not_found' | 'not_a_file' | 'too_large' | 'binary' | 'unreadable' | 'empty_file' | 'out_of_range' | 'invalid_range'
+  /** The mode that produced `content` (`'lines'` after a structure-mode fallback). */
+  mode: 'lines' | 'structure'
+  /** In structure mode, what the enclosing block is. */
+  blockKind?: 'function' | 'method' | 'class' | 'struct' | 'interface' | 'type' | 'enum' | 'trait' | 'impl' | 'const'
+  /** Why structure mode fell back to line mode. */
+  fallback?: 'unsupported_language' | 'no_enclosing_block'
+  /** True when the enclosing block was longer than `maxLines` and was cut around the chunk. */
+  clipped: boolean
+  /** How many secrets were redacted in `content`. */
+  redactions: number
+}
+
+/** Limits of an engine's file cache (`new ContextEngine({ fileCache })`). All optional. */
+export interface FileCacheOptions {
+  /** Most files kept (least recently used dropped first); 0 disables caching. Default 100. */
+  maxFiles?: number
+  /** Files with more lines are read every time, never cached. Default 10,000. */
+  maxFileLines?: number
+  /** Most bytes of text kept in all. Default 64 MiB. */
+  maxBytes?: number
+  /**
+   * How long a file is served from the cache after it was read, in milliseconds (every hit
+   * is also checked against the file's size and modification time). Default 300000 (5 min).
+   */
+  ttlMs?: number
+}
+
+/** Counters and limits of the default engine's file cache. */
+export declare function fileCacheStats(): FileCacheStats
+
+/** Counters and limits of a file cache. */
+export interface FileCacheStats {
+  /** Files cached now. */
+  entries: number
+  /** Bytes cached now (text and line offsets). */
+  bytes: number
+  /** Reads served from the cache (after checking the file is unchanged). */
+  hits: number
+  /** Reads that went to the file system. */
+  misses: number
+  /** Entries dropped to stay within `maxFiles` / `maxBytes`. */
+  evictions: number
+  /** Entries dropped because they were older than the TTL. */
+  expirations: number
+  /** Entries dropped because the file had changed on disk. */
+  stale: number
+  /**
+   * Reads of files that could not be cached (too many lines, changed during the read or
+   * modified within the last 50 ms).
+   */
+  uncacheable: number
+  /**
+   * Entries dropped by `clearFileCache`, `invalidateFile`, `invalidateDirectory` or the
+   * file watcher.
+   */
+  invalidations: number
+  /** Workspaces watched now. */
+  watched: number
+  /** The `maxFiles` limit. */
+  maxFiles: number
+  /** The `maxFileLines` limit. */
+  maxFileLines: number
+  /** The `maxBytes` limit. */
+  maxBytes: number
+  /** The TTL in milliseconds. */
+  ttlMs: number
+}
 
 /** What `remoteFileContext` fetches. */
 export interface FileContextRequest {
@@ -342,6 +518,18 @@ export interface HoundUrlPattern {
 }
 
 /**
+ * Drops every cached file under a directory (absolute path, compared by whole components:
+ * `/a/b` does not cover `/a/bc`); returns how many were dropped.
+ */
+export declare function invalidateDirectory(path: string): number
+
+/**
+ * Drops one file (absolute path) from the default engine's cache; returns how many entries
+ * were dropped (0 when it was not cached).
+ */
+export declare function invalidateFile(path: string): number
+
+/**
  * Lines `line - context ..= line + context` of a file on Gitea, numbered, with a web link to
  * the exact ref served (ADR-003's `hound_file_context`). The body is streamed and reading
  * stops after the last line needed. When Gitea is unavailable or times out and a Hound URL is
@@ -447,3 +635,13 @@ export interface TruncationMetadata {
   /** Tokens of all sections after fitting, by the counter used. */
   tokens_after: number
 }
+
+/** Stops watching a workspace; false if it was not watched. */
+export declare function unwatchWorkspace(workspacePath: string): boolean
+
+/**
+ * Watches a workspace (recursively) and drops cached files of the default engine as soon as
+ * they change; resolves to false if it was watched already. At most 16 workspaces
+ * (`invalid_request` beyond); `unavailable` when the system refuses (watch limit).
+ */
+export declare function watchWorkspace(workspacePath: string): Promise<boolean>

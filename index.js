@@ -835,17 +835,26 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.ContextEngine = nativeBinding.ContextEngine
 module.exports.GiteaClient = nativeBinding.GiteaClient
 module.exports.HoundClient = nativeBinding.HoundClient
 module.exports.__raiseErrorAsync = nativeBinding.__raiseErrorAsync
 module.exports.__raiseErrorSync = nativeBinding.__raiseErrorSync
+module.exports.clearFileCache = nativeBinding.clearFileCache
 module.exports.countTokens = nativeBinding.countTokens
 module.exports.countTokensSync = nativeBinding.countTokensSync
 module.exports.estimateTokens = nativeBinding.estimateTokens
+module.exports.expandChunk = nativeBinding.expandChunk
+module.exports.expandChunkDetailed = nativeBinding.expandChunkDetailed
+module.exports.fileCacheStats = nativeBinding.fileCacheStats
 module.exports.fitToBudget = nativeBinding.fitToBudget
 module.exports.fitToBudgetSync = nativeBinding.fitToBudgetSync
+module.exports.invalidateDirectory = nativeBinding.invalidateDirectory
+module.exports.invalidateFile = nativeBinding.invalidateFile
 module.exports.remoteFileContext = nativeBinding.remoteFileContext
 module.exports.TokenEncoding = nativeBinding.TokenEncoding
 module.exports.truncateFile = nativeBinding.truncateFile
 module.exports.truncateFileDetailed = nativeBinding.truncateFileDetailed
 module.exports.truncateFileSync = nativeBinding.truncateFileSync
+module.exports.unwatchWorkspace = nativeBinding.unwatchWorkspace
+module.exports.watchWorkspace = nativeBinding.watchWorkspace

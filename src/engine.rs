@@ -12,18 +12,29 @@ use std::sync::{Arc, OnceLock};
 
 /// Options of a new engine; each capability adds its settings here, with defaults.
 #[derive(Debug, Clone, Default)]
-pub struct EngineOptions {}
+pub struct EngineOptions {
+    /// Limits of the expansion file cache ([`crate::expand::CacheConfig`]).
+    pub file_cache: crate::expand::CacheConfig,
+    /// Watch every workspace expanded in for changes (see [`crate::expand::Watches`]).
+    /// Default false.
+    pub watch_workspaces: bool,
+}
 
 /// The engine's long-lived state.
 #[derive(Debug, Default)]
 pub struct Engine {
     options: EngineOptions,
+    /// The file cache of expansion.
+    pub files: crate::expand::FileCache,
 }
 
 impl Engine {
     /// A new engine with the given options.
     pub fn new(options: EngineOptions) -> Self {
-        Engine { options }
+        Engine {
+            files: crate::expand::FileCache::new(options.file_cache.clone()),
+            options,
+        }
     }
 
     /// The options this engine was built with.

@@ -14,4 +14,6 @@ mod args;
 mod bridge;
 mod budget;
 mod diagnostics;
+mod engine;
+mod expand;
 mod remote;
