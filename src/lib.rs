@@ -8,12 +8,14 @@
 //! - [`fs_scope`]: the one place a path is resolved against a root, opened and read.
 //! - [`secrets`]: detection and redaction of credentials in text.
 //! - [`budget`]: token estimation, exact BPE counts, truncation and budget fitting.
+//! - [`git`]: the `git` command-line runner (timeouts, output caps, classified failures).
 //! - [`engine`]: long-lived state (indexes, caches, clients) behind the `ContextEngine` class.
 
 pub mod budget;
 pub mod engine;
 pub mod error;
 pub mod fs_scope;
+pub mod git;
 pub mod secrets;
 
 // The N-API layer is exercised from TypeScript (`__test__/`); a Rust test binary has no Node
