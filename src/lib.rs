@@ -8,10 +8,12 @@
 //! - [`fs_scope`]: the one place a path is resolved against a root, opened and read.
 //! - [`secrets`]: detection and redaction of credentials in text.
 //! - [`budget`]: token estimation, exact BPE counts, truncation and budget fitting.
+//! - [`builders`]: implementation, review, fix and issue contexts for agent prompts.
 //! - [`git`]: the `git` command-line runner (timeouts, output caps, classified failures).
 //! - [`engine`]: long-lived state (indexes, caches, clients) behind the `ContextEngine` class.
 
 pub mod budget;
+pub mod builders;
 pub mod engine;
 pub mod error;
 pub mod fs_scope;

@@ -84,7 +84,9 @@ impl GitError {
     /// argument the caller passed.
     pub fn warning(&self, what: &str) -> String {
         let reason = match self {
-            GitError::Failed { command, status, .. } => {
+            GitError::Failed {
+                command, status, ..
+            } => {
                 format!("git {command} failed with exit status {status}")
             }
             GitError::Io(e) => format!("git could not be run ({:?})", e.kind()),
@@ -286,7 +288,13 @@ fn classify(command: &str, status: i32, stderr: &str) -> GitError {
         GitError::Failed {
             command: command.to_owned(),
             status,
-            stderr: stderr.lines().next().unwrap_or("").chars().take(200).collect(),
+            stderr: stderr
+                .lines()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(200)
+                .collect(),
         }
     }
 }

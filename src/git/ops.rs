@@ -100,7 +100,10 @@ impl Git {
     /// The current branch name, or `HEAD detached at <short hash>` for a detached HEAD. An
     /// empty repository still has a branch (the unborn one).
     pub async fn current_branch(&self) -> Result<String, GitError> {
-        match self.run(&["symbolic-ref", "--quiet", "--short", "HEAD"]).await {
+        match self
+            .run(&["symbolic-ref", "--quiet", "--short", "HEAD"])
+            .await
+        {
             Ok(out) => Ok(out.text().trim().to_owned()),
             Err(GitError::Failed { .. }) => {
                 let out = self
@@ -114,9 +117,20 @@ impl Git {
 
     /// The last `n` commits reachable from HEAD, newest first, optionally only those touching
     /// `paths` (repository-relative). An empty repository is [`GitError::NoCommits`].
-    pub async fn recent_commits(&self, n: usize, paths: &[String]) -> Result<Vec<Commit>, GitError> {
+    pub async fn recent_commits(
+        &self,
+        n: usize,
+        paths: &[String],
+    ) -> Result<Vec<Commit>, GitError> {
         let count = format!("-n{n}");
-        let mut args = vec!["log", count.as_str(), "--no-color", LOG_FORMAT, "HEAD", "--"];
+        let mut args = vec![
+            "log",
+            count.as_str(),
+            "--no-color",
+            LOG_FORMAT,
+            "HEAD",
+            "--",
+        ];
         args.extend(paths.iter().map(String::as_str));
         let out = self.run(&args).await?;
         Ok(parse_log(&out.text()))
@@ -126,7 +140,13 @@ impl Git {
     pub async fn resolve_commit(&self, rev: &str) -> Result<String, GitError> {
         let spec = format!("{rev}^{{commit}}");
         let out = self
-            .run(&["rev-parse", "--verify", "--quiet", "--end-of-options", &spec])
+            .run(&[
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                "--end-of-options",
+                &spec,
+            ])
             .await
             .map_err(|e| match e {
                 GitError::Failed { .. } => GitError::UnknownRevision,
@@ -148,8 +168,25 @@ impl Git {
         base: &str,
         to: Option<&str>,
     ) -> Result<Vec<ChangedFile>, GitError> {
-        let mut numstat = vec!["diff", "--numstat", "-z", "-M", "--no-ext-diff", "--no-textconv", base];
-        let mut names = vec!["diff", "--name-status", "-z", "-M", "--no-ext-diff", base];
+        let mut numstat = vec![
+            "diff",
+            "--relative",
+            "--numstat",
+            "-z",
+            "-M",
+            "--no-ext-diff",
+            "--no-textconv",
+            base,
+        ];
+        let mut names = vec![
+            "diff",
+            "--relative",
+            "--name-status",
+            "-z",
+            "-M",
+            "--no-ext-diff",
+            base,
+        ];
         if let Some(to) = to {
             numstat.push(to);
             names.push(to);
@@ -167,7 +204,15 @@ impl Git {
     /// The unified diff between `base` and the work tree (or `to`), renames detected, no
     /// colour, no external diff drivers. May be [`Output::truncated`].
     pub async fn diff(&self, base: &str, to: Option<&str>) -> Result<Output, GitError> {
-        let mut args = vec!["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base];
+        let mut args = vec![
+            "diff",
+            "--relative",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "-M",
+            base,
+        ];
         if let Some(to) = to {
             args.push(to);
         }
@@ -177,7 +222,14 @@ impl Git {
 
     /// A `git diff` with the given extra arguments (`--cached` for staged changes).
     pub async fn diff_args(&self, extra: &[&str]) -> Result<Output, GitError> {
-        let mut args = vec!["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M"];
+        let mut args = vec![
+            "diff",
+            "--relative",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "-M",
+        ];
         args.extend_from_slice(extra);
         args.push("--");
         self.run(&args).await
@@ -257,7 +309,10 @@ pub(super) fn parse_name_status_z(text: &str) -> Vec<(ChangeStatus, String)> {
     rows
 }
 
-fn merge_changes(stats: Vec<NumstatRow>, statuses: Vec<(ChangeStatus, String)>) -> Vec<ChangedFile> {
+fn merge_changes(
+    stats: Vec<NumstatRow>,
+    statuses: Vec<(ChangeStatus, String)>,
+) -> Vec<ChangedFile> {
     let mut files: Vec<ChangedFile> = stats
         .into_iter()
         .map(|(insertions, deletions, binary, path, old_path)| {

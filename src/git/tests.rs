@@ -104,7 +104,15 @@ fn changed_files_renames_binary_spaces_unicode() {
     let files = rt.block_on(git.changed_files(&base, None)).unwrap();
     let summary: Vec<_> = files
         .iter()
-        .map(|f| (f.path.as_str(), f.status, f.binary, f.insertions, f.deletions))
+        .map(|f| {
+            (
+                f.path.as_str(),
+                f.status,
+                f.binary,
+                f.insertions,
+                f.deletions,
+            )
+        })
         .collect();
     assert_eq!(
         summary,
@@ -117,10 +125,21 @@ fn changed_files_renames_binary_spaces_unicode() {
     );
     assert_eq!(files[3].old_path.as_deref(), Some("old name.txt"));
     let stats = DiffStats::of(&files);
-    assert_eq!((stats.files_changed, stats.insertions, stats.deletions, stats.binary_files), (4, 1, 1, 1));
+    assert_eq!(
+        (
+            stats.files_changed,
+            stats.insertions,
+            stats.deletions,
+            stats.binary_files
+        ),
+        (4, 1, 1, 1)
+    );
     let diff = rt.block_on(git.diff(&base, None)).unwrap().text();
     let lines = ops::changed_lines(&diff);
-    assert!(lines.contains(&("keep.rs".to_owned(), vec![2])), "{lines:?}");
+    assert!(
+        lines.contains(&("keep.rs".to_owned(), vec![2])),
+        "{lines:?}"
+    );
 }
 
 #[test]
@@ -146,11 +165,17 @@ fn changed_lines_handles_tricky_hunks() {
 
 #[test]
 fn parse_numstat_and_name_status() {
-    let rows = ops::parse_numstat_z("1\t2\ta.txt\0-\t-\tb.bin\00\t0\t\0old\0new\0");
+    let rows = ops::parse_numstat_z("1\t2\ta.txt\0-\t-\tb.bin\x000\t0\t\0old\0new\0");
     assert_eq!(rows.len(), 3);
-    assert_eq!(rows[1].2, true);
+    assert!(rows[1].2);
     assert_eq!(rows[2].3, "new");
     assert_eq!(rows[2].4.as_deref(), Some("old"));
     let st = ops::parse_name_status_z("M\0a.txt\0R087\0old\0new\0");
-    assert_eq!(st, vec![(ChangeStatus::Modified, "a.txt".to_owned()), (ChangeStatus::Renamed, "new".to_owned())]);
+    assert_eq!(
+        st,
+        vec![
+            (ChangeStatus::Modified, "a.txt".to_owned()),
+            (ChangeStatus::Renamed, "new".to_owned())
+        ]
+    );
 }

@@ -42,8 +42,14 @@ impl Repo {
         let out = Command::new("git")
             .args(args)
             .current_dir(self.path())
-            .env("GIT_AUTHOR_DATE", format!("2026-01-01T00:{:02}:00Z", self.tick % 60))
-            .env("GIT_COMMITTER_DATE", format!("2026-01-01T00:{:02}:00Z", self.tick % 60))
+            .env(
+                "GIT_AUTHOR_DATE",
+                format!("2026-01-01T00:{:02}:00Z", self.tick % 60),
+            )
+            .env(
+                "GIT_COMMITTER_DATE",
+                format!("2026-01-01T00:{:02}:00Z", self.tick % 60),
+            )
             .env_remove("GIT_DIR")
             .env_remove("GIT_WORK_TREE")
             .env_remove("GIT_INDEX_FILE")
