@@ -10,6 +10,7 @@
 //! - [`budget`]: token estimation, exact BPE counts, truncation and budget fitting.
 //! - [`builders`]: implementation, review, fix and issue contexts for agent prompts.
 //! - [`git`]: the `git` command-line runner (timeouts, output caps, classified failures).
+//! - [`inject`]: ADR-005 context sources (directory, file, diff, pull request) and composition.
 //! - [`engine`]: long-lived state (indexes, caches, clients) behind the `ContextEngine` class.
 
 pub mod budget;
@@ -18,6 +19,7 @@ pub mod engine;
 pub mod error;
 pub mod fs_scope;
 pub mod git;
+pub mod inject;
 pub mod secrets;
 
 // The N-API layer is exercised from TypeScript (`__test__/`); a Rust test binary has no Node

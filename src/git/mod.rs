@@ -175,72 +175,108 @@ impl Git {
             .env_remove("GIT_DIR")
             .env_remove("GIT_WORK_TREE")
             .env_remove("GIT_INDEX_FILE")
-            .env_remove("GIT_EXTERNAL_DIFF")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
+            .env_remove("GIT_EXTERNAL_DIFF");
         if let Some(path) = &self.path_env {
             cmd.env("PATH", path);
         }
-        let mut child = match cmd.spawn() {
-            Ok(child) => child,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                // Either git or the working directory is missing; the builders check the
-                // directory first, so this is git.
-                return Err(GitError::NotInstalled);
-            }
-            Err(e) => return Err(GitError::Io(e)),
+        let finished = match run_process(cmd, self.timeout, self.max_output).await {
+            Ok(finished) => finished,
+            Err(ProcessError::NotFound) => return Err(GitError::NotInstalled),
+            Err(ProcessError::TimedOut) => return Err(GitError::TimedOut(self.timeout)),
+            Err(ProcessError::Io(e)) => return Err(GitError::Io(e)),
         };
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let stderr = child.stderr.take().expect("stderr is piped");
-        let max = self.max_output;
-        let stderr_task = tokio::spawn(read_capped(stderr, MAX_STDERR));
-        let work = async {
-            let (out, truncated) = read_capped(stdout, max).await.map_err(GitError::Io)?;
-            if truncated {
-                // Stop the child rather than let it write the rest of a huge output into a
-                // pipe nobody reads.
-                let _ = child.start_kill();
-            }
-            let (err, _) = stderr_task
-                .await
-                .map_err(|e| GitError::Io(std::io::Error::other(e)))?
-                .map_err(GitError::Io)?;
-            Ok::<_, GitError>((out, truncated, err))
-        };
-        let (stdout, truncated, stderr) = match tokio::time::timeout(self.timeout, work).await {
-            Ok(result) => result?,
-            Err(_) => {
-                let _ = child.kill().await;
-                return Err(GitError::TimedOut(self.timeout));
-            }
-        };
-        if truncated {
-            let _ = child.wait().await;
+        if finished.truncated || finished.success {
             return Ok(Output {
-                stdout,
-                truncated: true,
-            });
-        }
-        let status = match tokio::time::timeout(self.timeout, child.wait()).await {
-            Ok(status) => status.map_err(GitError::Io)?,
-            Err(_) => {
-                let _ = child.kill().await;
-                return Err(GitError::TimedOut(self.timeout));
-            }
-        };
-        if status.success() {
-            return Ok(Output {
-                stdout,
-                truncated: false,
+                stdout: finished.stdout,
+                truncated: finished.truncated,
             });
         }
         Err(classify(
             args.first().copied().unwrap_or(""),
-            status.code().unwrap_or(-1),
-            &String::from_utf8_lossy(&stderr),
+            finished.status,
+            &String::from_utf8_lossy(&finished.stderr),
         ))
+    }
+}
+
+/// How a child process ended, as [`run_process`] saw it.
+#[derive(Debug)]
+pub(crate) struct Finished {
+    /// Exit status code (-1 when killed by a signal or stopped at the cap).
+    pub(crate) status: i32,
+    /// True for a zero exit status.
+    pub(crate) success: bool,
+    /// stdout, at most the cap.
+    pub(crate) stdout: Vec<u8>,
+    /// True when stdout reached the cap and the child was killed.
+    pub(crate) truncated: bool,
+    /// stderr, at most 64 KiB.
+    pub(crate) stderr: Vec<u8>,
+}
+
+/// Why [`run_process`] could not run a child to its end.
+#[derive(Debug)]
+pub(crate) enum ProcessError {
+    /// The program was not found.
+    NotFound,
+    /// It ran longer than the timeout and was killed.
+    TimedOut,
+    /// Starting it or reading its pipes failed.
+    Io(std::io::Error),
+}
+
+/// Runs `cmd` (stdout and stderr are piped, stdin closed, the child killed on drop) with a
+/// timeout and a stdout cap: at the cap the child is killed and the output so far returned.
+pub(crate) async fn run_process(
+    mut cmd: Command,
+    timeout: Duration,
+    max_output: usize,
+) -> Result<Finished, ProcessError> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = match cmd.spawn() {
+        Ok(child) => child,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(ProcessError::NotFound),
+        Err(e) => return Err(ProcessError::Io(e)),
+    };
+    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        return Err(ProcessError::Io(std::io::Error::other("pipes unavailable")));
+    };
+    let stderr_task = tokio::spawn(read_capped(stderr, MAX_STDERR));
+    let work = async {
+        let (out, truncated) = read_capped(stdout, max_output)
+            .await
+            .map_err(ProcessError::Io)?;
+        if truncated {
+            // Stop the child rather than let it write the rest of a huge output into a pipe
+            // nobody reads.
+            let _ = child.start_kill();
+        }
+        let (err, _) = stderr_task
+            .await
+            .map_err(|e| ProcessError::Io(std::io::Error::other(e)))?
+            .map_err(ProcessError::Io)?;
+        let status = child.wait().await.map_err(ProcessError::Io)?;
+        Ok::<_, ProcessError>(Finished {
+            status: if truncated {
+                -1
+            } else {
+                status.code().unwrap_or(-1)
+            },
+            success: !truncated && status.success(),
+            stdout: out,
+            truncated,
+            stderr: err,
+        })
+    };
+    match tokio::time::timeout(timeout, work).await {
+        Ok(result) => result,
+        Err(_) => {
+            let _ = child.kill().await;
+            Err(ProcessError::TimedOut)
+        }
     }
 }
 

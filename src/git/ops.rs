@@ -91,6 +91,17 @@ impl DiffStats {
 const LOG_FORMAT: &str = "--format=%H%x1f%an%x1f%aI%x1f%s%x1e";
 
 impl Git {
+    /// Checks that the directory is inside a work tree ([`GitError::NotARepository`] if not).
+    /// Needed before `git diff`, which outside a repository silently becomes `--no-index`.
+    pub async fn check_repository(&self) -> Result<(), GitError> {
+        let out = self.run(&["rev-parse", "--is-inside-work-tree"]).await?;
+        if out.text().trim() == "true" {
+            Ok(())
+        } else {
+            Err(GitError::NotARepository)
+        }
+    }
+
     /// The top-level directory of the work tree (`rev-parse --show-toplevel`).
     pub async fn toplevel(&self) -> Result<String, GitError> {
         let out = self.run(&["rev-parse", "--show-toplevel"]).await?;
