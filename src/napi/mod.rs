@@ -13,4 +13,6 @@
 mod args;
 mod bridge;
 mod budget;
+mod builders;
 mod diagnostics;
+mod inject;
