@@ -7,6 +7,9 @@
 //! - `GIT_TERMINAL_PROMPT=0`, stdin closed: git never waits for a password;
 //! - `LC_ALL=C`: messages are English, so failures can be classified;
 //! - `core.quotepath=false`: non-ASCII paths come out as UTF-8, not octal escapes;
+//! - `diff.noprefix`, `diff.mnemonicPrefix`, `log.showSignature` off, `--no-ext-diff`,
+//!   `--no-textconv`: a user's git configuration cannot change the output format the parsers
+//!   read, or run external programs;
 //! - `GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE` from the caller's environment are removed, so
 //!   the repository is always the directory asked for;
 //! - a timeout ([`DEFAULT_TIMEOUT`]): on expiry the child is killed and [`GitError::TimedOut`]
@@ -163,7 +166,18 @@ impl Git {
         let mut cmd = Command::new(&self.program);
         cmd.arg("--no-pager")
             .args(["-c", "core.quotepath=false", "-c", "color.ui=false"])
-            .args(["-c", "core.fsmonitor=false"])
+            .args([
+                "-c",
+                "core.fsmonitor=false",
+                "-c",
+                "log.showSignature=false",
+            ])
+            .args([
+                "-c",
+                "diff.noprefix=false",
+                "-c",
+                "diff.mnemonicPrefix=false",
+            ])
             .args(args)
             .current_dir(&self.dir)
             .env("GIT_TERMINAL_PROMPT", "0")

@@ -179,3 +179,22 @@ fn parse_numstat_and_name_status() {
         ]
     );
 }
+
+#[test]
+fn user_config_cannot_change_the_diff_format() {
+    let mut repo = Repo::init();
+    repo.write("a.txt", "a\n");
+    repo.commit("base");
+    repo.git(&["config", "diff.noprefix", "true"]);
+    repo.git(&["config", "diff.mnemonicPrefix", "true"]);
+    repo.git(&["config", "color.ui", "always"]);
+    repo.write("a.txt", "a\nb\n");
+    let git = Git::new(repo.path());
+    let diff = rt().block_on(git.diff("HEAD", None)).unwrap().text();
+    assert!(diff.contains("+++ b/a.txt\n"), "{diff}");
+    assert!(!diff.contains('\x1b'));
+    assert_eq!(
+        ops::changed_lines(&diff),
+        vec![("a.txt".to_owned(), vec![2])]
+    );
+}
