@@ -130,7 +130,7 @@ pub(crate) struct Repo {
 impl Repo {
     /// Opens `repo_path` (absolute, an existing directory: otherwise `invalid_request`).
     pub(crate) fn open(repo_path: &Path, git: Option<Git>) -> crate::Result<Repo> {
-        let scope = Scope::new(repo_path)?;
+        let scope = crate::inject::open_scope(repo_path, "repoPath")?;
         let git = git.unwrap_or_else(|| Git::new(scope.root()));
         Ok(Repo { scope, git })
     }

@@ -148,6 +148,7 @@ fn relative_repo_path_is_invalid_request() {
         ))
         .unwrap_err();
     assert_eq!(err.kind(), crate::ErrorKind::InvalidRequest);
+    assert_eq!(err.message(), "repoPath must be an absolute path");
 }
 
 fn feature_repo() -> TestRepo {

@@ -168,7 +168,7 @@ impl Default for DirOptions {
 ///
 /// Errors (`invalid_request`): `path` not an absolute, existing directory.
 pub fn dir_context(path: &Path, options: &DirOptions) -> crate::Result<ContextSource> {
-    let scope = Scope::new(path)?;
+    let scope = open_scope(path, "path")?;
     let name = scope
         .root()
         .file_name()
@@ -316,7 +316,7 @@ pub fn file_context(
 ) -> crate::Result<ContextSource> {
     let p = Path::new(path);
     let scope = match root {
-        Some(root) => Scope::new(root)?,
+        Some(root) => open_scope(root, "root")?,
         None => {
             if !p.is_absolute() {
                 return Err(Error::invalid_request(
@@ -326,7 +326,7 @@ pub fn file_context(
             let parent = p
                 .parent()
                 .ok_or_else(|| Error::invalid_request("path must name a file"))?;
-            Scope::new(parent)?
+            open_scope(parent, "the file's directory")?
         }
     };
     let resolved = scope.resolve_within(path)?;
@@ -355,6 +355,11 @@ pub fn file_context(
         content,
         truncated: truncated || cut,
     })
+}
+
+/// `Scope::new` with its messages naming the caller's argument instead of `rootPath`.
+pub(crate) fn open_scope(path: &Path, arg: &str) -> crate::Result<Scope> {
+    Scope::new(path).map_err(|e| Error::new(e.kind(), e.message().replace("rootPath", arg)))
 }
 
 /// Maps a git failure of a context source (an explicit request) to an error.
@@ -388,7 +393,7 @@ pub async fn diff_context(
     max_chars: usize,
     git: Option<Git>,
 ) -> crate::Result<ContextSource> {
-    let scope = Scope::new(repo_path)?;
+    let scope = open_scope(repo_path, "repoPath")?;
     // Reading far past the cap is useless: 4 bytes per character is the most UTF-8 needs.
     let cap = max_chars.saturating_mul(4).saturating_add(4096);
     let git = git

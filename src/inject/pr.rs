@@ -10,7 +10,6 @@ use serde_json::Value;
 use tokio::process::Command;
 
 use super::{cut_chars, ContextSource, SourceKind, TRUNCATION_MARKER};
-use crate::fs_scope::Scope;
 use crate::git::{run_process, Finished, ProcessError};
 use crate::{Error, ErrorKind};
 
@@ -227,7 +226,7 @@ pub async fn pr_context(
     max_chars: usize,
     gh: Option<Gh>,
 ) -> crate::Result<ContextSource> {
-    let scope = Scope::new(repo_path)?;
+    let scope = super::open_scope(repo_path, "repoPath")?;
     let gh = gh.unwrap_or_default();
     let arg = pr.arg();
     let view = gh
