@@ -11,7 +11,8 @@
 //         memory (a separate process) is not counted.
 // SC-006  review-context size vs "diff + full changed files" on real changes: the last 40
 //         non-merge commits of a real repository (BENCH_REAL_REPO, a git directory; default
-//         this repository), each reviewed against its parent. Sizes in o200k_base tokens.
+//         this repository; BENCH_REAL_PATH=src keeps commits touching src), each reviewed
+//         against its parent. Sizes in o200k_base tokens.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, existsSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
@@ -93,6 +94,9 @@ function generateHugeDiffRepo(dir: string): void {
   writeFileSync(join(dir, 'small.ts'), lines(101, 'small'))
   git(dir, ['add', '-A'])
   git(dir, ['-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'add a 50 MB file'])
+  // and 50 MB more, staged but not committed, for diffContext (and the work-tree review)
+  writeFileSync(join(dir, 'data/big2.txt'), line.toUpperCase().repeat(Math.ceil((50 * 1024 * 1024) / line.length)))
+  git(dir, ['add', 'data/big2.txt'])
 }
 
 const TSC_OUTPUT = Array.from({ length: 20 }, (_, k) => {
@@ -185,7 +189,12 @@ async function size(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'ce-bench-real-'))
   try {
     execFileSync('git', ['clone', '-q', '--no-checkout', source, work])
-    const commits = git(work, ['rev-list', '--no-merges', '--max-count=40', 'HEAD']).trim().split('\n')
+    // BENCH_REAL_PATH limits the commits to those touching a path (e.g. `src`).
+    const pathspec = process.env.BENCH_REAL_PATH ? ['--', process.env.BENCH_REAL_PATH] : []
+    const commits = git(work, ['rev-list', '--no-merges', '--max-count=40', 'HEAD', ...pathspec]).trim().split('\n')
+    let reviewed = 0
+    let reviewNoLock = 0
+    let fullNoLock = 0
     let review = 0
     let full = 0
     let largeFiles = 0
@@ -199,25 +208,35 @@ async function size(): Promise<void> {
       } catch {
         continue
       }
+      reviewed += 1
       const ctx = await ce.buildReviewContext(work, parent)
-      const reviewText = ctx.diff + Object.values(ctx.changed_files).join('')
-      // baseline: the same diff plus every changed text file in full
-      let fullText = ctx.diff
-      for (const p of Object.keys(ctx.changed_files)) {
+      // Token counts are summed per part (the diff, then each file); the diff is in both.
+      const d = ce.countTokensSync(ctx.diff)
+      let r = d
+      let f = d
+      for (const [p, kept] of Object.entries(ctx.changed_files)) {
         const text = readFileSync(join(work, p), 'utf8')
-        fullText += text
+        const rk = ce.countTokensSync(kept)
+        const fk = ce.countTokensSync(text)
+        r += rk
+        f += fk
+        if (!/(\.lock|-lock\.json|lock\.yaml)$/.test(p)) {
+          reviewNoLock += rk
+          fullNoLock += fk
+        }
         if (text.split('\n').length >= 500) largeFiles += 1
         files += 1
       }
-      const r = ce.countTokensSync(reviewText)
-      const f = ce.countTokensSync(fullText)
+      reviewNoLock += d
+      fullNoLock += d
       review += r
       full += f
       rows.push(`${c.slice(0, 8)}: ${r} vs ${f}`)
     }
-    console.log(`\n## SC-006 review context vs diff + full files (${source}, ${commits.length} commits)`)
+    console.log(`\n## SC-006 review context vs diff + full files (${source}${pathspec.length ? ` -- ${pathspec[1]}` : ''}, ${reviewed} commits)`)
     console.log(`changed text files: ${files} (${largeFiles} of 500+ lines)`)
     console.log(`tokens (o200k_base): review ${review}, full ${full}, reduction ${(100 * (1 - review / full)).toFixed(1)}%`)
+    console.log(`without lockfiles: review ${reviewNoLock}, full ${fullNoLock}, reduction ${(100 * (1 - reviewNoLock / fullNoLock)).toFixed(1)}%`)
     if (process.env.BENCH_VERBOSE) console.log(rows.join('\n'))
   } finally {
     rmSync(work, { recursive: true, force: true })
