@@ -378,3 +378,9 @@ test('a deleted task file between calls is a warning, not an error', async () =>
   unlinkSync(join(root, 't.md'))
   assert.deepEqual((await buildImplementationContext('t.md', root))._metadata!.missing_files, ['t.md'])
 })
+
+test('buildFixContext without repoPath resolves paths against the current directory', async () => {
+  const ctx = await buildFixContext('package.json:1:1: error: bad json  [json]\n', [])
+  assert.deepEqual(Object.keys(ctx.source_files), ['package.json'])
+  assert.equal(ctx.error_summary, '1 error in 1 file.')
+})

@@ -86,8 +86,22 @@ pub async fn build_review_context(
         }
     };
 
+    // The work tree is compared first; when git cannot read it (a FIFO or socket where a
+    // tracked file was: "cannot hash"), the committed changes (`base..HEAD`) are reviewed.
+    let mut to: Option<&str> = None;
     let files = match repo.git.changed_files(&base, None).await {
         Ok(files) => files,
+        Err(GitError::Failed { .. }) => {
+            meta.warn("git could not read the work tree; only committed changes are reviewed");
+            to = Some("HEAD");
+            match repo.git.changed_files(&base, to).await {
+                Ok(files) => files,
+                Err(e) => {
+                    meta.warn(e.warning("the list of changed files"));
+                    Vec::new()
+                }
+            }
+        }
         Err(e) => {
             meta.warn(e.warning("the list of changed files"));
             Vec::new()
@@ -99,7 +113,7 @@ pub async fn build_review_context(
         .git
         .clone()
         .with_max_output(MAX_DIFF_BYTES)
-        .diff(&base, None)
+        .diff(&base, to)
         .await
     {
         Ok(out) => {

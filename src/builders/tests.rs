@@ -636,3 +636,50 @@ fn parser_ignores_unrelated_text() {
     assert!(parse_validation_output("").is_empty());
     assert!(parse_validation_output("All checks passed!\nDone in 2.3s\n").is_empty());
 }
+
+#[test]
+fn review_context_symlink_escape_fifo_crlf_and_invalid_utf8() {
+    let mut repo = TestRepo::init();
+    repo.write("a.txt", "a\n");
+    repo.commit("base");
+    repo.git(&["checkout", "-q", "-b", "f"]);
+    std::os::unix::fs::symlink("/etc/hostname", repo.path().join("escape.txt")).unwrap();
+    repo.write("dos.txt", "one\r\ntwo\r\n");
+    repo.write("latin1.txt", b"caf\xe9\n".as_slice());
+    repo.commit("oddities");
+    // a FIFO where a changed file should be (created after the commit: git cannot store one)
+    repo.write("pipe.txt", "x\n");
+    repo.commit("pipe as file");
+    std::fs::remove_file(repo.path().join("pipe.txt")).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(repo.path().join("pipe.txt"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let ctx = rt()
+        .block_on(build_review_context(&repo.root(), "main", None))
+        .unwrap();
+    assert_eq!(
+        ctx.changed_files.keys().collect::<Vec<_>>(),
+        vec!["dos.txt", "latin1.txt"]
+    );
+    assert_eq!(ctx.changed_files["dos.txt"], "one\ntwo\n");
+    assert_eq!(ctx.changed_files["latin1.txt"], "caf\u{fffd}\n");
+    let meta = ctx.metadata.unwrap();
+    assert!(
+        meta.warnings
+            .contains(&"ignored a path outside the repository: escape.txt".to_owned()),
+        "{meta:?}"
+    );
+    assert_eq!(meta.skipped_files, vec!["pipe.txt"]);
+    assert!(meta.warnings.contains(
+        &"git could not read the work tree; only committed changes are reviewed".to_owned()
+    ));
+    let hostname = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
+    if !hostname.trim().is_empty() {
+        assert!(!ctx
+            .changed_files
+            .values()
+            .any(|v| v.contains(hostname.trim())));
+    }
+}
