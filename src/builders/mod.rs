@@ -172,8 +172,14 @@ impl Repo {
     pub(crate) fn conventions(&self, meta: &mut Metadata) -> String {
         let mut parts = Vec::new();
         for name in ["CLAUDE.md", "AGENTS.md"] {
-            let Ok(resolved) = self.scope.resolve(name) else {
-                continue;
+            let resolved = match self.scope.resolve(name) {
+                Ok(r) => r,
+                // No such file is the common case, not worth a warning.
+                Err(ReadError::NotFound { .. }) => continue,
+                Err(e) => {
+                    note_read_error(name, &e, meta);
+                    continue;
+                }
             };
             if let Some(text) = self.read(&resolved, meta) {
                 parts.push((name, text));

@@ -683,3 +683,24 @@ fn review_context_symlink_escape_fifo_crlf_and_invalid_utf8() {
             .any(|v| v.contains(hostname.trim())));
     }
 }
+
+#[test]
+fn conventions_symlinked_outside_are_ignored_with_a_warning() {
+    let repo = TestRepo::init();
+    std::os::unix::fs::symlink("/etc/hostname", repo.path().join("CLAUDE.md")).unwrap();
+    repo.write("AGENTS.md", "agents\n");
+    repo.write(":(glob)odd.md", "odd\n");
+    let ctx = rt()
+        .block_on(build_implementation_context(
+            ":(glob)odd.md",
+            &repo.root(),
+            None,
+        ))
+        .unwrap();
+    assert_eq!(ctx.tasks, "odd\n");
+    assert_eq!(ctx.conventions, "agents\n");
+    assert_eq!(
+        ctx.metadata.unwrap().warnings,
+        vec!["ignored a path outside the repository: CLAUDE.md"]
+    );
+}

@@ -5,6 +5,7 @@
 //!
 //! - `--no-pager`, `GIT_PAGER=cat`, `color.ui=false`: plain output, no pager ever started;
 //! - `GIT_TERMINAL_PROMPT=0`, stdin closed: git never waits for a password;
+//! - `GIT_LITERAL_PATHSPECS=1`: a file named `:(glob)*` is a file, not pathspec magic;
 //! - `LC_ALL=C`: messages are English, so failures can be classified;
 //! - `core.quotepath=false`: non-ASCII paths come out as UTF-8, not octal escapes;
 //! - `diff.noprefix`, `diff.mnemonicPrefix`, `log.showSignature` off, `--no-ext-diff`,
@@ -186,6 +187,7 @@ impl Git {
             .env("GIT_PAGER", "cat")
             .env("PAGER", "cat")
             .env("GIT_OPTIONAL_LOCKS", "0")
+            .env("GIT_LITERAL_PATHSPECS", "1")
             .env_remove("GIT_DIR")
             .env_remove("GIT_WORK_TREE")
             .env_remove("GIT_INDEX_FILE")
