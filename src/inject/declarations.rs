@@ -96,7 +96,10 @@ fn lang(ext: &str) -> Option<&'static Lang> {
             ])
         }),
         "sh" | "bash" | "zsh" => SH.get_or_init(|| {
-            build(&[(r"^(?:function\s+)?(?P<name>[A-Za-z_][\w-]*)\s*\(\)\s*\{?", Some("function"))])
+            build(&[
+                (r"^function\s+(?P<name>[A-Za-z_][\w-]*)", Some("function")),
+                (r"^(?P<name>[A-Za-z_][\w-]*)\s*\(\)", Some("function")),
+            ])
         }),
         _ => return None,
     })
@@ -184,5 +187,29 @@ mod tests {
             ]
         );
         assert!(names("notes.txt", "fn x() {}").is_empty());
+    }
+
+    #[test]
+    fn c_java_ruby_shell() {
+        let c = "#include <stdio.h>\nstruct point { int x; };\nstatic int add(int a, int b) {\n    return a + b;\n}\nint main(void);\ntypedef enum color { RED } color_t;\n";
+        assert_eq!(
+            names("a.c", c),
+            vec!["struct point:2", "function add:3", "enum color:7"]
+        );
+        let java = "package x;\npublic final class Parser {\n    private int n;\n}\ninterface Visitor {}\npublic record Point(int x) {}\n";
+        assert_eq!(
+            names("P.java", java),
+            vec!["class Parser:2", "interface Visitor:5", "class Point:6"]
+        );
+        let rb = "module Shop\n  class Cart\n    def total?\n    end\n  end\nend\n";
+        assert_eq!(
+            names("cart.rb", rb),
+            vec!["module Shop:1", "class Cart:2", "function total?:3"]
+        );
+        let sh = "#!/bin/sh\nbuild() {\n  make\n}\nfunction deploy {\n}\nfunction clean() {\n}\n";
+        assert_eq!(
+            names("x.sh", sh),
+            vec!["function build:2", "function deploy:5", "function clean:7"]
+        );
     }
 }
