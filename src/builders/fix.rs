@@ -1,6 +1,6 @@
 //! FR-003 / FR-013: the context of a fix agent.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::{fit_file, Metadata, Repo, ValidationOutput};
@@ -8,6 +8,9 @@ use crate::git::Git;
 
 /// Source files included at most (the files asked for first, then those named by errors).
 pub const MAX_SOURCE_FILES: usize = 50;
+
+/// Distinct paths (from `files` and the errors) resolved at most.
+pub const MAX_RESOLVED: usize = 1000;
 
 /// Error lines per file used to choose the kept lines at most.
 pub const MAX_ERROR_LINES_PER_FILE: usize = 100;
@@ -59,38 +62,49 @@ pub async fn build_fix_context(
     };
 
     // Files in order: those asked for, then those the errors name (first mention first).
+    // At most MAX_RESOLVED distinct spellings are resolved, so a list of 100,000 paths costs
+    // no more than a list of a thousand.
     let mut order: Vec<String> = Vec::new();
+    let mut in_order: BTreeSet<String> = BTreeSet::new();
     let mut by_file: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    let mut rel_of: BTreeMap<String, Option<String>> = BTreeMap::new();
-    let mut resolve = |path: &str, meta: &mut Metadata| -> Option<String> {
-        if let Some(r) = rel_of.get(path) {
-            return r.clone();
-        }
-        let rel = repo.resolve_user_path(path, meta).map(|r| r.rel);
-        rel_of.insert(path.to_owned(), rel.clone());
-        rel
-    };
-    for f in files {
-        if let Some(rel) = resolve(f, &mut meta) {
-            if !order.contains(&rel) {
-                order.push(rel);
+    let mut rel_of: BTreeMap<&str, Option<String>> = BTreeMap::new();
+    let mut unresolved = 0usize;
+    let wanted = files.iter().map(|f| (f.as_str(), None)).chain(
+        errors
+            .iter()
+            .filter_map(|(_, e)| Some((e.file.as_deref()?, e.line))),
+    );
+    for (path, line) in wanted {
+        let rel = match rel_of.get(path) {
+            Some(known) => known.clone(),
+            None if rel_of.len() >= MAX_RESOLVED => {
+                unresolved += 1;
+                None
             }
-        }
-    }
-    for (_, e) in &errors {
-        let Some(file) = &e.file else { continue };
-        let Some(rel) = resolve(file, &mut meta) else {
+            None => {
+                let rel = repo.resolve_user_path(path, &mut meta).map(|r| r.rel);
+                rel_of.insert(path, rel.clone());
+                rel
+            }
+        };
+        let Some(rel) = rel else {
             continue;
         };
-        if !order.contains(&rel) {
+        if in_order.insert(rel.clone()) {
             order.push(rel.clone());
         }
-        if let Some(line) = e.line {
+        if let Some(line) = line {
             let lines = by_file.entry(rel).or_default();
             if lines.len() < MAX_ERROR_LINES_PER_FILE {
                 lines.push(line);
             }
         }
+    }
+    if unresolved > 0 {
+        // First, so that the cap on warnings never hides it.
+        meta.warnings.insert(0, format!(
+            "only the first {MAX_RESOLVED} distinct paths were looked at; {unresolved} more mentions were left out"
+        ));
     }
 
     let mut source_files = BTreeMap::new();

@@ -28,7 +28,7 @@ use crate::budget::{truncate_file_with, Truncation};
 use crate::fs_scope::{ReadError, ReadLimits, Resolved, Scope};
 use crate::git::{Commit, Git, GitError};
 
-pub use fix::{build_fix_context, FixContext, FixSource};
+pub use fix::{build_fix_context, FixContext, FixSource, MAX_SOURCE_FILES};
 pub use implementation::{build_implementation_context, ImplementationContext};
 pub use issue::{build_issue_context, GitHubIssue, IssueContext};
 pub use review::{build_review_context, validate_branch_name, ReviewContext};

@@ -704,3 +704,34 @@ fn conventions_symlinked_outside_are_ignored_with_a_warning() {
         vec!["ignored a path outside the repository: CLAUDE.md"]
     );
 }
+
+#[test]
+fn fix_context_bounds_huge_file_lists() {
+    let repo = TestRepo::plain();
+    for i in 0..60 {
+        repo.write(&format!("src/f{i:02}.rs"), "fn x() {}\n");
+    }
+    let mut files: Vec<String> = (0..60).map(|i| format!("src/f{i:02}.rs")).collect();
+    files.extend((0..100_000).map(|i| format!("gone/{i}.rs")));
+    let started = std::time::Instant::now();
+    let ctx = rt()
+        .block_on(build_fix_context(
+            FixSource::Raw(String::new()),
+            &files,
+            &repo.root(),
+        ))
+        .unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(ctx.source_files.len(), MAX_SOURCE_FILES);
+    let meta = ctx.metadata.unwrap();
+    assert!(
+        meta.warnings[0]
+            .starts_with("only the first 1000 distinct paths were looked at; 99060 more"),
+        "{}",
+        meta.warnings[0]
+    );
+    assert_eq!(meta.skipped_files.len(), 10);
+    assert_eq!(meta.missing_files.len(), 940);
+    // the summary first, then the capped warnings and the note that more were left out
+    assert_eq!(meta.warnings.len(), MAX_WARNINGS + 2);
+}
