@@ -60,19 +60,31 @@ fn path_pattern() -> &'static Regex {
 /// `path:line`.
 pub(crate) fn mentioned_paths(text: &str) -> Vec<(String, Vec<usize>)> {
     let mut out: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for c in path_pattern().captures_iter(text) {
         let path = c["path"].trim_end_matches('.').to_owned();
         if path.contains("://") || path.starts_with("www.") {
             continue;
         }
         let line = c.name("line").and_then(|l| l.as_str().parse().ok());
-        match out.iter_mut().find(|(p, _)| *p == path) {
-            Some((_, lines)) => lines.extend(line),
-            None => out.push((path, line.into_iter().collect())),
+        match index.get(&path) {
+            Some(&i) if out[i].1.len() < MAX_LINES_PER_MENTION => out[i].1.extend(line),
+            Some(_) => {}
+            None if out.len() < MAX_MENTIONS => {
+                index.insert(path.clone(), out.len());
+                out.push((path, line.into_iter().collect()));
+            }
+            None => {}
         }
     }
     out
 }
+
+/// Distinct path mentions of an issue looked at (so a huge body costs bounded work).
+pub const MAX_MENTIONS: usize = 1000;
+
+/// Line numbers kept per mentioned path.
+const MAX_LINES_PER_MENTION: usize = 100;
 
 /// Builds the issue context: the issue, the files it mentions (resolved safely inside the
 /// root; mentions pointing outside are ignored with a warning, mentions of files that do not

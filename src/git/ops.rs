@@ -324,13 +324,14 @@ fn merge_changes(
     stats: Vec<NumstatRow>,
     statuses: Vec<(ChangeStatus, String)>,
 ) -> Vec<ChangedFile> {
+    let by_path: std::collections::HashMap<&str, ChangeStatus> =
+        statuses.iter().map(|(s, p)| (p.as_str(), *s)).collect();
     let mut files: Vec<ChangedFile> = stats
         .into_iter()
         .map(|(insertions, deletions, binary, path, old_path)| {
-            let status = statuses
-                .iter()
-                .find(|(_, p)| *p == path)
-                .map(|(s, _)| *s)
+            let status = by_path
+                .get(path.as_str())
+                .copied()
                 .unwrap_or(if old_path.is_some() {
                     ChangeStatus::Renamed
                 } else {
