@@ -122,8 +122,104 @@ export declare function __raiseErrorAsync(code: string, viaFuture?: boolean): Pr
  */
 export declare function __raiseErrorSync(code: string): void
 
+/**
+ * What a builder reports in `_metadata` when anything was truncated, missing, skipped or
+ * suspicious (FR-010). The first four keys are the spec's, in its snake_case spelling.
+ */
+export interface BuilderMetadata {
+  /** Whether any section was shortened. */
+  truncated: boolean
+  /** Lines of the shortened content before shortening. */
+  original_lines: number
+  /** Lines of it kept (`...` markers not counted). */
+  kept_lines: number
+  /** Sections that were shortened (`conventions`, `diff`, `changed_files`...). */
+  sections_affected: Array<string>
+  /** Files shortened within a files section, repository-relative. */
+  truncated_files: Array<string>
+  /** Files named by the input that do not exist. */
+  missing_files: Array<string>
+  /** Files left out on purpose (binary, too large, over a count limit). */
+  skipped_files: Array<string>
+  /**
+   * Git failures, skipped files, suspected secrets (file, line, kind; never the value),
+   * ignored paths.
+   */
+  warnings: Array<string>
+}
+
+/**
+ * The context of a fix agent (FR-003): `errors` (one line per problem), `source_files` (the
+ * `files` given, then the files the errors name; each whole under 500 lines, otherwise at
+ * least 10 lines around every error line, overlapping windows merged) and `error_summary`.
+ * `validationOutput` is structured stages or the raw output of the tools (parsed as
+ * `parseValidationOutput` does). Paths resolve inside `repoPath` (default: the current
+ * directory); paths outside it are ignored with a warning.
+ */
+export declare function buildFixContext(validationOutput: ValidationOutput | string, files: string[], repoPath?: string): Promise<FixContext>
+
+/**
+ * The context of an implementation agent (FR-001): `tasks` (the task file, relative to
+ * `repoPath` or absolute inside it), `conventions` (`CLAUDE.md` + `AGENTS.md`), `branch` and
+ * `recent_commits` (last 10). A missing task file, a missing `git`, a non-repository or an
+ * empty repository give empty values and a warning in `_metadata`; only a `repoPath` that is
+ * not an absolute directory rejects (`invalid_request`).
+ */
+export declare function buildImplementationContext(taskFile: string, repoPath: string): Promise<ImplementationContext>
+
+/**
+ * The context of an agent working on a GitHub issue (FR-004): `issue` as text,
+ * `related_files` (paths the title or body mention that exist under `repoPath`, resolved
+ * safely; `path:line` mentions keep the lines around that line in large files) and
+ * `recent_changes` (the last 10 commits touching them, or the repository).
+ */
+export declare function buildIssueContext(issue: GitHubIssue, repoPath: string): Promise<IssueContext>
+
+/**
+ * The context of a review agent (FR-002): the `diff` from the merge base of `baseBranch` and
+ * HEAD to the work tree, `changed_files` (whole under 500 lines, otherwise around the changed
+ * hunks; binary files skipped and named in `_metadata.skipped_files`), `conventions` and
+ * `stats`. No changes give an empty diff and zero stats; an unknown base branch, a missing
+ * `git` or a non-repository give empty values and a warning. A malformed `baseBranch` (empty,
+ * starting with `-`, with spaces or `..`) rejects with `invalid_request`.
+ */
+export declare function buildReviewContext(repoPath: string, baseBranch: string): Promise<ReviewContext>
+
 /** Empties the default engine's file cache; returns how many files were dropped. */
 export declare function clearFileCache(): number
+
+/** One commit of `recent_commits`. */
+export interface CommitInfo {
+  /** The full object name. */
+  hash: string
+  /** The author's name. */
+  author: string
+  /** The author date, ISO 8601. */
+  date: string
+  /** The first line of the message. */
+  subject: string
+}
+
+/**
+ * Composes context sources into one block of at most `maxChars` characters (default 5000,
+ * ADR-005's cap; `text.length` is the measure): ordered by kind (`dir`, `file`, `pr`,
+ * `diff`; the given order within a kind), each under a `## <kind>: <label>` heading, then a
+ * visible `[... context truncated at N characters ...]` marker when cut.
+ */
+export declare function composeContext(sources: ContextSource[], options?: MaxCharsOptions): ComposedContext
+
+/** What `composeContext` returns. */
+export interface ComposedContext {
+  /**
+   * The sources under `## <kind>: <label>` headings, at most `maxChars` long
+   * (`text.length`), ending with `[... context truncated at N characters ...]` when cut.
+   */
+  text: string
+  /** Whether anything was cut or left out (including sources that were already cut). */
+  truncated: boolean
+  /** Labels of the sources that did not fit at all. */
+  omitted: Array<string>
+}
 
 /** Options of `new ContextEngine()`. All optional. */
 export interface ContextEngineOptions {
@@ -136,6 +232,21 @@ export interface ContextEngineOptions {
   watch?: boolean
 }
 
+/** One rendered context source (ADR-005). */
+export interface ContextSource {
+  /** What it is. */
+  kind: ContextSourceKind
+  /** A short, safe name: a relative path, `PR #12`, `working tree`. */
+  label: string
+  /** The rendered text. */
+  content: string
+  /** Whether `content` was cut. */
+  truncated: boolean
+}
+
+/** What a context source is. Composition orders sources by kind: `dir`, `file`, `pr`, `diff`. */
+export type ContextSourceKind = 'dir' | 'file' | 'pr' | 'diff'
+
 /**
  * Exact number of BPE tokens of `text` for `encoding` (default `'o200k_base'`, the GPT-4o /
  * o-series encoding; `'cl100k_base'` for GPT-4 / GPT-3.5). Runs off the JS thread.
@@ -144,6 +255,32 @@ export declare function countTokens(text: string, encoding?: TokenEncoding): Pro
 
 /** Synchronous twin of `countTokens`, for small strings (it blocks the JS thread). */
 export declare function countTokensSync(text: string, encoding?: TokenEncoding): number
+
+/**
+ * The working tree's staged and unstaged changes (ADR-005 `generate_diff_context`), cut at
+ * `maxChars`. Rejects with `invalid_request` (not a repository), `unavailable` (no `git`),
+ * `timeout`.
+ */
+export declare function diffContext(repoPath: string, options?: MaxCharsOptions): Promise<ContextSource>
+
+/**
+ * A directory overview (ADR-005 `generate_dir_context`): the file tree under `path` (hidden
+ * entries, `node_modules`, `target`, `dist`... left out; symlinks followed only inside) with
+ * each source file's key declarations (`kind name:line`), cut at `maxChars` with a marker.
+ * Rejects with `invalid_request` when `path` is not an absolute, existing directory.
+ */
+export declare function dirContext(path: string, options?: DirContextOptions): Promise<ContextSource>
+
+/** Options of `dirContext`. All optional. */
+export interface DirContextOptions {
+  /** Files listed at most. Default 200. */
+  maxFiles?: number
+  /** Characters (`length`) of the content at most. Default 5000 (ADR-005's cap). */
+  maxChars?: number
+}
+
+/** How serious a validation problem is. */
+export type ErrorSeverity = 'error' | 'warning' | 'note'
 
 /**
  * Estimated tokens of `text`: its length in characters (Unicode code points) divided by 4,
@@ -268,6 +405,27 @@ export interface FileCacheStats {
   ttlMs: number
 }
 
+/**
+ * One file (ADR-005 `generate_file_context`): its first 150 lines (`maxLines`) followed by
+ * `[... truncated: N more lines of M ...]`, read inside `options.root` (default: the file's
+ * directory). Rejects with `invalid_request` for a missing, binary, oversized file or one
+ * outside the root.
+ */
+export declare function fileContext(path: string, options?: FileContextOptions): Promise<ContextSource>
+
+/** Options of `fileContext`. All optional. */
+export interface FileContextOptions {
+  /**
+   * The directory reads are confined to; `path` may then be relative to it. Default: the
+   * file's own directory.
+   */
+  root?: string
+  /** Lines kept at most. Default 150 (ADR-005's cap). */
+  maxLines?: number
+  /** Characters (`length`) of the content at most. Default 5000. */
+  maxChars?: number
+}
+
 /** What `remoteFileContext` fetches. */
 export interface FileContextRequest {
   /** `owner/name` on Gitea. */
@@ -357,6 +515,21 @@ export interface FitToBudgetOptions {
  */
 export declare function fitToBudgetSync<K extends string>(sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions): FittedSections<K>
 
+/** What `buildFixContext` returns (FR-003, FR-013). */
+export interface FixContext {
+  /** One line per problem: `[stage] file:line:col: severity[code]: message (tool)`. */
+  errors: string
+  /**
+   * Source of each file by repository-relative path (sorted): whole under 500 lines,
+   * otherwise at least 10 lines around each error line.
+   */
+  source_files: Record<string, string>
+  /** One sentence: errors and warnings in how many files, per stage; `No errors.` */
+  error_summary: string
+  /** Present when anything was truncated, missing, skipped or suspicious. */
+  _metadata?: BuilderMetadata
+}
+
 /** Settings of a `GiteaClient` (ADR-003). All optional. */
 export interface GiteaClientConfig {
   /** Server URL. Default: `GITEA_URL`, else `https://git.integrolabs.net`. */
@@ -376,6 +549,27 @@ export interface GiteaClientConfig {
    * into a file. Default 16 MiB (16777216), at most 1 GiB.
    */
   maxBytes?: number
+}
+
+/**
+ * A GitHub issue (the fields `gh issue view --json` gives; labels may be names or
+ * `{ name }` objects, assignees logins or `{ login }` objects).
+ */
+export interface GitHubIssue {
+  /** The issue number. */
+  number: number
+  /** The title. */
+  title: string
+  /** The body (Markdown). */
+  body?: string | null
+  /** Labels. */
+  labels?: Array<string | { name: string }>
+  /** `open` / `closed` (or GitHub's `OPEN` / `CLOSED`). */
+  state?: string
+  /** Assignees. */
+  assignees?: Array<string | { login: string }>
+  /** The issue's web address. */
+  url?: string
 }
 
 /** Settings of a `HoundClient`. All optional. */
@@ -517,6 +711,20 @@ export interface HoundUrlPattern {
   anchor: string
 }
 
+/** What `buildImplementationContext` returns (FR-001). */
+export interface ImplementationContext {
+  /** The task file's content; empty when it is missing. */
+  tasks: string
+  /** `CLAUDE.md`, then `AGENTS.md`; empty when neither exists. */
+  conventions: string
+  /** The current branch, `HEAD detached at <hash>`, or empty when git is unavailable. */
+  branch: string
+  /** The last 10 commits, newest first. */
+  recent_commits: Array<CommitInfo>
+  /** Present when anything was truncated, missing, skipped or suspicious. */
+  _metadata?: BuilderMetadata
+}
+
 /**
  * Drops every cached file under a directory (absolute path, compared by whole components:
  * `/a/b` does not cover `/a/bc`); returns how many were dropped.
@@ -528,6 +736,57 @@ export declare function invalidateDirectory(path: string): number
  * were dropped (0 when it was not cached).
  */
 export declare function invalidateFile(path: string): number
+
+/** What `buildIssueContext` returns (FR-004). */
+export interface IssueContext {
+  /** The issue as text: number, title, state, labels, assignees, address, body. */
+  issue: string
+  /** Files the issue mentions that exist under the root, by relative path (sorted). */
+  related_files: Record<string, string>
+  /** The last 10 commits touching the related files (or the repository), one per line. */
+  recent_changes: string
+  /** Present when anything was truncated, missing, skipped or suspicious. */
+  _metadata?: BuilderMetadata
+}
+
+/** Options of `diffContext`, `prContext` and `composeContext`. All optional. */
+export interface MaxCharsOptions {
+  /** Characters (`length`) of the result at most. Default 5000 (ADR-005's cap). */
+  maxChars?: number
+}
+
+/** One problem reported by a validation tool. */
+export interface ParsedError {
+  /** The file as the tool printed it (relative to where it ran, or absolute). */
+  file?: string
+  /** 1-based line. */
+  line?: number
+  /** 1-based column. */
+  column?: number
+  /** The message. */
+  message: string
+  /** How serious it is. */
+  severity: ErrorSeverity
+  /** The tool: `tsc`, `eslint`, `rustc`, `pytest`, `mypy`, `ruff`, or another name. */
+  tool?: string
+  /** The rule or error code (`TS2322`, `E0308`, `no-unused-vars`, `F401`). */
+  code?: string
+}
+
+/**
+ * The problems in a validation tool's output, in order: `tsc` (both formats), `eslint`
+ * (stylish, unix), `rustc`/`cargo`/`clippy`, `pytest`, `mypy` and `ruff` (concise, full).
+ * Unrecognised lines are ignored. ANSI colours are stripped.
+ */
+export declare function parseValidationOutput(text: string): Array<ParsedError>
+
+/**
+ * A pull request's metadata and diff (ADR-005 `generate_pr_context`) through the GitHub CLI:
+ * `gh pr view <pr> --json ...` and `gh pr diff <pr>`, run in `repoPath`, cut at `maxChars`.
+ * Rejects with `unavailable` when `gh` is missing or fails, `unauthorized` when it is not
+ * logged in, `invalid_request` for an unknown pull request, `timeout` after 30 s.
+ */
+export declare function prContext(repoPath: string, pr: number | string, options?: MaxCharsOptions): Promise<ContextSource>
 
 /**
  * Lines `line - context ..= line + context` of a file on Gitea, numbered, with a web link to
@@ -563,6 +822,35 @@ export interface RemoteFileContextConfig {
    * known).
    */
   fallback?: boolean
+}
+
+/** What `buildReviewContext` returns (FR-002, FR-012). */
+export interface ReviewContext {
+  /** The unified diff from the merge base with the base branch to the work tree. */
+  diff: string
+  /**
+   * Content of each changed text file by repository-relative path (sorted): whole under
+   * 500 lines, otherwise the lines around its changes with `...` markers.
+   */
+  changed_files: Record<string, string>
+  /** `CLAUDE.md`, then `AGENTS.md`. */
+  conventions: string
+  /** Totals of the diff. */
+  stats: ReviewStats
+  /** Present when anything was truncated, missing, skipped or suspicious. */
+  _metadata?: BuilderMetadata
+}
+
+/** Totals of the reviewed diff. */
+export interface ReviewStats {
+  /** Files changed. */
+  filesChanged: number
+  /** Lines added. */
+  insertions: number
+  /** Lines removed. */
+  deletions: number
+  /** Binary files among them. */
+  binaryFiles: number
 }
 
 /** A BPE encoding for exact token counts. */
@@ -638,6 +926,24 @@ export interface TruncationMetadata {
 
 /** Stops watching a workspace; false if it was not watched. */
 export declare function unwatchWorkspace(workspacePath: string): boolean
+
+/** The result of a validation run, stage by stage. */
+export interface ValidationOutput {
+  /** The stages, in the order they ran. */
+  stages: Array<ValidationStage>
+}
+
+/** One stage of a validation run. */
+export interface ValidationStage {
+  /** The stage's name (`lint`, `typecheck`, `test`). */
+  name: string
+  /** Whether it passed, when known. */
+  passed?: boolean
+  /** Its problems. When empty, `output` is parsed instead. */
+  errors?: Array<ParsedError>
+  /** Its raw output. */
+  output?: string
+}
 
 /**
  * Watches a workspace (recursively) and drops cached files of the default engine as soon as

@@ -11,13 +11,19 @@
 //! - [`remote`]: remote file context from Gitea (Hound as fallback) and a Hound search client.
 //! - [`expand`]: widening chunks by lines or to their enclosing block, with a file cache.
 //! - [`syntax`]: tree-sitter structure (languages, definitions, enclosing blocks).
+//! - [`builders`]: implementation, review, fix and issue contexts for agent prompts.
+//! - [`git`]: the `git` command-line runner (timeouts, output caps, classified failures).
+//! - [`inject`]: ADR-005 context sources (directory, file, diff, pull request) and composition.
 //! - [`engine`]: long-lived state (indexes, caches, clients) behind the `ContextEngine` class.
 
 pub mod budget;
+pub mod builders;
 pub mod engine;
 pub mod error;
 pub mod expand;
 pub mod fs_scope;
+pub mod git;
+pub mod inject;
 pub mod remote;
 pub mod secrets;
 pub mod syntax;

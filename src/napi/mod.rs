@@ -13,7 +13,9 @@
 mod args;
 mod bridge;
 mod budget;
+mod builders;
 mod diagnostics;
 mod engine;
 mod expand;
+mod inject;
 mod remote;
