@@ -1,9 +1,13 @@
-//! Key declarations of a source file (functions, classes, types), found by a line-based regex
-//! heuristic per language. Only top-level (unindented) declarations are taken for languages
-//! where indentation means nesting, so locals and methods do not flood a directory listing.
+//! Key declarations of a source file (functions, classes, types).
 //!
-//! This is the one place to swap in a syntax-aware extractor: [`declarations`] is the only
-//! entry point the context sources use.
+//! Where [`crate::syntax`] has a tree-sitter grammar (TypeScript/TSX, JavaScript, Python, Rust,
+//! Go), the top-level definitions come from the syntax tree, so a declaration split over lines,
+//! decorated or inside `export default` is still found and nothing in a string or comment is
+//! mistaken for one; the line-based heuristic adds only the kinds the grammar layer does not
+//! classify (Rust macros and modules, non-function constants). Other languages use the heuristic alone: only top-level
+//! (unindented) declarations, so locals and methods do not flood a directory listing.
+//!
+//! [`declarations`] is the only entry point the context sources use.
 
 use std::sync::OnceLock;
 
@@ -108,6 +112,49 @@ fn lang(ext: &str) -> Option<&'static Lang> {
 /// The key declarations of the file at `path` (its extension picks the language) with
 /// content `text`, in line order. Unknown languages have none.
 pub fn declarations(path: &str, text: &str) -> Vec<Declaration> {
+    let Some(lang) = crate::syntax::Lang::from_path(path) else {
+        return heuristic(path, text);
+    };
+    let mut out: Vec<Declaration> = crate::syntax::definitions(text, lang)
+        .into_iter()
+        .filter(|d| d.container.is_none() && d.kind != crate::syntax::DefKind::Impl)
+        .map(|d| Declaration {
+            line: name_line(text, d.start_line, d.end_line, &d.name),
+            name: d.name,
+            kind: d.kind.as_str(),
+        })
+        .collect();
+    out.extend(
+        heuristic(path, text)
+            .into_iter()
+            .filter(|d| matches!(d.kind, "macro" | "module" | "const")),
+    );
+    out.sort_by(|a, b| a.line.cmp(&b.line).then_with(|| a.name.cmp(&b.name)));
+    out.dedup_by(|a, b| a.line == b.line && a.name == b.name);
+    out
+}
+
+/// The line where a definition's name first appears (a definition's range starts at its doc
+/// comments and decorators; a listing wants the declaration line itself).
+fn name_line(text: &str, start: usize, end: usize, name: &str) -> usize {
+    text.lines()
+        .enumerate()
+        .skip(start.saturating_sub(1))
+        .take(end.saturating_sub(start) + 1)
+        .find(|(_, line)| {
+            let t = line.trim_start();
+            !(t.starts_with("//")
+                || t.starts_with('#')
+                || t.starts_with('@')
+                || t.starts_with("/*")
+                || t.starts_with('*'))
+                && line.contains(name)
+        })
+        .map_or(start, |(i, _)| i + 1)
+}
+
+/// The line-based heuristic: top-level declarations by per-language patterns.
+fn heuristic(path: &str, text: &str) -> Vec<Declaration> {
     let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
     let Some(lang) = ext.as_deref().and_then(lang) else {
         return Vec::new();
@@ -150,6 +197,8 @@ mod tests {
                 "function parse:2",
                 "struct Scope:3",
                 "enum Kind:4",
+                // indented, but at the top level of the file: the syntax tree says so
+                "function inner:5",
                 "function run:6",
                 "macro m:7",
                 "trait T:9"
@@ -181,7 +230,7 @@ mod tests {
             names("m.go", go),
             vec![
                 "function Main:2",
-                "function Method:3",
+                "method Method:3",
                 "struct S:4",
                 "interface I:5"
             ]
