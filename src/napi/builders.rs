@@ -16,10 +16,6 @@ use crate::error::{Error as CoreError, Result as CoreResult};
 /// Most entries accepted in a list argument (files, labels, stages, errors).
 const MAX_LIST: u32 = 100_000;
 
-fn clamp_u32(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
 /// What a builder reports in `_metadata` when anything was truncated, missing, skipped or
 /// suspicious (FR-010). The first four keys are the spec's, in its snake_case spelling.
 #[napi(object, object_from_js = false)]
@@ -53,8 +49,8 @@ impl From<Metadata> for BuilderMetadata {
     fn from(m: Metadata) -> Self {
         BuilderMetadata {
             truncated: m.truncated,
-            original_lines: clamp_u32(m.original_lines),
-            kept_lines: clamp_u32(m.kept_lines),
+            original_lines: args::clamp_u32(m.original_lines),
+            kept_lines: args::clamp_u32(m.kept_lines),
             sections_affected: m.sections_affected,
             truncated_files: m.truncated_files,
             missing_files: m.missing_files,
@@ -246,12 +242,8 @@ pub struct IssueContext {
 // ---------------------------------------------------------------------------------------------
 // argument parsing
 
-fn type_of(value: &Unknown<'_>) -> ValueType {
-    value.get_type().unwrap_or(ValueType::Unknown)
-}
-
 fn is_array(value: &Unknown<'_>) -> bool {
-    type_of(value) == ValueType::Object && value.is_array().unwrap_or(false)
+    args::type_of(value) == ValueType::Object && value.is_array().unwrap_or(false)
 }
 
 fn array<'env>(value: Unknown<'env>, name: &str) -> CoreResult<Array<'env>> {
@@ -324,12 +316,12 @@ fn names_list(value: Option<Unknown<'_>>, name: &str, key: &str) -> CoreResult<V
     };
     items(&array, name)?
         .into_iter()
-        .map(|v| match type_of(&v) {
+        .map(|v| match args::type_of(&v) {
             ValueType::String => args::string(v, name),
             ValueType::Object => {
                 let o = args::object(v, name).map_err(|_| bad())?;
                 let inner = args::field(&o, key)?.ok_or_else(bad)?;
-                if type_of(&inner) != ValueType::String {
+                if args::type_of(&inner) != ValueType::String {
                     return Err(bad());
                 }
                 args::string(inner, name)
@@ -375,7 +367,7 @@ fn parsed_error(value: Unknown<'_>) -> CoreResult<builders::ParsedError> {
 }
 
 fn validation_arg(value: Unknown<'_>) -> CoreResult<FixSource> {
-    if type_of(&value) == ValueType::String {
+    if args::type_of(&value) == ValueType::String {
         return Ok(FixSource::Raw(args::string(value, "validationOutput")?));
     }
     let not_valid = || {
@@ -392,7 +384,7 @@ fn validation_arg(value: Unknown<'_>) -> CoreResult<FixSource> {
         let name = opt_text(&s, "name", "stage.name")?.unwrap_or_default();
         let passed = match args::field(&s, "passed")? {
             Some(v) if !args::is_missing(&v) => {
-                if type_of(&v) != ValueType::Boolean {
+                if args::type_of(&v) != ValueType::Boolean {
                     return Err(CoreError::invalid_request("stage.passed must be a boolean"));
                 }
                 Some(unsafe { v.cast::<bool>() }.map_err(|_| not_valid())?)
@@ -457,8 +449,8 @@ fn severity_js(s: builders::Severity) -> ErrorSeverity {
 fn parsed_error_js(e: builders::ParsedError) -> ParsedError {
     ParsedError {
         file: e.file,
-        line: e.line.map(clamp_u32),
-        column: e.column.map(clamp_u32),
+        line: e.line.map(args::clamp_u32),
+        column: e.column.map(args::clamp_u32),
         message: e.message,
         severity: severity_js(e.severity),
         tool: e.tool,
@@ -548,10 +540,10 @@ pub fn build_review_context<'env>(
                     changed_files: c.changed_files,
                     conventions: c.conventions,
                     stats: ReviewStats {
-                        files_changed: clamp_u32(c.stats.files_changed),
-                        insertions: clamp_u32(c.stats.insertions),
-                        deletions: clamp_u32(c.stats.deletions),
-                        binary_files: clamp_u32(c.stats.binary_files),
+                        files_changed: args::clamp_u32(c.stats.files_changed),
+                        insertions: args::clamp_u32(c.stats.insertions),
+                        deletions: args::clamp_u32(c.stats.deletions),
+                        binary_files: args::clamp_u32(c.stats.binary_files),
                     },
                     metadata: meta(c.metadata),
                 })

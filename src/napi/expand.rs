@@ -126,43 +126,31 @@ pub struct FileCacheStats {
     pub ttl_ms: f64,
 }
 
-fn whole_opt(value: Option<f64>, name: &str, default: u64, min: u64, max: u64) -> CoreResult<u64> {
-    match value {
-        None => Ok(default),
-        Some(n) if n.is_finite() && n.fract() == 0.0 && n >= min as f64 && n <= max as f64 => {
-            Ok(n as u64)
-        }
-        Some(_) => Err(CoreError::invalid_request(format!(
-            "{name} must be a whole number from {min} to {max}"
-        ))),
-    }
-}
-
 /// The core cache limits from the JS options, over the defaults.
 pub(crate) fn cache_config(o: FileCacheOptions) -> CoreResult<CacheConfig> {
     let d = CacheConfig::default();
-    let max_files = whole_opt(
+    let max_files = args::opt_whole_number(
         o.max_files,
         "fileCache.maxFiles",
         d.max_files as u64,
         0,
         1_000_000,
     )?;
-    let max_file_lines = whole_opt(
+    let max_file_lines = args::opt_whole_number(
         o.max_file_lines,
         "fileCache.maxFileLines",
         d.max_file_lines as u64,
         0,
         100_000_000,
     )?;
-    let max_bytes = whole_opt(
+    let max_bytes = args::opt_whole_number(
         o.max_bytes,
         "fileCache.maxBytes",
         d.max_bytes as u64,
         0,
         16 * 1024 * 1024 * 1024,
     )?;
-    let ttl = whole_opt(
+    let ttl = args::opt_whole_number(
         o.ttl_ms,
         "fileCache.ttlMs",
         d.ttl.as_millis() as u64,
@@ -240,7 +228,7 @@ fn options_arg(value: Option<Unknown<'_>>) -> CoreResult<ExpandOptions> {
             ))
         }
     };
-    options.max_lines = whole_opt(
+    options.max_lines = args::opt_whole_number(
         parsed.max_lines,
         "options.maxLines",
         options.max_lines as u64,
@@ -285,23 +273,19 @@ fn run_expand(engine: &Engine, a: &ExpandArgs) -> Expansion {
     )
 }
 
-fn clamp_u32(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
 impl From<Expansion> for ExpandedChunk {
     fn from(e: Expansion) -> Self {
         ExpandedChunk {
             content: e.content,
-            start_line: clamp_u32(e.start_line),
-            end_line: clamp_u32(e.end_line),
+            start_line: args::clamp_u32(e.start_line),
+            end_line: args::clamp_u32(e.end_line),
             expanded: e.expanded,
             reason: e.reason.map(|r| r.as_str().to_owned()),
             mode: e.mode.as_str().to_owned(),
             block_kind: e.block_kind.map(|k| k.as_str().to_owned()),
             fallback: e.fallback.map(|f| f.as_str().to_owned()),
             clipped: e.clipped,
-            redactions: clamp_u32(e.redactions),
+            redactions: args::clamp_u32(e.redactions),
         }
     }
 }
@@ -356,7 +340,7 @@ fn abs_path_arg(value: Unknown<'_>, name: &str) -> CoreResult<PathBuf> {
 fn stats_of(engine: &Engine) -> FileCacheStats {
     let s = engine.files.stats();
     FileCacheStats {
-        entries: clamp_u32(s.entries),
+        entries: args::clamp_u32(s.entries),
         bytes: s.bytes as f64,
         hits: s.hits as f64,
         misses: s.misses as f64,
@@ -365,7 +349,7 @@ fn stats_of(engine: &Engine) -> FileCacheStats {
         stale: s.stale as f64,
         uncacheable: s.uncacheable as f64,
         invalidations: s.invalidations as f64,
-        watched: clamp_u32(engine.files.watches().roots().len()),
+        watched: args::clamp_u32(engine.files.watches().roots().len()),
         max_files: s.config.max_files as f64,
         max_file_lines: s.config.max_file_lines as f64,
         max_bytes: s.config.max_bytes as f64,
@@ -445,7 +429,7 @@ pub fn expand_chunk_detailed<'env>(
 /// Empties the default engine's file cache; returns how many files were dropped.
 #[napi(catch_unwind)]
 pub fn clear_file_cache(env: &Env) -> napi::Result<u32> {
-    bridge::run_sync(env, || Ok(clamp_u32(Engine::global().files.clear())))
+    bridge::run_sync(env, || Ok(args::clamp_u32(Engine::global().files.clear())))
 }
 
 /// Drops one file (absolute path) from the default engine's cache; returns how many entries
@@ -454,7 +438,9 @@ pub fn clear_file_cache(env: &Env) -> napi::Result<u32> {
 pub fn invalidate_file(env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
     let path = abs_path_arg(path, "path");
     bridge::run_sync(env, || {
-        Ok(clamp_u32(Engine::global().files.invalidate_file(&path?)))
+        Ok(args::clamp_u32(
+            Engine::global().files.invalidate_file(&path?),
+        ))
     })
 }
 
@@ -464,7 +450,7 @@ pub fn invalidate_file(env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
 pub fn invalidate_directory(env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
     let path = abs_path_arg(path, "path");
     bridge::run_sync(env, || {
-        Ok(clamp_u32(
+        Ok(args::clamp_u32(
             Engine::global().files.invalidate_directory(&path?),
         ))
     })
@@ -539,7 +525,7 @@ impl ContextEngine {
     /// `clearFileCache` on this engine.
     #[napi(catch_unwind)]
     pub fn clear_file_cache(&self, env: &Env) -> napi::Result<u32> {
-        bridge::run_sync(env, || Ok(clamp_u32(self.inner.files.clear())))
+        bridge::run_sync(env, || Ok(args::clamp_u32(self.inner.files.clear())))
     }
 
     /// `invalidateFile` on this engine.
@@ -547,7 +533,7 @@ impl ContextEngine {
     pub fn invalidate_file(&self, env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
         let path = abs_path_arg(path, "path");
         bridge::run_sync(env, || {
-            Ok(clamp_u32(self.inner.files.invalidate_file(&path?)))
+            Ok(args::clamp_u32(self.inner.files.invalidate_file(&path?)))
         })
     }
 
@@ -556,7 +542,9 @@ impl ContextEngine {
     pub fn invalidate_directory(&self, env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
         let path = abs_path_arg(path, "path");
         bridge::run_sync(env, || {
-            Ok(clamp_u32(self.inner.files.invalidate_directory(&path?)))
+            Ok(args::clamp_u32(
+                self.inner.files.invalidate_directory(&path?),
+            ))
         })
     }
 

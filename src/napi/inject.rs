@@ -87,44 +87,15 @@ pub struct MaxCharsOptions {
     pub max_chars: Option<f64>,
 }
 
-fn options_object<T: FromNapiValue>(
-    value: Option<Unknown<'_>>,
-    name: &str,
-) -> CoreResult<Option<T>> {
-    let Some(object) = args::opt_object(value, name)? else {
-        return Ok(None);
-    };
-    unsafe { T::from_napi_value(object.value().env, object.raw()) }
-        .map(Some)
-        .map_err(|e| CoreError::invalid_request(format!("{name} are invalid: {}", e.reason)))
-}
-
-fn whole_f64(
-    value: Option<f64>,
-    name: &str,
-    default: u64,
-    min: u64,
-    max: u64,
-) -> CoreResult<usize> {
-    match value {
-        None => Ok(default as usize),
-        Some(n) if n.is_finite() && n.fract() == 0.0 && n >= min as f64 && n <= max as f64 => {
-            Ok(n as usize)
-        }
-        Some(_) => Err(CoreError::invalid_request(format!(
-            "{name} must be a whole number from {min} to {max}"
-        ))),
-    }
-}
-
 fn max_chars(value: Option<f64>) -> CoreResult<usize> {
-    whole_f64(
+    args::opt_whole_number(
         value,
         "maxChars",
         inject::DEFAULT_MAX_CHARS as u64,
         0,
         MAX_CHARS,
     )
+    .map(|n| n as usize)
 }
 
 fn kind_js(kind: SourceKind) -> ContextSourceKind {
@@ -160,16 +131,16 @@ pub fn dir_context<'env>(
 ) -> napi::Result<PromiseRaw<'env, ContextSource>> {
     let parsed = (|| {
         let path = path_arg(path, "path")?;
-        let o: Option<DirContextOptions> = options_object(options, "options")?;
+        let o: Option<DirContextOptions> = args::options_object(options, "options")?;
         let (files, chars) = o.map_or((None, None), |o| (o.max_files, o.max_chars));
         let opts = DirOptions {
-            max_files: whole_f64(
+            max_files: args::opt_whole_number(
                 files,
                 "maxFiles",
                 inject::DIR_MAX_FILES as u64,
                 0,
                 MAX_COUNT,
-            )?,
+            )? as usize,
             max_chars: max_chars(chars)?,
         };
         Ok((path, opts))
@@ -202,20 +173,20 @@ pub fn file_context<'env>(
         if path.is_empty() {
             return Err(CoreError::invalid_request("path must not be empty"));
         }
-        let o: Option<FileContextOptions> = options_object(options, "options")?;
+        let o: Option<FileContextOptions> = args::options_object(options, "options")?;
         let (root, lines, chars) =
             o.map_or((None, None, None), |o| (o.root, o.max_lines, o.max_chars));
         if root.as_deref() == Some("") {
             return Err(CoreError::invalid_request("root must not be empty"));
         }
         let opts = FileOptions {
-            max_lines: whole_f64(
+            max_lines: args::opt_whole_number(
                 lines,
                 "maxLines",
                 inject::FILE_MAX_LINES as u64,
                 1,
                 MAX_COUNT,
-            )?,
+            )? as usize,
             max_chars: max_chars(chars)?,
         };
         Ok((path, root, opts))
@@ -244,7 +215,7 @@ pub fn diff_context<'env>(
 ) -> napi::Result<PromiseRaw<'env, ContextSource>> {
     let parsed = (|| {
         let repo = path_arg(repo_path, "repoPath")?;
-        let o: Option<MaxCharsOptions> = options_object(options, "options")?;
+        let o: Option<MaxCharsOptions> = args::options_object(options, "options")?;
         Ok((repo, max_chars(o.and_then(|o| o.max_chars))?))
     })();
     match parsed {
@@ -287,7 +258,7 @@ pub fn pr_context<'env>(
     let parsed = (|| {
         let repo = path_arg(repo_path, "repoPath")?;
         let pr = pr_arg(pr)?;
-        let o: Option<MaxCharsOptions> = options_object(options, "options")?;
+        let o: Option<MaxCharsOptions> = args::options_object(options, "options")?;
         Ok((repo, pr, max_chars(o.and_then(|o| o.max_chars))?))
     })();
     match parsed {
@@ -376,7 +347,7 @@ pub fn compose_context(
 ) -> napi::Result<ComposedContext> {
     let parsed = (|| -> CoreResult<_> {
         let sources = sources_arg(sources)?;
-        let o: Option<MaxCharsOptions> = options_object(options, "options")?;
+        let o: Option<MaxCharsOptions> = args::options_object(options, "options")?;
         Ok((sources, max_chars(o.and_then(|o| o.max_chars))?))
     })();
     bridge::run_sync(env, || {

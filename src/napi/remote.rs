@@ -308,26 +308,22 @@ pub struct FileContextResult {
     pub warnings: Vec<String>,
 }
 
-fn to_u32(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
 impl From<remote::FileContextResult> for FileContextResult {
     fn from(r: remote::FileContextResult) -> Self {
         FileContextResult {
             repo: r.repo,
             file: r.file,
-            line: to_u32(r.line),
-            start_line: to_u32(r.start_line),
-            end_line: to_u32(r.end_line),
+            line: args::clamp_u32(r.line),
+            start_line: args::clamp_u32(r.start_line),
+            end_line: args::clamp_u32(r.end_line),
             content: r.content,
             lines: r.lines,
             url: r.url,
             r#ref: r.r#ref,
             ref_kind: r.ref_kind.as_str().to_owned(),
             source: r.source.as_str().to_owned(),
-            total_lines: r.total_lines.map(to_u32),
-            redacted: to_u32(r.redacted),
+            total_lines: r.total_lines.map(args::clamp_u32),
+            redacted: args::clamp_u32(r.redacted),
             warnings: r.warnings,
         }
     }
