@@ -10,6 +10,27 @@ export type FittedSections<K extends string = string> = { [P in K]: string } & {
 }
 
 /**
+ * A piece of a file to expand (context-expansion-spec `TextChunk`): `filePath` relative to the
+ * workspace, lines 1-based and inclusive.
+ */
+export interface TextChunk {
+  content: string
+  filePath: string
+  startLine: number
+  endLine: number
+  language?: string
+}
+
+/**
+ * A retrieval result to expand (context-expansion-spec `KnowledgeChunk`). Expansion uses only
+ * the fields it shares with `TextChunk`; the others are carried by the caller.
+ */
+export interface KnowledgeChunk extends TextChunk {
+  id?: string
+  score?: number
+}
+
+/**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
  * flavor napi-rs can build is listed, because `NAPI_RS_NATIVE_LIBRARY_PATH`
@@ -18,11 +39,11 @@ export type FittedSections<K extends string = string> = { [P in K]: string } & {
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
- * An engine with its own state: each instance keeps its own indexes. The module-level
- * functions share one default engine.
+ * An engine with its own state (file cache, ...). The module-level functions use one
+ * process-wide default engine; create a `ContextEngine` to isolate state or to change limits.
  */
 export declare class ContextEngine {
-  /** A new engine. Throws `invalid_request` for bad options. */
+  /** A new engine. Throws `invalid_request` for malformed options. */
   constructor(options?: ContextEngineOptions)
   /** `retrieve` on this engine's own indexes. */
   retrieve(request: ContextRetrievalRequest): Promise<ContextSnippet[]>
@@ -32,6 +53,67 @@ export declare class ContextEngine {
   prepareIndex(rootPath: string): Promise<IndexStatus>
   /** Drops this engine's index of `rootPath`; returns whether one was kept. */
   evict(rootPath: string): boolean
+  /** `expandChunk` on this engine's file cache. */
+  expandChunk(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions): Promise<string>
+  /** `expandChunkDetailed` on this engine's file cache. */
+  expandChunkDetailed(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions): Promise<ExpandedChunk>
+  /** `clearFileCache` on this engine. */
+  clearFileCache(): number
+  /** `invalidateFile` on this engine. */
+  invalidateFile(path: string): number
+  /** `invalidateDirectory` on this engine. */
+  invalidateDirectory(path: string): number
+  /** `fileCacheStats` of this engine. */
+  fileCacheStats(): FileCacheStats
+  /** `watchWorkspace` for this engine's cache. */
+  watchWorkspace(workspacePath: string): Promise<boolean>
+  /** `unwatchWorkspace` for this engine's cache. */
+  unwatchWorkspace(workspacePath: string): boolean
+}
+
+/**
+ * A client of one Gitea server (ADR-003). Holds no connection of its own; all clients share
+ * one connection pool.
+ */
+export declare class GiteaClient {
+  /**
+   * Settings default from `GITEA_URL`, `GITEA_TOKEN` (or `~/.config/gitea/token`) and
+   * `GITEA_TIMEOUT`. Throws `invalid_request` for a bad setting.
+   */
+  constructor(config?: GiteaClientConfig)
+  /** The server URL, with a trailing slash. */
+  get baseUrl(): string
+  /** Whether a token is configured (the token itself is never readable). */
+  get hasToken(): boolean
+  /**
+   * The whole file `filepath` of `repo` (`owner/name`) at `ref` (branch, tag or full commit
+   * SHA; the default branch when omitted). A ref Gitea does not know is `invalid_request`
+   * (Gitea itself would silently serve the default branch). Binary files and files over
+   * `maxBytes` are `invalid_request`; a missing or private file is `invalid_request`
+   * "not found"; 401/403 `unauthorized`; unreachable or 5xx `unavailable`; `timeout`.
+   */
+  getRawFile(repo: string, filepath: string, ref?: string): Promise<string>
+}
+
+/** A client of one Hound server (hound-search/hound). */
+export declare class HoundClient {
+  /**
+   * Settings default from `HOUND_URL` and `HOUND_TIMEOUT`. Throws `invalid_request` for a
+   * bad setting.
+   */
+  constructor(config?: HoundClientConfig)
+  /** The server URL, with a trailing slash. */
+  get baseUrl(): string
+  /**
+   * Searches with Hound's `/api/v1/search`. `query` is a regexp (unless `literal`); `''`
+   * matches every line. A bad regexp (which Hound reports with HTTP 200) rejects with
+   * `invalid_request`; Hound still indexing (503) with `unavailable`.
+   */
+  search(query: string, options?: HoundSearchOptions): Promise<HoundSearchResult>
+  /** The configured repositories (`/api/v1/repos`), by name. */
+  repos(): Promise<Record<string, HoundRepo>>
+  /** Files of `repo` that Hound did not index (`/api/v1/excludes`), e.g. binaries. */
+  excludes(repo: string): Promise<HoundExcludedFile[]>
 }
 
 /**
@@ -48,8 +130,114 @@ export declare function __raiseErrorAsync(code: string, viaFuture?: boolean): Pr
  */
 export declare function __raiseErrorSync(code: string): void
 
-/** Options of a new `ContextEngine`. All optional. */
+/**
+ * What a builder reports in `_metadata` when anything was truncated, missing, skipped or
+ * suspicious (FR-010). The first four keys are the spec's, in its snake_case spelling.
+ */
+export interface BuilderMetadata {
+  /** Whether any section was shortened. */
+  truncated: boolean
+  /** Lines of the shortened content before shortening. */
+  original_lines: number
+  /** Lines of it kept (`...` markers not counted). */
+  kept_lines: number
+  /** Sections that were shortened (`conventions`, `diff`, `changed_files`...). */
+  sections_affected: Array<string>
+  /** Files shortened within a files section, repository-relative. */
+  truncated_files: Array<string>
+  /** Files named by the input that do not exist. */
+  missing_files: Array<string>
+  /** Files left out on purpose (binary, too large, over a count limit). */
+  skipped_files: Array<string>
+  /**
+   * Git failures, skipped files, suspected secrets (file, line, kind; never the value),
+   * ignored paths.
+   */
+  warnings: Array<string>
+}
+
+/**
+ * The context of a fix agent (FR-003): `errors` (one line per problem), `source_files` (the
+ * `files` given, then the files the errors name; each whole under 500 lines, otherwise at
+ * least 10 lines around every error line, overlapping windows merged) and `error_summary`.
+ * `validationOutput` is structured stages or the raw output of the tools (parsed as
+ * `parseValidationOutput` does). Paths resolve inside `repoPath` (default: the current
+ * directory); paths outside it are ignored with a warning.
+ */
+export declare function buildFixContext(validationOutput: ValidationOutput | string, files: string[], repoPath?: string): Promise<FixContext>
+
+/**
+ * The context of an implementation agent (FR-001): `tasks` (the task file, relative to
+ * `repoPath` or absolute inside it), `conventions` (`CLAUDE.md` + `AGENTS.md`), `branch` and
+ * `recent_commits` (last 10). A missing task file, a missing `git`, a non-repository or an
+ * empty repository give empty values and a warning in `_metadata`; only a `repoPath` that is
+ * not an absolute directory rejects (`invalid_request`).
+ */
+export declare function buildImplementationContext(taskFile: string, repoPath: string): Promise<ImplementationContext>
+
+/**
+ * The context of an agent working on a GitHub issue (FR-004): `issue` as text,
+ * `related_files` (paths the title or body mention that exist under `repoPath`, resolved
+ * safely; `path:line` mentions keep the lines around that line in large files) and
+ * `recent_changes` (the last 10 commits touching them, or the repository).
+ */
+export declare function buildIssueContext(issue: GitHubIssue, repoPath: string): Promise<IssueContext>
+
+/**
+ * The context of a review agent (FR-002): the `diff` from the merge base of `baseBranch` and
+ * HEAD to the work tree, `changed_files` (whole under 500 lines, otherwise around the changed
+ * hunks; binary files skipped and named in `_metadata.skipped_files`), `conventions` and
+ * `stats`. No changes give an empty diff and zero stats; an unknown base branch, a missing
+ * `git` or a non-repository give empty values and a warning. A malformed `baseBranch` (empty,
+ * starting with `-`, with spaces or `..`) rejects with `invalid_request`.
+ */
+export declare function buildReviewContext(repoPath: string, baseBranch: string): Promise<ReviewContext>
+
+/** Empties the default engine's file cache; returns how many files were dropped. */
+export declare function clearFileCache(): number
+
+/** One commit of `recent_commits`. */
+export interface CommitInfo {
+  /** The full object name. */
+  hash: string
+  /** The author's name. */
+  author: string
+  /** The author date, ISO 8601. */
+  date: string
+  /** The first line of the message. */
+  subject: string
+}
+
+/**
+ * Composes context sources into one block of at most `maxChars` characters (default 5000,
+ * ADR-005's cap; `text.length` is the measure): ordered by kind (`dir`, `file`, `pr`,
+ * `diff`; the given order within a kind), each under a `## <kind>: <label>` heading, then a
+ * visible `[... context truncated at N characters ...]` marker when cut.
+ */
+export declare function composeContext(sources: ContextSource[], options?: MaxCharsOptions): ComposedContext
+
+/** What `composeContext` returns. */
+export interface ComposedContext {
+  /**
+   * The sources under `## <kind>: <label>` headings, at most `maxChars` long
+   * (`text.length`), ending with `[... context truncated at N characters ...]` when cut.
+   */
+  text: string
+  /** Whether anything was cut or left out (including sources that were already cut). */
+  truncated: boolean
+  /** Labels of the sources that did not fit at all. */
+  omitted: Array<string>
+}
+
+/** Options of `new ContextEngine()`. All optional. */
 export interface ContextEngineOptions {
+  /** Limits of the file cache used by `expandChunk`. Defaults: see `FileCacheOptions`. */
+  fileCache?: FileCacheOptions
+  /**
+   * Watch every workspace this engine expands in and drop cached files as soon as they
+   * change (at most 16 workspaces). Default `false`: the cache revalidates every hit anyway.
+   */
+  watch?: boolean
   /**
    * Repository roots whose retrieval indexes are kept in memory; the least recently used is
    * dropped beyond this. Default 8, from 1 to 1024.
@@ -106,6 +294,21 @@ export interface ContextSnippet {
   language?: string
 }
 
+/** One rendered context source (ADR-005). */
+export interface ContextSource {
+  /** What it is. */
+  kind: ContextSourceKind
+  /** A short, safe name: a relative path, `PR #12`, `working tree`. */
+  label: string
+  /** The rendered text. */
+  content: string
+  /** Whether `content` was cut. */
+  truncated: boolean
+}
+
+/** What a context source is. Composition orders sources by kind: `dir`, `file`, `pr`, `diff`. */
+export type ContextSourceKind = 'dir' | 'file' | 'pr' | 'diff'
+
 /**
  * Exact number of BPE tokens of `text` for `encoding` (default `'o200k_base'`, the GPT-4o /
  * o-series encoding; `'cl100k_base'` for GPT-4 / GPT-3.5). Runs off the JS thread.
@@ -116,11 +319,232 @@ export declare function countTokens(text: string, encoding?: TokenEncoding): Pro
 export declare function countTokensSync(text: string, encoding?: TokenEncoding): number
 
 /**
+ * The working tree's staged and unstaged changes (ADR-005 `generate_diff_context`), cut at
+ * `maxChars`. Rejects with `invalid_request` (not a repository), `unavailable` (no `git`),
+ * `timeout`.
+ */
+export declare function diffContext(repoPath: string, options?: MaxCharsOptions): Promise<ContextSource>
+
+/**
+ * A directory overview (ADR-005 `generate_dir_context`): the file tree under `path` (hidden
+ * entries, `node_modules`, `target`, `dist`... left out; symlinks followed only inside) with
+ * each source file's key declarations (`kind name:line`), cut at `maxChars` with a marker.
+ * Rejects with `invalid_request` when `path` is not an absolute, existing directory.
+ */
+export declare function dirContext(path: string, options?: DirContextOptions): Promise<ContextSource>
+
+/** Options of `dirContext`. All optional. */
+export interface DirContextOptions {
+  /** Files listed at most. Default 200. */
+  maxFiles?: number
+  /** Characters (`length`) of the content at most. Default 5000 (ADR-005's cap). */
+  maxChars?: number
+}
+
+/** How serious a validation problem is. */
+export type ErrorSeverity = 'error' | 'warning' | 'note'
+
+/**
  * Estimated tokens of `text`: its length in characters (Unicode code points) divided by 4,
  * rounded up, exactly as the builder spec's FR-006 defines. Off by up to about 20% on real
  * code; use `countTokens` where a budget must hold.
  */
 export declare function estimateTokens(text: string): number
+
+/**
+ * Expands `chunk` (a `TextChunk` or `KnowledgeChunk` whose `filePath` is relative to
+ * `workspacePath`) by `contextLines` lines on each side (lines 25-30 with 5 give lines 20-35,
+ * clamped to the file), or to its enclosing function, method or class with
+ * `{ mode: 'structure' }`. Resolves to the chunk's own `content` when `contextLines <= 0` and
+ * whenever the file cannot be used (missing, unreadable, binary, outside the workspace, range
+ * outside the file): `expandChunkDetailed` says why. Rejects (`invalid_request`) only for
+ * arguments of the wrong type or shape.
+ */
+export declare function expandChunk(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions): Promise<string>
+
+/** Like `expandChunk`, with the lines returned, whether the file was used, and if not why. */
+export declare function expandChunkDetailed(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions): Promise<ExpandedChunk>
+
+/** Options of `expandChunk`. All optional. */
+export interface ExpandChunkOptions {
+  /**
+   * `'lines'` (default): `contextLines` lines on each side, the spec's behaviour.
+   * `'structure'`: the smallest enclosing function, method or class (TypeScript, TSX,
+   * JavaScript, Python, Rust, Go), at most `maxLines` lines; other files, and chunks that
+   * no block encloses, fall back to `'lines'`.
+   */
+  mode?: 'lines' | 'structure'
+  /**
+   * Most lines a structure-mode expansion returns; a longer block is cut around the chunk.
+   * Default 200.
+   */
+  maxLines?: number
+  /**
+   * Replace secrets (API keys, tokens, private keys...) in the expanded text by
+   * `[REDACTED:<kind>]`, as retrieval does; a key block cut by the range is still redacted.
+   * Default `true`. The chunk's own `content` is never changed.
+   */
+  redact?: boolean
+}
+
+/** What `expandChunkDetailed` returns. */
+export interface ExpandedChunk {
+  /** Exactly what `expandChunk` returns: the expanded text, or the chunk's own content. */
+  content: string
+  /** First line of `content` in the file, 1-based (the chunk's own when not expanded). */
+  startLine: number
+  /** Last line of `content`, inclusive (the chunk's own when not expanded). */
+  endLine: number
+  /** True when `content` was read from the file. */
+  expanded: boolean
+  /** Why the chunk was not expanded. */
+  reason?: 'no_context' | 'invalid_workspace' | 'invalid_path' | 'outside_workspace' | 'not_found' | 'not_a_file' | 'too_large' | 'binary' | 'unreadable' | 'empty_file' | 'out_of_range' | 'invalid_range'
+  /** The mode that produced `content` (`'lines'` after a structure-mode fallback). */
+  mode: 'lines' | 'structure'
+  /** In structure mode, what the enclosing block is. */
+  blockKind?: 'function' | 'method' | 'class' | 'struct' | 'interface' | 'type' | 'enum' | 'trait' | 'impl' | 'const'
+  /** Why structure mode fell back to line mode. */
+  fallback?: 'unsupported_language' | 'no_enclosing_block'
+  /** True when the enclosing block was longer than `maxLines` and was cut around the chunk. */
+  clipped: boolean
+  /** How many secrets were redacted in `content`. */
+  redactions: number
+}
+
+/** Limits of an engine's file cache (`new ContextEngine({ fileCache })`). All optional. */
+export interface FileCacheOptions {
+  /** Most files kept (least recently used dropped first); 0 disables caching. Default 100. */
+  maxFiles?: number
+  /** Files with more lines are read every time, never cached. Default 10,000. */
+  maxFileLines?: number
+  /** Most bytes of text kept in all. Default 64 MiB. */
+  maxBytes?: number
+  /**
+   * How long a file is served from the cache after it was read, in milliseconds (every hit
+   * is also checked against the file's size and modification time). Default 300000 (5 min).
+   */
+  ttlMs?: number
+}
+
+/** Counters and limits of the default engine's file cache. */
+export declare function fileCacheStats(): FileCacheStats
+
+/** Counters and limits of a file cache. */
+export interface FileCacheStats {
+  /** Files cached now. */
+  entries: number
+  /** Bytes cached now (text and line offsets). */
+  bytes: number
+  /** Reads served from the cache (after checking the file is unchanged). */
+  hits: number
+  /** Reads that went to the file system. */
+  misses: number
+  /** Entries dropped to stay within `maxFiles` / `maxBytes`. */
+  evictions: number
+  /** Entries dropped because they were older than the TTL. */
+  expirations: number
+  /** Entries dropped because the file had changed on disk. */
+  stale: number
+  /**
+   * Reads of files that could not be cached (too many lines, changed during the read or
+   * modified within the last 50 ms).
+   */
+  uncacheable: number
+  /**
+   * Entries dropped by `clearFileCache`, `invalidateFile`, `invalidateDirectory` or the
+   * file watcher.
+   */
+  invalidations: number
+  /** Workspaces watched now. */
+  watched: number
+  /** The `maxFiles` limit. */
+  maxFiles: number
+  /** The `maxFileLines` limit. */
+  maxFileLines: number
+  /** The `maxBytes` limit. */
+  maxBytes: number
+  /** The TTL in milliseconds. */
+  ttlMs: number
+}
+
+/**
+ * One file (ADR-005 `generate_file_context`): its first 150 lines (`maxLines`) followed by
+ * `[... truncated: N more lines of M ...]`, read inside `options.root` (default: the file's
+ * directory). Rejects with `invalid_request` for a missing, binary, oversized file or one
+ * outside the root.
+ */
+export declare function fileContext(path: string, options?: FileContextOptions): Promise<ContextSource>
+
+/** Options of `fileContext`. All optional. */
+export interface FileContextOptions {
+  /**
+   * The directory reads are confined to; `path` may then be relative to it. Default: the
+   * file's own directory.
+   */
+  root?: string
+  /** Lines kept at most. Default 150 (ADR-005's cap). */
+  maxLines?: number
+  /** Characters (`length`) of the content at most. Default 5000. */
+  maxChars?: number
+}
+
+/** What `remoteFileContext` fetches. */
+export interface FileContextRequest {
+  /** `owner/name` on Gitea. */
+  repo: string
+  /** Repository-relative path of the file. */
+  file: string
+  /** The 1-based line to centre on. */
+  line: number
+  /** Lines on each side, 0 to 1000. Default 10. */
+  context?: number
+  /**
+   * Branch, tag or full commit SHA. Default: the repository's default branch (asked from
+   * the API, never assumed).
+   */
+  ref?: string
+}
+
+/** A window of a remote file. */
+export interface FileContextResult {
+  /** `owner/name`. */
+  repo: string
+  /** Repository-relative path. */
+  file: string
+  /** The line asked for. */
+  line: number
+  /** First line returned (1-based). */
+  startLine: number
+  /** Last line returned (before `line + context` at the end of the file). */
+  endLine: number
+  /** The lines with numbers, one per `\n`: `" 148 | text"`, the asked line marked `">"`. */
+  content: string
+  /** The same lines without numbers (CR of CRLF removed, lines over 2000 characters cut). */
+  lines: Array<string>
+  /**
+   * Gitea web link to the exact ref served:
+   * `{baseUrl}{owner}/{repo}/src/{branch|tag|commit}/{ref}/{file}#L{startLine}-L{endLine}`.
+   */
+  url: string
+  /** The ref served: branch or tag name, or full commit SHA (Hound serves its indexed commit). */
+  ref: string
+  /** What `ref` is. */
+  refKind: 'branch' | 'tag' | 'commit'
+  /** Which server served the lines: `'hound'` when Gitea was unavailable or timed out. */
+  source: 'gitea' | 'hound'
+  /** Lines in the file, when the whole file was read (reading stops after `endLine`). */
+  totalLines?: number
+  /**
+   * Suspected secrets (API keys, tokens, private keys) replaced by `[REDACTED:<kind>]` in
+   * `lines` and `content` before they reach a model. `getRawFile` never redacts.
+   */
+  redacted: number
+  /**
+   * What the caller should know: why Hound served it, a ref Hound cannot vouch for,
+   * redactions.
+   */
+  warnings: Array<string>
+}
 
 /**
  * Fits `sections` into `budget` tokens (FR-007, default 32,000): unchanged when they already
@@ -153,6 +577,216 @@ export interface FitToBudgetOptions {
  */
 export declare function fitToBudgetSync<K extends string>(sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions): FittedSections<K>
 
+/** What `buildFixContext` returns (FR-003, FR-013). */
+export interface FixContext {
+  /** One line per problem: `[stage] file:line:col: severity[code]: message (tool)`. */
+  errors: string
+  /**
+   * Source of each file by repository-relative path (sorted): whole under 500 lines,
+   * otherwise at least 10 lines around each error line.
+   */
+  source_files: Record<string, string>
+  /** One sentence: errors and warnings in how many files, per stage; `No errors.` */
+  error_summary: string
+  /** Present when anything was truncated, missing, skipped or suspicious. */
+  _metadata?: BuilderMetadata
+}
+
+/** Settings of a `GiteaClient` (ADR-003). All optional. */
+export interface GiteaClientConfig {
+  /** Server URL. Default: `GITEA_URL`, else `https://git.integrolabs.net`. */
+  baseUrl?: string
+  /**
+   * API token, sent as `Authorization: token ...` to `baseUrl`'s origin only. Default:
+   * `GITEA_TOKEN`, else the file `~/.config/gitea/token`, else none (public repositories).
+   */
+  token?: string
+  /**
+   * Deadline of one call in milliseconds (1 to 600000), ref resolution, redirects and body
+   * included. Default: `GITEA_TIMEOUT`, else 10000.
+   */
+  timeout?: number
+  /**
+   * Byte cap: `getRawFile` refuses larger files; `remoteFileContext` reads at most this far
+   * into a file. Default 16 MiB (16777216), at most 1 GiB.
+   */
+  maxBytes?: number
+}
+
+/**
+ * A GitHub issue (the fields `gh issue view --json` gives; labels may be names or
+ * `{ name }` objects, assignees logins or `{ login }` objects).
+ */
+export interface GitHubIssue {
+  /** The issue number. */
+  number: number
+  /** The title. */
+  title: string
+  /** The body (Markdown). */
+  body?: string | null
+  /** Labels. */
+  labels?: Array<string | { name: string }>
+  /** `open` / `closed` (or GitHub's `OPEN` / `CLOSED`). */
+  state?: string
+  /** Assignees. */
+  assignees?: Array<string | { login: string }>
+  /** The issue's web address. */
+  url?: string
+}
+
+/** Settings of a `HoundClient`. All optional. */
+export interface HoundClientConfig {
+  /** Server URL. Default: `HOUND_URL`, else `http://localhost:6080`. */
+  baseUrl?: string
+  /** Deadline of one call in milliseconds (1 to 600000). Default: `HOUND_TIMEOUT`, else 10000. */
+  timeout?: number
+  /** Largest response accepted, in bytes. Default 16 MiB, at most 1 GiB. */
+  maxBytes?: number
+}
+
+/** A file Hound did not index. */
+export interface HoundExcludedFile {
+  /** Repo-relative path. */
+  filename: string
+  /** Why, e.g. `'Not a text file.'`. */
+  reason: string
+}
+
+/** The matches in one file. */
+export interface HoundFileMatch {
+  /** Repo-relative path. */
+  filename: string
+  /** One entry per matching line. */
+  matches: Array<HoundMatch>
+  /** Marked `linguist-generated` in `.gitattributes`. */
+  autoGenerated: boolean
+}
+
+/** One matching line. */
+export interface HoundMatch {
+  /** The line without its `\n` (a CR of a CRLF file is kept, as Hound sends it). */
+  line: string
+  /** 1-based line number. */
+  lineNumber: number
+  /** Context before (only lines after the previous match in the same file). */
+  before: Array<string>
+  /** Context after (may include the next matching line). */
+  after: Array<string>
+}
+
+/** Paging over matching files. */
+export interface HoundPaging {
+  /** Files to skip. Default 0. */
+  offset?: number
+  /** Files to return at most. Default: all. */
+  limit?: number
+}
+
+/** A repository's configuration as Hound shows it. */
+export interface HoundRepo {
+  /** Clone URL. */
+  url: string
+  /** Display name (`''` when unset). */
+  displayName: string
+  /** Poll interval in milliseconds. */
+  msBetweenPoll: number
+  /** Version control system (`'git'`). */
+  vcs: string
+  /** Whether a `vcs-config` is set (Hound never shows its content). */
+  vcsConfigSet: boolean
+  /** Web link pattern. */
+  urlPattern?: HoundUrlPattern
+  /** Dotfiles are not indexed. */
+  excludeDotFiles: boolean
+  /** Absent when the server default applies. */
+  enablePollUpdates?: boolean
+  /** Absent when the server default applies. */
+  enablePushUpdates?: boolean
+  /** Globs of generated files, when configured. */
+  autoGeneratedFiles?: Array<string>
+}
+
+/** The result for one repository. */
+export interface HoundRepoResult {
+  /** Matching files in index order (sorted by path). */
+  matches: Array<HoundFileMatch>
+  /** Files with a match (counting files skipped by `rng`, not those skipped after `limit`). */
+  filesWithMatch: number
+  /** The commit the index was built from. */
+  revision: string
+  /** The match count reached `limit`: more matches may exist (Hound does not say). */
+  limitReached: boolean
+}
+
+/** Options of `HoundClient.search`. All optional; names map to Hound's parameters. */
+export interface HoundSearchOptions {
+  /**
+   * `repos`: repository names, or a comma-separated string; `'*'` (the default) for all.
+   * Names are trimmed (Hound itself would silently drop `' beta'`).
+   */
+  repos?: string | string[]
+  /** `files`: only paths matching this regexp. */
+  files?: string
+  /** `excludeFiles`: drop paths matching this regexp. */
+  excludeFiles?: string
+  /** `i`: case-insensitive. Default `false`. */
+  ignoreCase?: boolean
+  /** `literal`: match the query literally, not as a regexp. Default `false`. */
+  literal?: boolean
+  /** `ctx`: lines of context on both sides, 0 to 20 (Hound's cap). Default: Hound's, 2. */
+  context?: number
+  /**
+   * `limit`: most matches **per repository**; 0 for no limit (at most 100000). Default: the
+   * server's `result-limit` (5000 unless configured).
+   */
+  limit?: number
+  /** `rng`: paging over matching **files**, per repository. */
+  rng?: HoundPaging
+  /** `stats`: add `stats` to the result. Default `false`. */
+  stats?: boolean
+}
+
+/** What `HoundClient.search` returns. */
+export interface HoundSearchResult {
+  /**
+   * Per repository name, in name order; repositories without a match are absent, so `{}`
+   * means no match.
+   */
+  results: Record<string, HoundRepoResult>
+  /** Present when `stats: true` was asked for. */
+  stats?: HoundStats
+}
+
+/** Search statistics. */
+export interface HoundStats {
+  /** Files opened. */
+  filesOpened: number
+  /** Server time in milliseconds. */
+  durationMs: number
+}
+
+/** How Hound's UI links to a file. */
+export interface HoundUrlPattern {
+  /** E.g. `{url}/blob/{rev}/{path}{anchor}`. */
+  baseUrl: string
+  /** E.g. `#L{line}`. */
+  anchor: string
+}
+
+/** What `buildImplementationContext` returns (FR-001). */
+export interface ImplementationContext {
+  /** The task file's content; empty when it is missing. */
+  tasks: string
+  /** `CLAUDE.md`, then `AGENTS.md`; empty when neither exists. */
+  conventions: string
+  /** The current branch, `HEAD detached at <hash>`, or empty when git is unavailable. */
+  branch: string
+  /** The last 10 commits, newest first. */
+  recent_commits: Array<CommitInfo>
+  /** Present when anything was truncated, missing, skipped or suspicious. */
+  _metadata?: BuilderMetadata
+}
+
 /**
  * The state of `rootPath`'s index in the default engine, without waiting for a build:
  * poll it while a first `retrieve` or `prepareIndex` runs to show progress.
@@ -176,10 +810,109 @@ export interface IndexStatus {
 }
 
 /**
+ * Drops every cached file under a directory (absolute path, compared by whole components:
+ * `/a/b` does not cover `/a/bc`); returns how many were dropped.
+ */
+export declare function invalidateDirectory(path: string): number
+
+/**
+ * Drops one file (absolute path) from the default engine's cache; returns how many entries
+ * were dropped (0 when it was not cached).
+ */
+export declare function invalidateFile(path: string): number
+
+/** What `buildIssueContext` returns (FR-004). */
+export interface IssueContext {
+  /** The issue as text: number, title, state, labels, assignees, address, body. */
+  issue: string
+  /** Files the issue mentions that exist under the root, by relative path (sorted). */
+  related_files: Record<string, string>
+  /** The last 10 commits touching the related files (or the repository), one per line. */
+  recent_changes: string
+  /** Present when anything was truncated, missing, skipped or suspicious. */
+  _metadata?: BuilderMetadata
+}
+
+/** Options of `diffContext`, `prContext` and `composeContext`. All optional. */
+export interface MaxCharsOptions {
+  /** Characters (`length`) of the result at most. Default 5000 (ADR-005's cap). */
+  maxChars?: number
+}
+
+/** One problem reported by a validation tool. */
+export interface ParsedError {
+  /** The file as the tool printed it (relative to where it ran, or absolute). */
+  file?: string
+  /** 1-based line. */
+  line?: number
+  /** 1-based column. */
+  column?: number
+  /** The message. */
+  message: string
+  /** How serious it is. */
+  severity: ErrorSeverity
+  /** The tool: `tsc`, `eslint`, `rustc`, `pytest`, `mypy`, `ruff`, or another name. */
+  tool?: string
+  /** The rule or error code (`TS2322`, `E0308`, `no-unused-vars`, `F401`). */
+  code?: string
+}
+
+/**
+ * The problems in a validation tool's output, in order: `tsc` (both formats), `eslint`
+ * (stylish, unix), `rustc`/`cargo`/`clippy`, `pytest`, `mypy` and `ruff` (concise, full).
+ * Unrecognised lines are ignored. ANSI colours are stripped.
+ */
+export declare function parseValidationOutput(text: string): Array<ParsedError>
+
+/**
+ * A pull request's metadata and diff (ADR-005 `generate_pr_context`) through the GitHub CLI:
+ * `gh pr view <pr> --json ...` and `gh pr diff <pr>`, run in `repoPath`, cut at `maxChars`.
+ * Rejects with `unavailable` when `gh` is missing or fails, `unauthorized` when it is not
+ * logged in, `invalid_request` for an unknown pull request, `timeout` after 30 s.
+ */
+export declare function prContext(repoPath: string, pr: number | string, options?: MaxCharsOptions): Promise<ContextSource>
+
+/**
  * Indexes `rootPath` in the default engine ahead of the first `retrieve` (or brings its index
  * up to date), resolving to the index status.
  */
 export declare function prepareIndex(rootPath: string): Promise<IndexStatus>
+
+/**
+ * Lines `line - context ..= line + context` of a file on Gitea, numbered, with a web link to
+ * the exact ref served (ADR-003's `hound_file_context`). The body is streamed and reading
+ * stops after the last line needed. When Gitea is unavailable or times out and a Hound URL is
+ * known (`houndUrl` or `HOUND_URL`), the same lines are rebuilt from Hound's index and
+ * `source` is `'hound'`.
+ *
+ * Rejects with `invalid_request` (bad input, not found, unknown ref, binary file, line past
+ * the end), `unauthorized` (401/403), `unavailable` or `timeout`.
+ */
+export declare function remoteFileContext(request: FileContextRequest, config?: RemoteFileContextConfig): Promise<FileContextResult>
+
+/** Settings of `remoteFileContext`: the Gitea settings plus the Hound fallback. All optional. */
+export interface RemoteFileContextConfig {
+  /** Gitea server URL. Default: `GITEA_URL`, else `https://git.integrolabs.net`. */
+  baseUrl?: string
+  /** Gitea API token. Default: `GITEA_TOKEN`, else `~/.config/gitea/token`, else none. */
+  token?: string
+  /** Gitea deadline in milliseconds. Default: `GITEA_TIMEOUT`, else 10000. */
+  timeout?: number
+  /** Byte cap of the file read. Default 16 MiB. */
+  maxBytes?: number
+  /**
+   * Hound server URL for the fallback. Default: `HOUND_URL`; without either there is no
+   * fallback.
+   */
+  houndUrl?: string
+  /** Hound deadline in milliseconds. Default: `HOUND_TIMEOUT`, else 10000. */
+  houndTimeout?: number
+  /**
+   * Use Hound when Gitea is unavailable or times out. Default `true` (when a Hound URL is
+   * known).
+   */
+  fallback?: boolean
+}
 
 /**
  * Ranked snippets of `request.rootPath` for `request.prompt` (Context Retrieval Contract v1).
@@ -189,6 +922,35 @@ export declare function prepareIndex(rootPath: string): Promise<IndexStatus>
  * directory.
  */
 export declare function retrieve(request: ContextRetrievalRequest): Promise<ContextSnippet[]>
+
+/** What `buildReviewContext` returns (FR-002, FR-012). */
+export interface ReviewContext {
+  /** The unified diff from the merge base with the base branch to the work tree. */
+  diff: string
+  /**
+   * Content of each changed text file by repository-relative path (sorted): whole under
+   * 500 lines, otherwise the lines around its changes with `...` markers.
+   */
+  changed_files: Record<string, string>
+  /** `CLAUDE.md`, then `AGENTS.md`. */
+  conventions: string
+  /** Totals of the diff. */
+  stats: ReviewStats
+  /** Present when anything was truncated, missing, skipped or suspicious. */
+  _metadata?: BuilderMetadata
+}
+
+/** Totals of the reviewed diff. */
+export interface ReviewStats {
+  /** Files changed. */
+  filesChanged: number
+  /** Lines added. */
+  insertions: number
+  /** Lines removed. */
+  deletions: number
+  /** Binary files among them. */
+  binaryFiles: number
+}
 
 /** A BPE encoding for exact token counts. */
 export type TokenEncoding = 'o200k_base' | 'cl100k_base'
@@ -260,3 +1022,31 @@ export interface TruncationMetadata {
   /** Tokens of all sections after fitting, by the counter used. */
   tokens_after: number
 }
+
+/** Stops watching a workspace; false if it was not watched. */
+export declare function unwatchWorkspace(workspacePath: string): boolean
+
+/** The result of a validation run, stage by stage. */
+export interface ValidationOutput {
+  /** The stages, in the order they ran. */
+  stages: Array<ValidationStage>
+}
+
+/** One stage of a validation run. */
+export interface ValidationStage {
+  /** The stage's name (`lint`, `typecheck`, `test`). */
+  name: string
+  /** Whether it passed, when known. */
+  passed?: boolean
+  /** Its problems. When empty, `output` is parsed instead. */
+  errors?: Array<ParsedError>
+  /** Its raw output. */
+  output?: string
+}
+
+/**
+ * Watches a workspace (recursively) and drops cached files of the default engine as soon as
+ * they change; resolves to false if it was watched already. At most 16 workspaces
+ * (`invalid_request` beyond); `unavailable` when the system refuses (watch limit).
+ */
+export declare function watchWorkspace(workspacePath: string): Promise<boolean>

@@ -325,3 +325,13 @@ test('gitignored, vendored, lock and generated files are not retrieved', async (
     ['src/real.ts'],
   )
 })
+
+test('secrets in snippet content are redacted', async () => {
+  const root = repo()
+  const token = 'ghp_Zx81Kq3Lm9Vb2Nc7Hd4Fg6Js0Tw5Ye1Ru8Pa'
+  write(root, 'src/deploy.ts', `export const deployTokenConfig = {\n  token: '${token}',\n}\n`)
+  const out = await retrieve(req(root, 'deployTokenConfig'))
+  assert.equal(out[0].path, 'src/deploy.ts')
+  assert.ok(!out[0].content.includes(token))
+  assert.ok(out[0].content.includes('[REDACTED:'))
+})

@@ -15,6 +15,11 @@ use std::sync::{Arc, OnceLock};
 pub struct EngineOptions {
     /// Settings of retrieval (roots kept, files per root).
     pub retrieval: crate::retrieve::RetrievalOptions,
+    /// Limits of the expansion file cache ([`crate::expand::CacheConfig`]).
+    pub file_cache: crate::expand::CacheConfig,
+    /// Watch every workspace expanded in for changes (see [`crate::expand::Watches`]).
+    /// Default false.
+    pub watch_workspaces: bool,
 }
 
 /// The engine's long-lived state.
@@ -23,6 +28,8 @@ pub struct Engine {
     options: EngineOptions,
     /// Retrieval indexes, one per root, least recently used evicted.
     pub retrieval: crate::retrieve::Retrieval,
+    /// The file cache of expansion.
+    pub files: crate::expand::FileCache,
 }
 
 impl Engine {
@@ -30,6 +37,7 @@ impl Engine {
     pub fn new(options: EngineOptions) -> Self {
         Engine {
             retrieval: crate::retrieve::Retrieval::new(options.retrieval.clone()),
+            files: crate::expand::FileCache::new(options.file_cache.clone()),
             options,
         }
     }

@@ -9,14 +9,26 @@
 //! - [`secrets`]: detection and redaction of credentials in text.
 //! - [`budget`]: token estimation, exact BPE counts, truncation and budget fitting.
 //! - [`retrieve`]: ranked snippets for a prompt over a repository (the retrieval contract).
+//! - [`remote`]: remote file context from Gitea (Hound as fallback) and a Hound search client.
+//! - [`expand`]: widening chunks by lines or to their enclosing block, with a file cache.
+//! - [`syntax`]: tree-sitter structure (languages, definitions, enclosing blocks).
+//! - [`builders`]: implementation, review, fix and issue contexts for agent prompts.
+//! - [`git`]: the `git` command-line runner (timeouts, output caps, classified failures).
+//! - [`inject`]: ADR-005 context sources (directory, file, diff, pull request) and composition.
 //! - [`engine`]: long-lived state (indexes, caches, clients) behind the `ContextEngine` class.
 
 pub mod budget;
+pub mod builders;
 pub mod engine;
 pub mod error;
+pub mod expand;
 pub mod fs_scope;
+pub mod git;
+pub mod inject;
+pub mod remote;
 pub mod retrieve;
 pub mod secrets;
+pub mod syntax;
 
 // The N-API layer is exercised from TypeScript (`__test__/`); a Rust test binary has no Node
 // runtime to call it, so it is left out of test builds.

@@ -8,3 +8,24 @@
 export type FittedSections<K extends string = string> = { [P in K]: string } & {
   _metadata?: TruncationMetadata
 }
+
+/**
+ * A piece of a file to expand (context-expansion-spec `TextChunk`): `filePath` relative to the
+ * workspace, lines 1-based and inclusive.
+ */
+export interface TextChunk {
+  content: string
+  filePath: string
+  startLine: number
+  endLine: number
+  language?: string
+}
+
+/**
+ * A retrieval result to expand (context-expansion-spec `KnowledgeChunk`). Expansion uses only
+ * the fields it shares with `TextChunk`; the others are carried by the caller.
+ */
+export interface KnowledgeChunk extends TextChunk {
+  id?: string
+  score?: number
+}

@@ -12,7 +12,8 @@ use crate::error::{Error as CoreError, Result as CoreResult};
 /// of a caller's text would give a wrong answer that looks right.
 pub(crate) const MAX_TEXT_BYTES: usize = 64 * 1024 * 1024;
 
-fn type_of(value: &Unknown<'_>) -> ValueType {
+/// The JavaScript type of `value` (`Unknown` when napi cannot tell).
+pub(crate) fn type_of(value: &Unknown<'_>) -> ValueType {
     value.get_type().unwrap_or(ValueType::Unknown)
 }
 
@@ -159,4 +160,43 @@ pub(crate) fn string_record(value: Unknown<'_>, name: &str) -> CoreResult<Vec<(S
         out.push((key, text));
     }
     Ok(out)
+}
+
+/// An options object parsed into a `#[napi(object)]` struct; `undefined`/`null` give `None`,
+/// anything napi cannot convert is an `invalid_request` naming `name`.
+pub(crate) fn options_object<T: FromNapiValue>(
+    value: Option<Unknown<'_>>,
+    name: &str,
+) -> CoreResult<Option<T>> {
+    let Some(object) = opt_object(value, name)? else {
+        return Ok(None);
+    };
+    unsafe { T::from_napi_value(object.value().env, object.raw()) }
+        .map(Some)
+        .map_err(|e| CoreError::invalid_request(format!("{name} are invalid: {}", e.reason)))
+}
+
+/// An optional number field of an options struct: a whole number in `min..=max`, or `default`
+/// when absent.
+pub(crate) fn opt_whole_number(
+    value: Option<f64>,
+    name: &str,
+    default: u64,
+    min: u64,
+    max: u64,
+) -> CoreResult<u64> {
+    match value {
+        None => Ok(default),
+        Some(n) if n.is_finite() && n.fract() == 0.0 && n >= min as f64 && n <= max as f64 => {
+            Ok(n as u64)
+        }
+        Some(_) => Err(CoreError::invalid_request(format!(
+            "{name} must be a whole number from {min} to {max}"
+        ))),
+    }
+}
+
+/// A count for JavaScript: `usize` clamped to `u32` (no count the engine reports comes near).
+pub(crate) fn clamp_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }

@@ -77,21 +77,17 @@ pub struct TruncateFileOptions {
     pub context_lines: Option<f64>,
 }
 
-fn clamp_u32(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
 impl From<TruncationMetadata> for TruncationMetadataJs {
     fn from(m: TruncationMetadata) -> Self {
         TruncationMetadataJs {
             truncated: m.truncated,
-            original_lines: clamp_u32(m.original_lines),
-            kept_lines: clamp_u32(m.kept_lines),
+            original_lines: args::clamp_u32(m.original_lines),
+            kept_lines: args::clamp_u32(m.kept_lines),
             sections_affected: m.sections_affected,
             severe: m.severe,
-            budget: clamp_u32(m.budget),
-            tokens_before: clamp_u32(m.tokens_before),
-            tokens_after: clamp_u32(m.tokens_after),
+            budget: args::clamp_u32(m.budget),
+            tokens_before: args::clamp_u32(m.tokens_before),
+            tokens_after: args::clamp_u32(m.tokens_after),
         }
     }
 }
@@ -105,30 +101,6 @@ fn encoding_arg(value: Option<String>) -> CoreResult<Encoding> {
     }
 }
 
-fn whole_f64(value: Option<f64>, name: &str, default: u64, min: u64, max: u64) -> CoreResult<u64> {
-    match value {
-        None => Ok(default),
-        Some(n) if n.is_finite() && n.fract() == 0.0 && n >= min as f64 && n <= max as f64 => {
-            Ok(n as u64)
-        }
-        Some(_) => Err(CoreError::invalid_request(format!(
-            "{name} must be a whole number from {min} to {max}"
-        ))),
-    }
-}
-
-fn options_object<T: FromNapiValue>(
-    value: Option<Unknown<'_>>,
-    name: &str,
-) -> CoreResult<Option<T>> {
-    let Some(object) = args::opt_object(value, name)? else {
-        return Ok(None);
-    };
-    unsafe { T::from_napi_value(object.value().env, object.raw()) }
-        .map(Some)
-        .map_err(|e| CoreError::invalid_request(format!("{name} are invalid: {}", e.reason)))
-}
-
 // ---------------------------------------------------------------------------------------------
 // estimateTokens / countTokens
 
@@ -138,7 +110,7 @@ fn options_object<T: FromNapiValue>(
 #[napi(catch_unwind, ts_args_type = "text: string")]
 pub fn estimate_tokens(env: &Env, text: Unknown<'_>) -> napi::Result<u32> {
     let text = args::string(text, "text");
-    bridge::run_sync(env, || Ok(clamp_u32(budget::estimate_tokens(&text?))))
+    bridge::run_sync(env, || Ok(args::clamp_u32(budget::estimate_tokens(&text?))))
 }
 
 fn count_tokens_args(
@@ -164,7 +136,7 @@ pub fn count_tokens<'env>(
     match count_tokens_args(text, encoding) {
         Ok((text, encoding)) => bridge::spawn(
             env,
-            move || Ok(clamp_u32(budget::count_tokens(&text, encoding))),
+            move || Ok(args::clamp_u32(budget::count_tokens(&text, encoding))),
             |_, n| Ok(n),
         ),
         Err(e) => bridge::reject(env, e),
@@ -181,7 +153,7 @@ pub fn count_tokens_sync(
     let parsed = count_tokens_args(text, encoding);
     bridge::run_sync(env, || {
         let (text, encoding) = parsed?;
-        Ok(clamp_u32(budget::count_tokens(&text, encoding)))
+        Ok(args::clamp_u32(budget::count_tokens(&text, encoding)))
     })
 }
 
@@ -209,8 +181,8 @@ fn truncate_args(
         }
         _ => Vec::new(),
     };
-    let opts: Option<TruncateFileOptions> = options_object(options, "options")?;
-    let context = whole_f64(
+    let opts: Option<TruncateFileOptions> = args::options_object(options, "options")?;
+    let context = args::opt_whole_number(
         opts.and_then(|o| o.context_lines),
         "contextLines",
         budget::DEFAULT_CONTEXT_LINES as u64,
@@ -235,8 +207,8 @@ fn truncate_detailed(a: TruncateArgs) -> TruncatedFile {
         content: t.text,
         truncated: t.truncated,
         severe: t.severe,
-        original_lines: clamp_u32(t.original_lines),
-        kept_lines: clamp_u32(t.kept_lines),
+        original_lines: args::clamp_u32(t.original_lines),
+        kept_lines: args::clamp_u32(t.kept_lines),
     }
 }
 
@@ -341,7 +313,7 @@ fn fit_args(
         0,
         MAX_BUDGET,
     )? as usize;
-    let opts: Option<FitToBudgetOptions> = options_object(options, "options")?;
+    let opts: Option<FitToBudgetOptions> = args::options_object(options, "options")?;
     let mut core = CoreFitOptions::default();
     if let Some(o) = opts {
         let encoding = encoding_arg(o.encoding)?;
@@ -351,7 +323,8 @@ fn fit_args(
             Counter::Exact(encoding)
         };
         core.min_lines =
-            whole_f64(o.min_lines, "minLines", core.min_lines as u64, 0, MAX_LINES)? as usize;
+            args::opt_whole_number(o.min_lines, "minLines", core.min_lines as u64, 0, MAX_LINES)?
+                as usize;
     }
     Ok(FitArgs {
         sections,

@@ -1,5 +1,7 @@
-//! The `ContextEngine` class: an engine with its own long-lived state (indexes, caches).
-//! Capabilities add their methods in their own files (`#[napi] impl ContextEngine`).
+//! The `ContextEngine` class: one engine's long-lived state (caches, indexes, clients), for
+//! callers that want their own instead of the process-wide default behind the module-level
+//! functions. Each capability adds its methods in its own `#[napi] impl ContextEngine` block,
+//! in its own file.
 
 use std::sync::Arc;
 
@@ -9,14 +11,16 @@ use napi_derive::napi;
 
 use super::{args, bridge};
 use crate::engine::{Engine, EngineOptions};
-use crate::error::Result as CoreResult;
+use crate::error::{Error as CoreError, Result as CoreResult};
 
-/// Options of a new `ContextEngine`. All optional.
-// Declares the TypeScript type; the value is read field by field with `args` so that every
-// bad input is an `invalid_request`.
-#[allow(dead_code)]
+/// Options of `new ContextEngine()`. All optional.
 #[napi(object, object_to_js = false)]
 pub struct ContextEngineOptions {
+    /// Limits of the file cache used by `expandChunk`. Defaults: see `FileCacheOptions`.
+    pub file_cache: Option<super::expand::FileCacheOptions>,
+    /// Watch every workspace this engine expands in and drop cached files as soon as they
+    /// change (at most 16 workspaces). Default `false`: the cache revalidates every hit anyway.
+    pub watch: Option<bool>,
     /// Repository roots whose retrieval indexes are kept in memory; the least recently used is
     /// dropped beyond this. Default 8, from 1 to 1024.
     pub max_roots: Option<f64>,
@@ -25,44 +29,55 @@ pub struct ContextEngineOptions {
     pub max_files_per_root: Option<f64>,
 }
 
-/// An engine with its own state: each instance keeps its own indexes. The module-level
-/// functions share one default engine.
+/// An engine with its own state (file cache, ...). The module-level functions use one
+/// process-wide default engine; create a `ContextEngine` to isolate state or to change limits.
 #[napi]
 pub struct ContextEngine {
     pub(crate) inner: Arc<Engine>,
 }
 
-fn engine_options(options: Option<Unknown<'_>>) -> CoreResult<EngineOptions> {
-    let mut out = EngineOptions::default();
-    let Some(object) = args::opt_object(options, "options")? else {
-        return Ok(out);
+fn parse_options(value: Option<Unknown<'_>>) -> CoreResult<EngineOptions> {
+    let mut options = EngineOptions::default();
+    let Some(object) = args::opt_object(value, "options")? else {
+        return Ok(options);
     };
-    out.retrieval.max_roots = args::opt_whole(
-        args::field(&object, "maxRoots")?,
+    let parsed = unsafe { ContextEngineOptions::from_napi_value(object.value().env, object.raw()) }
+        .map_err(|e| CoreError::invalid_request(format!("options are invalid: {}", e.reason)))?;
+    if let Some(cache) = parsed.file_cache {
+        options.file_cache = super::expand::cache_config(cache)?;
+    }
+    options.watch_workspaces = parsed.watch.unwrap_or(false);
+    let whole = |value: Option<f64>, name: &str, default: usize, max: f64| match value {
+        None => Ok(default),
+        Some(n) if n.is_finite() && n.fract() == 0.0 && (1.0..=max).contains(&n) => Ok(n as usize),
+        Some(_) => Err(CoreError::invalid_request(format!(
+            "{name} must be a whole number from 1 to {max}"
+        ))),
+    };
+    options.retrieval.max_roots = whole(
+        parsed.max_roots,
         "maxRoots",
-        out.retrieval.max_roots as u64,
-        1,
-        1024,
-    )? as usize;
-    out.retrieval.max_files = args::opt_whole(
-        args::field(&object, "maxFilesPerRoot")?,
+        options.retrieval.max_roots,
+        1024.0,
+    )?;
+    options.retrieval.max_files = whole(
+        parsed.max_files_per_root,
         "maxFilesPerRoot",
-        out.retrieval.max_files as u64,
-        1,
-        10_000_000,
-    )? as usize;
-    Ok(out)
+        options.retrieval.max_files,
+        10_000_000.0,
+    )?;
+    Ok(options)
 }
 
 #[napi]
 impl ContextEngine {
-    /// A new engine. Throws `invalid_request` for bad options.
+    /// A new engine. Throws `invalid_request` for malformed options.
     #[napi(constructor, ts_args_type = "options?: ContextEngineOptions")]
     pub fn new(env: Env, options: Option<Unknown<'_>>) -> napi::Result<Self> {
-        let options = engine_options(options);
+        let parsed = parse_options(options);
         bridge::run_sync(&env, || {
             Ok(ContextEngine {
-                inner: Arc::new(Engine::new(options?)),
+                inner: Arc::new(Engine::new(parsed?)),
             })
         })
     }

@@ -13,6 +13,10 @@
 mod args;
 mod bridge;
 mod budget;
+mod builders;
 mod diagnostics;
 mod engine;
+mod expand;
+mod inject;
+mod remote;
 mod retrieve;

@@ -310,10 +310,9 @@ pub fn snippet_id(path: &str, start: u32, end: u32, content: &str) -> String {
     )
 }
 
-/// Redacts secrets in snippet text. MERGE: `crate::secrets` is not on `main` yet; when it
-/// lands this becomes `crate::secrets::redact(text).text.into_owned()` (the one call site).
+/// Redacts secrets in snippet text (`[REDACTED:<kind>]` in place of each value).
 fn redact(text: &str) -> String {
-    text.to_owned()
+    crate::secrets::redact(text).text.into_owned()
 }
 
 /// Cuts `lines` to the snippet bounds: at most [`MAX_SNIPPET_LINES`] lines and

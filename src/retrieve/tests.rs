@@ -354,3 +354,21 @@ fn walkdir_all(root: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn redacts_secrets_in_snippets() {
+    let dir = fixture();
+    let token = "ghp_Zx81Kq3Lm9Vb2Nc7Hd4Fg6Js0Tw5Ye1Ru8Pa";
+    write(
+        dir.path(),
+        "src/deploy.ts",
+        &format!("export const deployTokenConfig = {{\n  token: '{token}',\n}}\n"),
+    );
+    let r = Retrieval::default();
+    let out = r
+        .retrieve(&request(dir.path(), "deployTokenConfig", 5))
+        .unwrap();
+    assert_eq!(out[0].path, "src/deploy.ts");
+    assert!(!out[0].content.contains(token), "{}", out[0].content);
+    assert!(out[0].content.contains("[REDACTED:"), "{}", out[0].content);
+}

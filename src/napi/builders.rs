@@ -1,0 +1,644 @@
+//! Prompt-builder exports (context-builder-spec FR-001..FR-004, FR-010, FR-014, FR-015):
+//! `buildImplementationContext`, `buildReviewContext`, `buildFixContext`, `buildIssueContext`
+//! and `parseValidationOutput`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use napi::bindgen_prelude::*;
+use napi::{Env, JsValue, ValueType};
+use napi_derive::napi;
+
+use super::{args, bridge};
+use crate::builders::{self, FixSource, Metadata};
+use crate::error::{Error as CoreError, Result as CoreResult};
+
+/// Most entries accepted in a list argument (files, labels, stages, errors).
+const MAX_LIST: u32 = 100_000;
+
+/// What a builder reports in `_metadata` when anything was truncated, missing, skipped or
+/// suspicious (FR-010). The first four keys are the spec's, in its snake_case spelling.
+#[napi(object, object_from_js = false)]
+pub struct BuilderMetadata {
+    /// Whether any section was shortened.
+    pub truncated: bool,
+    /// Lines of the shortened content before shortening.
+    #[napi(js_name = "original_lines")]
+    pub original_lines: u32,
+    /// Lines of it kept (`...` markers not counted).
+    #[napi(js_name = "kept_lines")]
+    pub kept_lines: u32,
+    /// Sections that were shortened (`conventions`, `diff`, `changed_files`...).
+    #[napi(js_name = "sections_affected")]
+    pub sections_affected: Vec<String>,
+    /// Files shortened within a files section, repository-relative.
+    #[napi(js_name = "truncated_files")]
+    pub truncated_files: Vec<String>,
+    /// Files named by the input that do not exist.
+    #[napi(js_name = "missing_files")]
+    pub missing_files: Vec<String>,
+    /// Files left out on purpose (binary, too large, over a count limit).
+    #[napi(js_name = "skipped_files")]
+    pub skipped_files: Vec<String>,
+    /// Git failures, skipped files, suspected secrets (file, line, kind; never the value),
+    /// ignored paths.
+    pub warnings: Vec<String>,
+}
+
+impl From<Metadata> for BuilderMetadata {
+    fn from(m: Metadata) -> Self {
+        BuilderMetadata {
+            truncated: m.truncated,
+            original_lines: args::clamp_u32(m.original_lines),
+            kept_lines: args::clamp_u32(m.kept_lines),
+            sections_affected: m.sections_affected,
+            truncated_files: m.truncated_files,
+            missing_files: m.missing_files,
+            skipped_files: m.skipped_files,
+            warnings: m.warnings,
+        }
+    }
+}
+
+/// One commit of `recent_commits`.
+#[napi(object, object_from_js = false)]
+pub struct CommitInfo {
+    /// The full object name.
+    pub hash: String,
+    /// The author's name.
+    pub author: String,
+    /// The author date, ISO 8601.
+    pub date: String,
+    /// The first line of the message.
+    pub subject: String,
+}
+
+/// What `buildImplementationContext` returns (FR-001).
+#[napi(object, object_from_js = false)]
+pub struct ImplementationContext {
+    /// The task file's content; empty when it is missing.
+    pub tasks: String,
+    /// `CLAUDE.md`, then `AGENTS.md`; empty when neither exists.
+    pub conventions: String,
+    /// The current branch, `HEAD detached at <hash>`, or empty when git is unavailable.
+    pub branch: String,
+    /// The last 10 commits, newest first.
+    #[napi(js_name = "recent_commits")]
+    pub recent_commits: Vec<CommitInfo>,
+    /// Present when anything was truncated, missing, skipped or suspicious.
+    #[napi(js_name = "_metadata")]
+    pub metadata: Option<BuilderMetadata>,
+}
+
+/// Totals of the reviewed diff.
+#[napi(object, object_from_js = false)]
+pub struct ReviewStats {
+    /// Files changed.
+    pub files_changed: u32,
+    /// Lines added.
+    pub insertions: u32,
+    /// Lines removed.
+    pub deletions: u32,
+    /// Binary files among them.
+    pub binary_files: u32,
+}
+
+/// What `buildReviewContext` returns (FR-002, FR-012).
+#[napi(object, object_from_js = false)]
+pub struct ReviewContext {
+    /// The unified diff from the merge base with the base branch to the work tree.
+    pub diff: String,
+    /// Content of each changed text file by repository-relative path (sorted): whole under
+    /// 500 lines, otherwise the lines around its changes with `...` markers.
+    #[napi(js_name = "changed_files", ts_type = "Record<string, string>")]
+    pub changed_files: BTreeMap<String, String>,
+    /// `CLAUDE.md`, then `AGENTS.md`.
+    pub conventions: String,
+    /// Totals of the diff.
+    pub stats: ReviewStats,
+    /// Present when anything was truncated, missing, skipped or suspicious.
+    #[napi(js_name = "_metadata")]
+    pub metadata: Option<BuilderMetadata>,
+}
+
+/// How serious a validation problem is.
+#[napi(string_enum)]
+pub enum ErrorSeverity {
+    /// Fails the check.
+    #[napi(value = "error")]
+    Error,
+    /// Reported but does not fail.
+    #[napi(value = "warning")]
+    Warning,
+    /// Extra information.
+    #[napi(value = "note")]
+    Note,
+}
+
+/// One problem reported by a validation tool.
+#[napi(object, object_from_js = false)]
+pub struct ParsedError {
+    /// The file as the tool printed it (relative to where it ran, or absolute).
+    pub file: Option<String>,
+    /// 1-based line.
+    pub line: Option<u32>,
+    /// 1-based column.
+    pub column: Option<u32>,
+    /// The message.
+    pub message: String,
+    /// How serious it is.
+    pub severity: ErrorSeverity,
+    /// The tool: `tsc`, `eslint`, `rustc`, `pytest`, `mypy`, `ruff`, or another name.
+    pub tool: Option<String>,
+    /// The rule or error code (`TS2322`, `E0308`, `no-unused-vars`, `F401`).
+    pub code: Option<String>,
+}
+
+/// One stage of a validation run.
+// Declares the TypeScript type; the argument is validated by hand (`validation_arg`,
+// `issue_arg`), so a wrong shape is `invalid_request`.
+#[allow(dead_code)]
+#[napi(object, object_from_js = false)]
+pub struct ValidationStage {
+    /// The stage's name (`lint`, `typecheck`, `test`).
+    pub name: String,
+    /// Whether it passed, when known.
+    pub passed: Option<bool>,
+    /// Its problems. When empty, `output` is parsed instead.
+    pub errors: Option<Vec<ParsedError>>,
+    /// Its raw output.
+    pub output: Option<String>,
+}
+
+/// The result of a validation run, stage by stage.
+// Declares the TypeScript type; the argument is validated by hand (`validation_arg`,
+// `issue_arg`), so a wrong shape is `invalid_request`.
+#[allow(dead_code)]
+#[napi(object, object_from_js = false)]
+pub struct ValidationOutput {
+    /// The stages, in the order they ran.
+    pub stages: Vec<ValidationStage>,
+}
+
+/// What `buildFixContext` returns (FR-003, FR-013).
+#[napi(object, object_from_js = false)]
+pub struct FixContext {
+    /// One line per problem: `[stage] file:line:col: severity[code]: message (tool)`.
+    pub errors: String,
+    /// Source of each file by repository-relative path (sorted): whole under 500 lines,
+    /// otherwise at least 10 lines around each error line.
+    #[napi(js_name = "source_files", ts_type = "Record<string, string>")]
+    pub source_files: BTreeMap<String, String>,
+    /// One sentence: errors and warnings in how many files, per stage; `No errors.`
+    #[napi(js_name = "error_summary")]
+    pub error_summary: String,
+    /// Present when anything was truncated, missing, skipped or suspicious.
+    #[napi(js_name = "_metadata")]
+    pub metadata: Option<BuilderMetadata>,
+}
+
+/// A GitHub issue (the fields `gh issue view --json` gives; labels may be names or
+/// `{ name }` objects, assignees logins or `{ login }` objects).
+// Declares the TypeScript type; the argument is validated by hand (`validation_arg`,
+// `issue_arg`), so a wrong shape is `invalid_request`.
+#[allow(dead_code)]
+#[napi(object, object_from_js = false)]
+pub struct GitHubIssue {
+    /// The issue number.
+    pub number: u32,
+    /// The title.
+    pub title: String,
+    /// The body (Markdown).
+    #[napi(ts_type = "string | null")]
+    pub body: Option<String>,
+    /// Labels.
+    #[napi(ts_type = "Array<string | { name: string }>")]
+    pub labels: Option<Vec<String>>,
+    /// `open` / `closed` (or GitHub's `OPEN` / `CLOSED`).
+    pub state: Option<String>,
+    /// Assignees.
+    #[napi(ts_type = "Array<string | { login: string }>")]
+    pub assignees: Option<Vec<String>>,
+    /// The issue's web address.
+    pub url: Option<String>,
+}
+
+/// What `buildIssueContext` returns (FR-004).
+#[napi(object, object_from_js = false)]
+pub struct IssueContext {
+    /// The issue as text: number, title, state, labels, assignees, address, body.
+    pub issue: String,
+    /// Files the issue mentions that exist under the root, by relative path (sorted).
+    #[napi(js_name = "related_files", ts_type = "Record<string, string>")]
+    pub related_files: BTreeMap<String, String>,
+    /// The last 10 commits touching the related files (or the repository), one per line.
+    #[napi(js_name = "recent_changes")]
+    pub recent_changes: String,
+    /// Present when anything was truncated, missing, skipped or suspicious.
+    #[napi(js_name = "_metadata")]
+    pub metadata: Option<BuilderMetadata>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// argument parsing
+
+fn is_array(value: &Unknown<'_>) -> bool {
+    args::type_of(value) == ValueType::Object && value.is_array().unwrap_or(false)
+}
+
+fn array<'env>(value: Unknown<'env>, name: &str) -> CoreResult<Array<'env>> {
+    let not_array = || CoreError::invalid_request(format!("{name} must be an array"));
+    if !is_array(&value) {
+        return Err(not_array());
+    }
+    let array: Array<'env> = unsafe { value.cast() }.map_err(|_| not_array())?;
+    if array.len() > MAX_LIST {
+        return Err(CoreError::invalid_request(format!(
+            "{name} has too many entries (at most {MAX_LIST})"
+        )));
+    }
+    Ok(array)
+}
+
+fn items<'env>(array: &Array<'env>, name: &str) -> CoreResult<Vec<Unknown<'env>>> {
+    (0..array.len())
+        .map(|i| {
+            array
+                .get::<Unknown<'env>>(i)
+                .ok()
+                .flatten()
+                .ok_or_else(|| CoreError::invalid_request(format!("{name} could not be read")))
+        })
+        .collect()
+}
+
+/// A non-empty path string.
+pub(crate) fn path_arg(value: Unknown<'_>, name: &str) -> CoreResult<PathBuf> {
+    let s = args::string(value, name)?;
+    if s.is_empty() {
+        return Err(CoreError::invalid_request(format!(
+            "{name} must not be empty"
+        )));
+    }
+    if s.len() > 4096 {
+        return Err(CoreError::invalid_request(format!("{name} is too long")));
+    }
+    Ok(PathBuf::from(s))
+}
+
+fn string_list(value: Unknown<'_>, name: &str) -> CoreResult<Vec<String>> {
+    let array = array(value, name)?;
+    let item = format!("each entry of {name}");
+    let mut total = 0usize;
+    items(&array, name)?
+        .into_iter()
+        .map(|v| {
+            let s = args::string(v, &item)?;
+            total += s.len();
+            if total > args::MAX_TEXT_BYTES {
+                return Err(CoreError::invalid_request(format!("{name} is too large")));
+            }
+            Ok(s)
+        })
+        .collect()
+}
+
+/// An array of strings or of objects whose `key` is a string (GitHub's label/assignee shapes).
+fn names_list(value: Option<Unknown<'_>>, name: &str, key: &str) -> CoreResult<Vec<String>> {
+    let Some(value) = value.filter(|v| !args::is_missing(v)) else {
+        return Ok(Vec::new());
+    };
+    let array = array(value, name)?;
+    let bad = || {
+        CoreError::invalid_request(format!(
+            "each entry of {name} must be a string or an object with a string {key}"
+        ))
+    };
+    items(&array, name)?
+        .into_iter()
+        .map(|v| match args::type_of(&v) {
+            ValueType::String => args::string(v, name),
+            ValueType::Object => {
+                let o = args::object(v, name).map_err(|_| bad())?;
+                let inner = args::field(&o, key)?.ok_or_else(bad)?;
+                if args::type_of(&inner) != ValueType::String {
+                    return Err(bad());
+                }
+                args::string(inner, name)
+            }
+            _ => Err(bad()),
+        })
+        .collect()
+}
+
+fn opt_text(o: &Object<'_>, key: &str, name: &str) -> CoreResult<Option<String>> {
+    args::opt_string(args::field(o, key)?, name)
+}
+
+fn opt_count(o: &Object<'_>, key: &str, name: &str) -> CoreResult<Option<usize>> {
+    match args::field(o, key)? {
+        Some(v) if !args::is_missing(&v) => {
+            Ok(Some(args::whole(v, name, 0, u32::MAX as u64)? as usize))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn parsed_error(value: Unknown<'_>) -> CoreResult<builders::ParsedError> {
+    let o = args::object(value, "each error")?;
+    let message = args::field(&o, "message")?
+        .ok_or_else(|| CoreError::invalid_request("each error needs a string message"))?;
+    let message = args::string(message, "error.message")?;
+    let severity = match opt_text(&o, "severity", "error.severity")? {
+        None => builders::Severity::Error,
+        Some(s) => builders::Severity::parse(&s).ok_or_else(|| {
+            CoreError::invalid_request("error.severity must be 'error', 'warning' or 'note'")
+        })?,
+    };
+    Ok(builders::ParsedError {
+        file: opt_text(&o, "file", "error.file")?,
+        line: opt_count(&o, "line", "error.line")?,
+        column: opt_count(&o, "column", "error.column")?,
+        message,
+        severity,
+        tool: opt_text(&o, "tool", "error.tool")?,
+        code: opt_text(&o, "code", "error.code")?,
+    })
+}
+
+fn validation_arg(value: Unknown<'_>) -> CoreResult<FixSource> {
+    if args::type_of(&value) == ValueType::String {
+        return Ok(FixSource::Raw(args::string(value, "validationOutput")?));
+    }
+    let not_valid = || {
+        CoreError::invalid_request(
+            "validationOutput must be a string or an object with a stages array",
+        )
+    };
+    let o = args::object(value, "validationOutput").map_err(|_| not_valid())?;
+    let stages = args::field(&o, "stages")?.ok_or_else(not_valid)?;
+    let stages = array(stages, "validationOutput.stages")?;
+    let mut out = builders::ValidationOutput::default();
+    for stage in items(&stages, "validationOutput.stages")? {
+        let s = args::object(stage, "each stage")?;
+        let name = opt_text(&s, "name", "stage.name")?.unwrap_or_default();
+        let passed = match args::field(&s, "passed")? {
+            Some(v) if !args::is_missing(&v) => {
+                if args::type_of(&v) != ValueType::Boolean {
+                    return Err(CoreError::invalid_request("stage.passed must be a boolean"));
+                }
+                Some(unsafe { v.cast::<bool>() }.map_err(|_| not_valid())?)
+            }
+            _ => None,
+        };
+        let errors = match args::field(&s, "errors")? {
+            Some(v) if !args::is_missing(&v) => {
+                let list = array(v, "stage.errors")?;
+                items(&list, "stage.errors")?
+                    .into_iter()
+                    .map(parsed_error)
+                    .collect::<CoreResult<Vec<_>>>()?
+            }
+            _ => Vec::new(),
+        };
+        let output = opt_text(&s, "output", "stage.output")?;
+        out.stages.push(builders::ValidationStage {
+            name,
+            passed,
+            errors,
+            output,
+        });
+    }
+    Ok(FixSource::Structured(out))
+}
+
+fn issue_arg(value: Unknown<'_>) -> CoreResult<builders::GitHubIssue> {
+    let o = args::object(value, "issue")?;
+    let number = args::field(&o, "number")?
+        .ok_or_else(|| CoreError::invalid_request("issue.number must be a whole number"))?;
+    let number = args::whole(number, "issue.number", 0, (1u64 << 53) - 1)?;
+    let title = args::field(&o, "title")?
+        .ok_or_else(|| CoreError::invalid_request("issue.title must be a string"))?;
+    let title = args::string(title, "issue.title")?;
+    Ok(builders::GitHubIssue {
+        number,
+        title,
+        body: opt_text(&o, "body", "issue.body")?.unwrap_or_default(),
+        labels: names_list(args::field(&o, "labels")?, "issue.labels", "name")?,
+        state: opt_text(&o, "state", "issue.state")?.unwrap_or_default(),
+        assignees: names_list(args::field(&o, "assignees")?, "issue.assignees", "login")?,
+        url: opt_text(&o, "url", "issue.url")?.unwrap_or_default(),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// conversions
+
+fn meta(m: Option<Metadata>) -> Option<BuilderMetadata> {
+    m.map(BuilderMetadata::from)
+}
+
+fn severity_js(s: builders::Severity) -> ErrorSeverity {
+    match s {
+        builders::Severity::Error => ErrorSeverity::Error,
+        builders::Severity::Warning => ErrorSeverity::Warning,
+        builders::Severity::Note => ErrorSeverity::Note,
+    }
+}
+
+fn parsed_error_js(e: builders::ParsedError) -> ParsedError {
+    ParsedError {
+        file: e.file,
+        line: e.line.map(args::clamp_u32),
+        column: e.column.map(args::clamp_u32),
+        message: e.message,
+        severity: severity_js(e.severity),
+        tool: e.tool,
+        code: e.code,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// exports
+
+/// The context of an implementation agent (FR-001): `tasks` (the task file, relative to
+/// `repoPath` or absolute inside it), `conventions` (`CLAUDE.md` + `AGENTS.md`), `branch` and
+/// `recent_commits` (last 10). A missing task file, a missing `git`, a non-repository or an
+/// empty repository give empty values and a warning in `_metadata`; only a `repoPath` that is
+/// not an absolute directory rejects (`invalid_request`).
+#[napi(
+    ts_args_type = "taskFile: string, repoPath: string",
+    ts_return_type = "Promise<ImplementationContext>"
+)]
+pub fn build_implementation_context<'env>(
+    env: &'env Env,
+    task_file: Unknown<'_>,
+    repo_path: Unknown<'_>,
+) -> napi::Result<PromiseRaw<'env, ImplementationContext>> {
+    let parsed = (|| {
+        let task = args::string(task_file, "taskFile")?;
+        if task.is_empty() {
+            return Err(CoreError::invalid_request("taskFile must not be empty"));
+        }
+        Ok((task, path_arg(repo_path, "repoPath")?))
+    })();
+    match parsed {
+        Ok((task, repo)) => bridge::spawn_async(
+            env,
+            async move { builders::build_implementation_context(&task, &repo, None).await },
+            |_, c| {
+                Ok(ImplementationContext {
+                    tasks: c.tasks,
+                    conventions: c.conventions,
+                    branch: c.branch,
+                    recent_commits: c
+                        .recent_commits
+                        .into_iter()
+                        .map(|c| CommitInfo {
+                            hash: c.hash,
+                            author: c.author,
+                            date: c.date,
+                            subject: c.subject,
+                        })
+                        .collect(),
+                    metadata: meta(c.metadata),
+                })
+            },
+        ),
+        Err(e) => bridge::reject(env, e),
+    }
+}
+
+/// The context of a review agent (FR-002): the `diff` from the merge base of `baseBranch` and
+/// HEAD to the work tree, `changed_files` (whole under 500 lines, otherwise around the changed
+/// hunks; binary files skipped and named in `_metadata.skipped_files`), `conventions` and
+/// `stats`. No changes give an empty diff and zero stats; an unknown base branch, a missing
+/// `git` or a non-repository give empty values and a warning. A malformed `baseBranch` (empty,
+/// starting with `-`, with spaces or `..`) rejects with `invalid_request`.
+#[napi(
+    ts_args_type = "repoPath: string, baseBranch: string",
+    ts_return_type = "Promise<ReviewContext>"
+)]
+pub fn build_review_context<'env>(
+    env: &'env Env,
+    repo_path: Unknown<'_>,
+    base_branch: Unknown<'_>,
+) -> napi::Result<PromiseRaw<'env, ReviewContext>> {
+    let parsed = (|| {
+        let repo = path_arg(repo_path, "repoPath")?;
+        let base = args::string(base_branch, "baseBranch")?;
+        builders::validate_branch_name(&base, "baseBranch")?;
+        Ok((repo, base))
+    })();
+    match parsed {
+        Ok((repo, base)) => bridge::spawn_async(
+            env,
+            async move { builders::build_review_context(&repo, &base, None).await },
+            |_, c| {
+                Ok(ReviewContext {
+                    diff: c.diff,
+                    changed_files: c.changed_files,
+                    conventions: c.conventions,
+                    stats: ReviewStats {
+                        files_changed: args::clamp_u32(c.stats.files_changed),
+                        insertions: args::clamp_u32(c.stats.insertions),
+                        deletions: args::clamp_u32(c.stats.deletions),
+                        binary_files: args::clamp_u32(c.stats.binary_files),
+                    },
+                    metadata: meta(c.metadata),
+                })
+            },
+        ),
+        Err(e) => bridge::reject(env, e),
+    }
+}
+
+/// The context of a fix agent (FR-003): `errors` (one line per problem), `source_files` (the
+/// `files` given, then the files the errors name; each whole under 500 lines, otherwise at
+/// least 10 lines around every error line, overlapping windows merged) and `error_summary`.
+/// `validationOutput` is structured stages or the raw output of the tools (parsed as
+/// `parseValidationOutput` does). Paths resolve inside `repoPath` (default: the current
+/// directory); paths outside it are ignored with a warning.
+#[napi(
+    ts_args_type = "validationOutput: ValidationOutput | string, files: string[], repoPath?: string",
+    ts_return_type = "Promise<FixContext>"
+)]
+pub fn build_fix_context<'env>(
+    env: &'env Env,
+    validation_output: Unknown<'_>,
+    files: Unknown<'_>,
+    repo_path: Option<Unknown<'_>>,
+) -> napi::Result<PromiseRaw<'env, FixContext>> {
+    let parsed = (|| {
+        let source = validation_arg(validation_output)?;
+        let files = string_list(files, "files")?;
+        let repo = match repo_path {
+            Some(v) if !args::is_missing(&v) => path_arg(v, "repoPath")?,
+            _ => std::env::current_dir().map_err(|e| {
+                CoreError::invalid_request("the current directory is not accessible; pass repoPath")
+                    .with_source(e)
+            })?,
+        };
+        Ok((source, files, repo))
+    })();
+    match parsed {
+        Ok((source, files, repo)) => bridge::spawn_async(
+            env,
+            async move { builders::build_fix_context(source, &files, &repo).await },
+            |_, c| {
+                Ok(FixContext {
+                    errors: c.errors,
+                    source_files: c.source_files,
+                    error_summary: c.error_summary,
+                    metadata: meta(c.metadata),
+                })
+            },
+        ),
+        Err(e) => bridge::reject(env, e),
+    }
+}
+
+/// The problems in a validation tool's output, in order: `tsc` (both formats), `eslint`
+/// (stylish, unix), `rustc`/`cargo`/`clippy`, `pytest`, `mypy` and `ruff` (concise, full).
+/// Unrecognised lines are ignored. ANSI colours are stripped.
+#[napi(catch_unwind, ts_args_type = "text: string")]
+pub fn parse_validation_output(env: &Env, text: Unknown<'_>) -> napi::Result<Vec<ParsedError>> {
+    let text = args::string(text, "text");
+    bridge::run_sync(env, || {
+        Ok(builders::parse_validation_output(&text?)
+            .into_iter()
+            .map(parsed_error_js)
+            .collect())
+    })
+}
+
+/// The context of an agent working on a GitHub issue (FR-004): `issue` as text,
+/// `related_files` (paths the title or body mention that exist under `repoPath`, resolved
+/// safely; `path:line` mentions keep the lines around that line in large files) and
+/// `recent_changes` (the last 10 commits touching them, or the repository).
+#[napi(
+    ts_args_type = "issue: GitHubIssue, repoPath: string",
+    ts_return_type = "Promise<IssueContext>"
+)]
+pub fn build_issue_context<'env>(
+    env: &'env Env,
+    issue: Unknown<'_>,
+    repo_path: Unknown<'_>,
+) -> napi::Result<PromiseRaw<'env, IssueContext>> {
+    let parsed = (|| Ok((issue_arg(issue)?, path_arg(repo_path, "repoPath")?)))();
+    match parsed {
+        Ok((issue, repo)) => bridge::spawn_async(
+            env,
+            async move { builders::build_issue_context(&issue, &repo, None).await },
+            |_, c| {
+                Ok(IssueContext {
+                    issue: c.issue,
+                    related_files: c.related_files,
+                    recent_changes: c.recent_changes,
+                    metadata: meta(c.metadata),
+                })
+            },
+        ),
+        Err(e) => bridge::reject(env, e),
+    }
+}

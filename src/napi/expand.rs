@@ -1,0 +1,576 @@
+//! Expansion exports (context-expansion-spec v0.7.4g): `expandChunk`, `expandChunkDetailed`,
+//! the file-cache controls and file watching, as module-level functions (on the default
+//! engine) and as `ContextEngine` methods.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use napi::bindgen_prelude::*;
+use napi::Env;
+use napi_derive::napi;
+
+use super::engine::ContextEngine;
+use super::{args, bridge};
+use crate::engine::Engine;
+use crate::error::{Error as CoreError, Result as CoreResult};
+use crate::expand::{self, CacheConfig, ExpandOptions, Expansion, Mode, TextChunk};
+use crate::fs_scope::Scope;
+
+/// Largest accepted line number.
+const MAX_LINE: u64 = 1_000_000_000;
+/// Largest accepted `maxLines` of structure mode.
+const MAX_STRUCTURE_LINES: u64 = 1_000_000;
+/// Largest accepted |contextLines|; larger values would mean "the whole file" anyway.
+const MAX_CONTEXT: f64 = 1e12;
+/// Longest accepted path argument, in bytes.
+const MAX_PATH_BYTES: usize = 64 * 1024;
+
+/// Options of `expandChunk`. All optional.
+#[napi(object, object_to_js = false)]
+pub struct ExpandChunkOptions {
+    /// `'lines'` (default): `contextLines` lines on each side, the spec's behaviour.
+    /// `'structure'`: the smallest enclosing function, method or class (TypeScript, TSX,
+    /// JavaScript, Python, Rust, Go), at most `maxLines` lines; other files, and chunks that
+    /// no block encloses, fall back to `'lines'`.
+    #[napi(ts_type = "'lines' | 'structure'")]
+    pub mode: Option<String>,
+    /// Most lines a structure-mode expansion returns; a longer block is cut around the chunk.
+    /// Default 200.
+    pub max_lines: Option<f64>,
+    /// Replace secrets (API keys, tokens, private keys...) in the expanded text by
+    /// `[REDACTED:<kind>]`, as retrieval does; a key block cut by the range is still redacted.
+    /// Default `true`. The chunk's own `content` is never changed.
+    pub redact: Option<bool>,
+}
+
+/// Limits of an engine's file cache (`new ContextEngine({ fileCache })`). All optional.
+#[napi(object, object_to_js = false)]
+pub struct FileCacheOptions {
+    /// Most files kept (least recently used dropped first); 0 disables caching. Default 100.
+    pub max_files: Option<f64>,
+    /// Files with more lines are read every time, never cached. Default 10,000.
+    pub max_file_lines: Option<f64>,
+    /// Most bytes of text kept in all. Default 64 MiB.
+    pub max_bytes: Option<f64>,
+    /// How long a file is served from the cache after it was read, in milliseconds (every hit
+    /// is also checked against the file's size and modification time). Default 300000 (5 min).
+    pub ttl_ms: Option<f64>,
+}
+
+/// What `expandChunkDetailed` returns.
+#[napi(object, object_from_js = false)]
+pub struct ExpandedChunk {
+    /// Exactly what `expandChunk` returns: the expanded text, or the chunk's own content.
+    pub content: String,
+    /// First line of `content` in the file, 1-based (the chunk's own when not expanded).
+    pub start_line: u32,
+    /// Last line of `content`, inclusive (the chunk's own when not expanded).
+    pub end_line: u32,
+    /// True when `content` was read from the file.
+    pub expanded: bool,
+    /// Why the chunk was not expanded.
+    #[napi(
+        ts_type = "'no_context' | 'invalid_workspace' | 'invalid_path' | 'outside_workspace' | 'not_found' | 'not_a_file' | 'too_large' | 'binary' | 'unreadable' | 'empty_file' | 'out_of_range' | 'invalid_range'"
+    )]
+    pub reason: Option<String>,
+    /// The mode that produced `content` (`'lines'` after a structure-mode fallback).
+    #[napi(ts_type = "'lines' | 'structure'")]
+    pub mode: String,
+    /// In structure mode, what the enclosing block is.
+    #[napi(
+        ts_type = "'function' | 'method' | 'class' | 'struct' | 'interface' | 'type' | 'enum' | 'trait' | 'impl' | 'const'"
+    )]
+    pub block_kind: Option<String>,
+    /// Why structure mode fell back to line mode.
+    #[napi(ts_type = "'unsupported_language' | 'no_enclosing_block'")]
+    pub fallback: Option<String>,
+    /// True when the enclosing block was longer than `maxLines` and was cut around the chunk.
+    pub clipped: bool,
+    /// How many secrets were redacted in `content`.
+    pub redactions: u32,
+}
+
+/// Counters and limits of a file cache.
+#[napi(object, object_from_js = false)]
+pub struct FileCacheStats {
+    /// Files cached now.
+    pub entries: u32,
+    /// Bytes cached now (text and line offsets).
+    pub bytes: f64,
+    /// Reads served from the cache (after checking the file is unchanged).
+    pub hits: f64,
+    /// Reads that went to the file system.
+    pub misses: f64,
+    /// Entries dropped to stay within `maxFiles` / `maxBytes`.
+    pub evictions: f64,
+    /// Entries dropped because they were older than the TTL.
+    pub expirations: f64,
+    /// Entries dropped because the file had changed on disk.
+    pub stale: f64,
+    /// Reads of files that could not be cached (too many lines, changed during the read or
+    /// modified within the last 50 ms).
+    pub uncacheable: f64,
+    /// Entries dropped by `clearFileCache`, `invalidateFile`, `invalidateDirectory` or the
+    /// file watcher.
+    pub invalidations: f64,
+    /// Workspaces watched now.
+    pub watched: u32,
+    /// The `maxFiles` limit.
+    pub max_files: f64,
+    /// The `maxFileLines` limit.
+    pub max_file_lines: f64,
+    /// The `maxBytes` limit.
+    pub max_bytes: f64,
+    /// The TTL in milliseconds.
+    pub ttl_ms: f64,
+}
+
+/// The core cache limits from the JS options, over the defaults.
+pub(crate) fn cache_config(o: FileCacheOptions) -> CoreResult<CacheConfig> {
+    let d = CacheConfig::default();
+    let max_files = args::opt_whole_number(
+        o.max_files,
+        "fileCache.maxFiles",
+        d.max_files as u64,
+        0,
+        1_000_000,
+    )?;
+    let max_file_lines = args::opt_whole_number(
+        o.max_file_lines,
+        "fileCache.maxFileLines",
+        d.max_file_lines as u64,
+        0,
+        100_000_000,
+    )?;
+    let max_bytes = args::opt_whole_number(
+        o.max_bytes,
+        "fileCache.maxBytes",
+        d.max_bytes as u64,
+        0,
+        16 * 1024 * 1024 * 1024,
+    )?;
+    let ttl = args::opt_whole_number(
+        o.ttl_ms,
+        "fileCache.ttlMs",
+        d.ttl.as_millis() as u64,
+        0,
+        365 * 24 * 3600 * 1000,
+    )?;
+    Ok(CacheConfig {
+        max_files: max_files as usize,
+        max_file_lines: max_file_lines as usize,
+        max_bytes: usize::try_from(max_bytes).unwrap_or(usize::MAX),
+        ttl: Duration::from_millis(ttl),
+    })
+}
+
+struct ExpandArgs {
+    workspace: String,
+    chunk: TextChunk,
+    context_lines: i64,
+    options: ExpandOptions,
+}
+
+fn chunk_arg(value: Unknown<'_>) -> CoreResult<TextChunk> {
+    let object = args::object(value, "chunk")?;
+    let required = |key: &str| -> CoreResult<Unknown<'_>> {
+        args::field(&object, key)?
+            .filter(|v| !args::is_missing(v))
+            .ok_or_else(|| CoreError::invalid_request(format!("chunk.{key} is required")))
+    };
+    let content = args::string(required("content")?, "chunk.content")?;
+    let file_path = args::string(required("filePath")?, "chunk.filePath")?;
+    if file_path.len() > MAX_PATH_BYTES {
+        return Err(CoreError::invalid_request("chunk.filePath is too long"));
+    }
+    let start_line = args::whole(required("startLine")?, "chunk.startLine", 1, MAX_LINE)?;
+    let end_line = args::whole(required("endLine")?, "chunk.endLine", 1, MAX_LINE)?;
+    let language = args::opt_string(args::field(&object, "language")?, "chunk.language")?;
+    Ok(TextChunk {
+        content,
+        file_path,
+        start_line: start_line as usize,
+        end_line: end_line as usize,
+        language,
+    })
+}
+
+fn context_arg(value: Unknown<'_>) -> CoreResult<i64> {
+    let bad = || {
+        CoreError::invalid_request("contextLines must be a whole number (0 or less: no expansion)")
+    };
+    if value.get_type().ok() != Some(napi::ValueType::Number) {
+        return Err(bad());
+    }
+    let n: f64 = unsafe { value.cast() }.map_err(|_| bad())?;
+    if !n.is_finite() || n.fract() != 0.0 {
+        return Err(bad());
+    }
+    Ok(n.clamp(-MAX_CONTEXT, MAX_CONTEXT) as i64)
+}
+
+fn options_arg(value: Option<Unknown<'_>>) -> CoreResult<ExpandOptions> {
+    let mut options = ExpandOptions::default();
+    let Some(object) = args::opt_object(value, "options")? else {
+        return Ok(options);
+    };
+    let parsed = unsafe { ExpandChunkOptions::from_napi_value(object.value().env, object.raw()) }
+        .map_err(|e| {
+        CoreError::invalid_request(format!("options are invalid: {}", e.reason))
+    })?;
+    options.mode = match parsed.mode.as_deref() {
+        None | Some("lines") => Mode::Lines,
+        Some("structure") => Mode::Structure,
+        Some(_) => {
+            return Err(CoreError::invalid_request(
+                "options.mode must be 'lines' or 'structure'",
+            ))
+        }
+    };
+    options.max_lines = args::opt_whole_number(
+        parsed.max_lines,
+        "options.maxLines",
+        options.max_lines as u64,
+        1,
+        MAX_STRUCTURE_LINES,
+    )? as usize;
+    options.redact = parsed.redact.unwrap_or(true);
+    Ok(options)
+}
+
+fn expand_args(
+    workspace: Unknown<'_>,
+    chunk: Unknown<'_>,
+    context_lines: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+) -> CoreResult<ExpandArgs> {
+    let workspace = args::string(workspace, "workspacePath")?;
+    if workspace.len() > MAX_PATH_BYTES {
+        return Err(CoreError::invalid_request("workspacePath is too long"));
+    }
+    Ok(ExpandArgs {
+        workspace,
+        chunk: chunk_arg(chunk)?,
+        context_lines: context_arg(context_lines)?,
+        options: options_arg(options)?,
+    })
+}
+
+fn run_expand(engine: &Engine, a: &ExpandArgs) -> Expansion {
+    if engine.options().watch_workspaces && a.context_lines > 0 {
+        // Best effort: a workspace that cannot be watched is still served (and revalidated).
+        if let Ok(scope) = Scope::new(&a.workspace) {
+            let _ = engine.files.watches().watch(scope.root());
+        }
+    }
+    expand::expand(
+        &engine.files,
+        &a.workspace,
+        &a.chunk,
+        a.context_lines,
+        &a.options,
+    )
+}
+
+impl From<Expansion> for ExpandedChunk {
+    fn from(e: Expansion) -> Self {
+        ExpandedChunk {
+            content: e.content,
+            start_line: args::clamp_u32(e.start_line),
+            end_line: args::clamp_u32(e.end_line),
+            expanded: e.expanded,
+            reason: e.reason.map(|r| r.as_str().to_owned()),
+            mode: e.mode.as_str().to_owned(),
+            block_kind: e.block_kind.map(|k| k.as_str().to_owned()),
+            fallback: e.fallback.map(|f| f.as_str().to_owned()),
+            clipped: e.clipped,
+            redactions: args::clamp_u32(e.redactions),
+        }
+    }
+}
+
+fn expand_chunk_on<'env>(
+    env: &'env Env,
+    engine: Arc<Engine>,
+    parsed: CoreResult<ExpandArgs>,
+) -> napi::Result<PromiseRaw<'env, String>> {
+    match parsed {
+        Ok(a) => bridge::spawn(
+            env,
+            move || Ok(run_expand(&engine, &a).content),
+            |_, s| Ok(s),
+        ),
+        Err(e) => bridge::reject(env, e),
+    }
+}
+
+fn expand_detailed_on<'env>(
+    env: &'env Env,
+    engine: Arc<Engine>,
+    parsed: CoreResult<ExpandArgs>,
+) -> napi::Result<PromiseRaw<'env, ExpandedChunk>> {
+    match parsed {
+        Ok(a) => bridge::spawn(
+            env,
+            move || Ok(ExpandedChunk::from(run_expand(&engine, &a))),
+            |_, e| Ok(e),
+        ),
+        Err(e) => bridge::reject(env, e),
+    }
+}
+
+/// An absolute path argument (for invalidation), `.`/`..` allowed.
+fn abs_path_arg(value: Unknown<'_>, name: &str) -> CoreResult<PathBuf> {
+    let path = args::string(value, name)?;
+    if path.is_empty() || path.len() > MAX_PATH_BYTES || path.contains('\0') {
+        return Err(CoreError::invalid_request(format!(
+            "{name} must be a non-empty path without NUL bytes"
+        )));
+    }
+    let path = PathBuf::from(path);
+    if !path.is_absolute() {
+        return Err(CoreError::invalid_request(format!(
+            "{name} must be an absolute path"
+        )));
+    }
+    Ok(path)
+}
+
+fn stats_of(engine: &Engine) -> FileCacheStats {
+    let s = engine.files.stats();
+    FileCacheStats {
+        entries: args::clamp_u32(s.entries),
+        bytes: s.bytes as f64,
+        hits: s.hits as f64,
+        misses: s.misses as f64,
+        evictions: s.evictions as f64,
+        expirations: s.expirations as f64,
+        stale: s.stale as f64,
+        uncacheable: s.uncacheable as f64,
+        invalidations: s.invalidations as f64,
+        watched: args::clamp_u32(engine.files.watches().roots().len()),
+        max_files: s.config.max_files as f64,
+        max_file_lines: s.config.max_file_lines as f64,
+        max_bytes: s.config.max_bytes as f64,
+        ttl_ms: s.config.ttl.as_millis() as f64,
+    }
+}
+
+fn watch_on<'env>(
+    env: &'env Env,
+    engine: Arc<Engine>,
+    path: Unknown<'_>,
+) -> napi::Result<PromiseRaw<'env, bool>> {
+    let parsed = args::string(path, "workspacePath");
+    match parsed {
+        Ok(path) => bridge::spawn(
+            env,
+            move || {
+                let scope = Scope::new(&path)?;
+                engine.files.watches().watch(scope.root())
+            },
+            |_, b| Ok(b),
+        ),
+        Err(e) => bridge::reject(env, e),
+    }
+}
+
+fn unwatch_on(engine: &Engine, path: CoreResult<String>) -> CoreResult<bool> {
+    let path = path?;
+    let watches = engine.files.watches();
+    if watches.unwatch(Path::new(&path)) {
+        return Ok(true);
+    }
+    Ok(std::fs::canonicalize(&path).is_ok_and(|c| watches.unwatch(&c)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Module-level functions (the default engine)
+
+/// Expands `chunk` (a `TextChunk` or `KnowledgeChunk` whose `filePath` is relative to
+/// `workspacePath`) by `contextLines` lines on each side (lines 25-30 with 5 give lines 20-35,
+/// clamped to the file), or to its enclosing function, method or class with
+/// `{ mode: 'structure' }`. Resolves to the chunk's own `content` when `contextLines <= 0` and
+/// whenever the file cannot be used (missing, unreadable, binary, outside the workspace, range
+/// outside the file): `expandChunkDetailed` says why. Rejects (`invalid_request`) only for
+/// arguments of the wrong type or shape.
+#[napi(
+    ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions",
+    ts_return_type = "Promise<string>"
+)]
+pub fn expand_chunk<'env>(
+    env: &'env Env,
+    workspace_path: Unknown<'_>,
+    chunk: Unknown<'_>,
+    context_lines: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+) -> napi::Result<PromiseRaw<'env, String>> {
+    let parsed = expand_args(workspace_path, chunk, context_lines, options);
+    expand_chunk_on(env, Engine::global(), parsed)
+}
+
+/// Like `expandChunk`, with the lines returned, whether the file was used, and if not why.
+#[napi(
+    ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions",
+    ts_return_type = "Promise<ExpandedChunk>"
+)]
+pub fn expand_chunk_detailed<'env>(
+    env: &'env Env,
+    workspace_path: Unknown<'_>,
+    chunk: Unknown<'_>,
+    context_lines: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+) -> napi::Result<PromiseRaw<'env, ExpandedChunk>> {
+    let parsed = expand_args(workspace_path, chunk, context_lines, options);
+    expand_detailed_on(env, Engine::global(), parsed)
+}
+
+/// Empties the default engine's file cache; returns how many files were dropped.
+#[napi(catch_unwind)]
+pub fn clear_file_cache(env: &Env) -> napi::Result<u32> {
+    bridge::run_sync(env, || Ok(args::clamp_u32(Engine::global().files.clear())))
+}
+
+/// Drops one file (absolute path) from the default engine's cache; returns how many entries
+/// were dropped (0 when it was not cached).
+#[napi(catch_unwind, ts_args_type = "path: string")]
+pub fn invalidate_file(env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
+    let path = abs_path_arg(path, "path");
+    bridge::run_sync(env, || {
+        Ok(args::clamp_u32(
+            Engine::global().files.invalidate_file(&path?),
+        ))
+    })
+}
+
+/// Drops every cached file under a directory (absolute path, compared by whole components:
+/// `/a/b` does not cover `/a/bc`); returns how many were dropped.
+#[napi(catch_unwind, ts_args_type = "path: string")]
+pub fn invalidate_directory(env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
+    let path = abs_path_arg(path, "path");
+    bridge::run_sync(env, || {
+        Ok(args::clamp_u32(
+            Engine::global().files.invalidate_directory(&path?),
+        ))
+    })
+}
+
+/// Counters and limits of the default engine's file cache.
+#[napi(catch_unwind)]
+pub fn file_cache_stats(env: &Env) -> napi::Result<FileCacheStats> {
+    bridge::run_sync(env, || Ok(stats_of(&Engine::global())))
+}
+
+/// Watches a workspace (recursively) and drops cached files of the default engine as soon as
+/// they change; resolves to false if it was watched already. At most 16 workspaces
+/// (`invalid_request` beyond); `unavailable` when the system refuses (watch limit).
+#[napi(
+    ts_args_type = "workspacePath: string",
+    ts_return_type = "Promise<boolean>"
+)]
+pub fn watch_workspace<'env>(
+    env: &'env Env,
+    workspace_path: Unknown<'_>,
+) -> napi::Result<PromiseRaw<'env, bool>> {
+    watch_on(env, Engine::global(), workspace_path)
+}
+
+/// Stops watching a workspace; false if it was not watched.
+#[napi(catch_unwind, ts_args_type = "workspacePath: string")]
+pub fn unwatch_workspace(env: &Env, workspace_path: Unknown<'_>) -> napi::Result<bool> {
+    let path = args::string(workspace_path, "workspacePath");
+    bridge::run_sync(env, || unwatch_on(&Engine::global(), path))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The same on a ContextEngine
+
+#[napi]
+impl ContextEngine {
+    /// `expandChunk` on this engine's file cache.
+    #[napi(
+        ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions",
+        ts_return_type = "Promise<string>"
+    )]
+    pub fn expand_chunk<'env>(
+        &self,
+        env: &'env Env,
+        workspace_path: Unknown<'_>,
+        chunk: Unknown<'_>,
+        context_lines: Unknown<'_>,
+        options: Option<Unknown<'_>>,
+    ) -> napi::Result<PromiseRaw<'env, String>> {
+        let parsed = expand_args(workspace_path, chunk, context_lines, options);
+        expand_chunk_on(env, self.inner.clone(), parsed)
+    }
+
+    /// `expandChunkDetailed` on this engine's file cache.
+    #[napi(
+        ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions",
+        ts_return_type = "Promise<ExpandedChunk>"
+    )]
+    pub fn expand_chunk_detailed<'env>(
+        &self,
+        env: &'env Env,
+        workspace_path: Unknown<'_>,
+        chunk: Unknown<'_>,
+        context_lines: Unknown<'_>,
+        options: Option<Unknown<'_>>,
+    ) -> napi::Result<PromiseRaw<'env, ExpandedChunk>> {
+        let parsed = expand_args(workspace_path, chunk, context_lines, options);
+        expand_detailed_on(env, self.inner.clone(), parsed)
+    }
+
+    /// `clearFileCache` on this engine.
+    #[napi(catch_unwind)]
+    pub fn clear_file_cache(&self, env: &Env) -> napi::Result<u32> {
+        bridge::run_sync(env, || Ok(args::clamp_u32(self.inner.files.clear())))
+    }
+
+    /// `invalidateFile` on this engine.
+    #[napi(catch_unwind, ts_args_type = "path: string")]
+    pub fn invalidate_file(&self, env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
+        let path = abs_path_arg(path, "path");
+        bridge::run_sync(env, || {
+            Ok(args::clamp_u32(self.inner.files.invalidate_file(&path?)))
+        })
+    }
+
+    /// `invalidateDirectory` on this engine.
+    #[napi(catch_unwind, ts_args_type = "path: string")]
+    pub fn invalidate_directory(&self, env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
+        let path = abs_path_arg(path, "path");
+        bridge::run_sync(env, || {
+            Ok(args::clamp_u32(
+                self.inner.files.invalidate_directory(&path?),
+            ))
+        })
+    }
+
+    /// `fileCacheStats` of this engine.
+    #[napi(catch_unwind)]
+    pub fn file_cache_stats(&self, env: &Env) -> napi::Result<FileCacheStats> {
+        bridge::run_sync(env, || Ok(stats_of(&self.inner)))
+    }
+
+    /// `watchWorkspace` for this engine's cache.
+    #[napi(
+        ts_args_type = "workspacePath: string",
+        ts_return_type = "Promise<boolean>"
+    )]
+    pub fn watch_workspace<'env>(
+        &self,
+        env: &'env Env,
+        workspace_path: Unknown<'_>,
+    ) -> napi::Result<PromiseRaw<'env, bool>> {
+        watch_on(env, self.inner.clone(), workspace_path)
+    }
+
+    /// `unwatchWorkspace` for this engine's cache.
+    #[napi(catch_unwind, ts_args_type = "workspacePath: string")]
+    pub fn unwatch_workspace(&self, env: &Env, workspace_path: Unknown<'_>) -> napi::Result<bool> {
+        let path = args::string(workspace_path, "workspacePath");
+        bridge::run_sync(env, || unwatch_on(&self.inner, path))
+    }
+}

@@ -1,0 +1,751 @@
+//! Remote file context exports (ADR-003): `GiteaClient`, `HoundClient`, `remoteFileContext`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use napi::bindgen_prelude::*;
+use napi::{Env, JsValue, ValueType};
+use napi_derive::napi;
+
+use super::{args, bridge};
+use crate::error::{Error as CoreError, Result as CoreResult};
+use crate::remote::{self, GiteaConfig, HoundConfig, HoundSearch, Paging, RemoteConfig};
+
+/// Largest accepted `maxBytes`: 1 GiB.
+const MAX_BYTES_LIMIT: u64 = 1 << 30;
+/// Largest accepted `limit` / paging value.
+const MAX_COUNT: u64 = u32::MAX as u64;
+
+// ---------------------------------------------------------------------------------------------
+// Argument helpers
+
+fn opt_field_string(obj: &Object<'_>, key: &str) -> CoreResult<Option<String>> {
+    args::opt_string(args::field(obj, key)?, key)
+}
+
+fn opt_field_whole(obj: &Object<'_>, key: &str, min: u64, max: u64) -> CoreResult<Option<u64>> {
+    match args::field(obj, key)? {
+        Some(v) if !args::is_missing(&v) => args::whole(v, key, min, max).map(Some),
+        _ => Ok(None),
+    }
+}
+
+fn opt_field_bool(obj: &Object<'_>, key: &str) -> CoreResult<Option<bool>> {
+    match args::field(obj, key)? {
+        Some(v) if !args::is_missing(&v) => {
+            if v.get_type().ok() != Some(ValueType::Boolean) {
+                return Err(CoreError::invalid_request(format!(
+                    "{key} must be a boolean"
+                )));
+            }
+            unsafe { v.cast::<bool>() }
+                .map(Some)
+                .map_err(|_| CoreError::invalid_request(format!("{key} must be a boolean")))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn opt_field_ms(obj: &Object<'_>, key: &str) -> CoreResult<Option<Duration>> {
+    Ok(opt_field_whole(obj, key, 1, remote::MAX_TIMEOUT_MS)?.map(Duration::from_millis))
+}
+
+/// A string is one name or a comma-separated list (`'*'` for all); an array lists names.
+fn repos_arg(value: Unknown<'_>) -> CoreResult<Option<Vec<String>>> {
+    let bad = || CoreError::invalid_request("repos must be a string or an array of strings");
+    match value.get_type().unwrap_or(ValueType::Unknown) {
+        ValueType::String => {
+            let s = args::string(value, "repos")?;
+            if s.trim() == "*" {
+                return Ok(None);
+            }
+            Ok(Some(s.split(',').map(str::to_owned).collect()))
+        }
+        ValueType::Object if value.is_array().unwrap_or(false) => {
+            let array: Array<'_> = unsafe { value.cast() }.map_err(|_| bad())?;
+            if array.len() > 10_000 {
+                return Err(CoreError::invalid_request(
+                    "repos has too many entries (at most 10000)",
+                ));
+            }
+            (0..array.len())
+                .map(|i| {
+                    let item = array.get::<Unknown<'_>>(i).ok().flatten().ok_or_else(bad)?;
+                    if item.get_type().ok() != Some(ValueType::String) {
+                        return Err(bad());
+                    }
+                    args::string(item, "each entry of repos")
+                })
+                .collect::<CoreResult<Vec<_>>>()
+                .map(Some)
+        }
+        _ => Err(bad()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Config
+
+/// Settings of a `GiteaClient` (ADR-003). All optional.
+// Declared for the TypeScript types only: input objects are read field by field (see
+// `context_args`, `search_args`), so a wrong type is an `invalid_request` naming the field.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false)]
+pub struct GiteaClientConfig {
+    /// Server URL. Default: `GITEA_URL`, else `https://git.integrolabs.net`.
+    pub base_url: Option<String>,
+    /// API token, sent as `Authorization: token ...` to `baseUrl`'s origin only. Default:
+    /// `GITEA_TOKEN`, else the file `~/.config/gitea/token`, else none (public repositories).
+    pub token: Option<String>,
+    /// Deadline of one call in milliseconds (1 to 600000), ref resolution, redirects and body
+    /// included. Default: `GITEA_TIMEOUT`, else 10000.
+    pub timeout: Option<f64>,
+    /// Byte cap: `getRawFile` refuses larger files; `remoteFileContext` reads at most this far
+    /// into a file. Default 16 MiB (16777216), at most 1 GiB.
+    pub max_bytes: Option<f64>,
+}
+
+/// Settings of a `HoundClient`. All optional.
+// Declared for the TypeScript types only: input objects are read field by field (see
+// `context_args`, `search_args`), so a wrong type is an `invalid_request` naming the field.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false)]
+pub struct HoundClientConfig {
+    /// Server URL. Default: `HOUND_URL`, else `http://localhost:6080`.
+    pub base_url: Option<String>,
+    /// Deadline of one call in milliseconds (1 to 600000). Default: `HOUND_TIMEOUT`, else 10000.
+    pub timeout: Option<f64>,
+    /// Largest response accepted, in bytes. Default 16 MiB, at most 1 GiB.
+    pub max_bytes: Option<f64>,
+}
+
+/// Settings of `remoteFileContext`: the Gitea settings plus the Hound fallback. All optional.
+// Declared for the TypeScript types only: input objects are read field by field (see
+// `context_args`, `search_args`), so a wrong type is an `invalid_request` naming the field.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false)]
+pub struct RemoteFileContextConfig {
+    /// Gitea server URL. Default: `GITEA_URL`, else `https://git.integrolabs.net`.
+    pub base_url: Option<String>,
+    /// Gitea API token. Default: `GITEA_TOKEN`, else `~/.config/gitea/token`, else none.
+    pub token: Option<String>,
+    /// Gitea deadline in milliseconds. Default: `GITEA_TIMEOUT`, else 10000.
+    pub timeout: Option<f64>,
+    /// Byte cap of the file read. Default 16 MiB.
+    pub max_bytes: Option<f64>,
+    /// Hound server URL for the fallback. Default: `HOUND_URL`; without either there is no
+    /// fallback.
+    pub hound_url: Option<String>,
+    /// Hound deadline in milliseconds. Default: `HOUND_TIMEOUT`, else 10000.
+    pub hound_timeout: Option<f64>,
+    /// Use Hound when Gitea is unavailable or times out. Default `true` (when a Hound URL is
+    /// known).
+    pub fallback: Option<bool>,
+}
+
+struct GiteaArgs {
+    base_url: Option<String>,
+    token: Option<String>,
+    timeout: Option<Duration>,
+    max_bytes: Option<u64>,
+}
+
+fn gitea_args(obj: Option<&Object<'_>>) -> CoreResult<GiteaArgs> {
+    let Some(obj) = obj else {
+        return Ok(GiteaArgs {
+            base_url: None,
+            token: None,
+            timeout: None,
+            max_bytes: None,
+        });
+    };
+    Ok(GiteaArgs {
+        base_url: opt_field_string(obj, "baseUrl")?,
+        token: opt_field_string(obj, "token")?,
+        timeout: opt_field_ms(obj, "timeout")?,
+        max_bytes: opt_field_whole(obj, "maxBytes", 1, MAX_BYTES_LIMIT)?,
+    })
+}
+
+impl GiteaArgs {
+    fn resolve(self) -> CoreResult<GiteaConfig> {
+        GiteaConfig::from_env_with(self.base_url, self.token, self.timeout, self.max_bytes)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// GiteaClient
+
+/// A client of one Gitea server (ADR-003). Holds no connection of its own; all clients share
+/// one connection pool.
+#[napi]
+pub struct GiteaClient {
+    inner: Arc<remote::GiteaClient>,
+}
+
+#[napi]
+impl GiteaClient {
+    /// Settings default from `GITEA_URL`, `GITEA_TOKEN` (or `~/.config/gitea/token`) and
+    /// `GITEA_TIMEOUT`. Throws `invalid_request` for a bad setting.
+    #[napi(constructor, ts_args_type = "config?: GiteaClientConfig")]
+    pub fn new(env: &Env, config: Option<Unknown<'_>>) -> napi::Result<Self> {
+        bridge::run_sync(env, || {
+            let obj = args::opt_object(config, "config")?;
+            let config = gitea_args(obj.as_ref())?.resolve()?;
+            Ok(GiteaClient {
+                inner: Arc::new(remote::GiteaClient::new(config)?),
+            })
+        })
+    }
+
+    /// The server URL, with a trailing slash.
+    #[napi(getter)]
+    pub fn base_url(&self) -> String {
+        self.inner.base_url().to_owned()
+    }
+
+    /// Whether a token is configured (the token itself is never readable).
+    #[napi(getter)]
+    pub fn has_token(&self) -> bool {
+        self.inner.has_token()
+    }
+
+    /// The whole file `filepath` of `repo` (`owner/name`) at `ref` (branch, tag or full commit
+    /// SHA; the default branch when omitted). A ref Gitea does not know is `invalid_request`
+    /// (Gitea itself would silently serve the default branch). Binary files and files over
+    /// `maxBytes` are `invalid_request`; a missing or private file is `invalid_request`
+    /// "not found"; 401/403 `unauthorized`; unreachable or 5xx `unavailable`; `timeout`.
+    #[napi(
+        ts_args_type = "repo: string, filepath: string, ref?: string",
+        ts_return_type = "Promise<string>"
+    )]
+    pub fn get_raw_file<'env>(
+        &self,
+        env: &'env Env,
+        repo: Unknown<'_>,
+        filepath: Unknown<'_>,
+        r#ref: Option<Unknown<'_>>,
+    ) -> napi::Result<PromiseRaw<'env, String>> {
+        let parsed = (|| {
+            Ok::<_, CoreError>((
+                args::string(repo, "repo")?,
+                args::string(filepath, "filepath")?,
+                args::opt_string(r#ref, "ref")?,
+            ))
+        })();
+        match parsed {
+            Ok((repo, path, r#ref)) => {
+                let client = self.inner.clone();
+                bridge::spawn_async(
+                    env,
+                    async move { client.get_raw_file(&repo, &path, r#ref.as_deref()).await },
+                    |_, s| Ok(s),
+                )
+            }
+            Err(e) => bridge::reject(env, e),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// remoteFileContext
+
+/// What `remoteFileContext` fetches.
+// Declared for the TypeScript types only: input objects are read field by field (see
+// `context_args`, `search_args`), so a wrong type is an `invalid_request` naming the field.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false)]
+pub struct FileContextRequest {
+    /// `owner/name` on Gitea.
+    pub repo: String,
+    /// Repository-relative path of the file.
+    pub file: String,
+    /// The 1-based line to centre on.
+    pub line: f64,
+    /// Lines on each side, 0 to 1000. Default 10.
+    pub context: Option<f64>,
+    /// Branch, tag or full commit SHA. Default: the repository's default branch (asked from
+    /// the API, never assumed).
+    pub r#ref: Option<String>,
+}
+
+/// A window of a remote file.
+#[napi(object, object_from_js = false)]
+pub struct FileContextResult {
+    /// `owner/name`.
+    pub repo: String,
+    /// Repository-relative path.
+    pub file: String,
+    /// The line asked for.
+    pub line: u32,
+    /// First line returned (1-based).
+    pub start_line: u32,
+    /// Last line returned (before `line + context` at the end of the file).
+    pub end_line: u32,
+    /// The lines with numbers, one per `\n`: `" 148 | text"`, the asked line marked `">"`.
+    pub content: String,
+    /// The same lines without numbers (CR of CRLF removed, lines over 2000 characters cut).
+    pub lines: Vec<String>,
+    /// Gitea web link to the exact ref served:
+    /// `{baseUrl}{owner}/{repo}/src/{branch|tag|commit}/{ref}/{file}#L{startLine}-L{endLine}`.
+    pub url: String,
+    /// The ref served: branch or tag name, or full commit SHA (Hound serves its indexed commit).
+    pub r#ref: String,
+    /// What `ref` is.
+    #[napi(ts_type = "'branch' | 'tag' | 'commit'")]
+    pub ref_kind: String,
+    /// Which server served the lines: `'hound'` when Gitea was unavailable or timed out.
+    #[napi(ts_type = "'gitea' | 'hound'")]
+    pub source: String,
+    /// Lines in the file, when the whole file was read (reading stops after `endLine`).
+    pub total_lines: Option<u32>,
+    /// Suspected secrets (API keys, tokens, private keys) replaced by `[REDACTED:<kind>]` in
+    /// `lines` and `content` before they reach a model. `getRawFile` never redacts.
+    pub redacted: u32,
+    /// What the caller should know: why Hound served it, a ref Hound cannot vouch for,
+    /// redactions.
+    pub warnings: Vec<String>,
+}
+
+impl From<remote::FileContextResult> for FileContextResult {
+    fn from(r: remote::FileContextResult) -> Self {
+        FileContextResult {
+            repo: r.repo,
+            file: r.file,
+            line: args::clamp_u32(r.line),
+            start_line: args::clamp_u32(r.start_line),
+            end_line: args::clamp_u32(r.end_line),
+            content: r.content,
+            lines: r.lines,
+            url: r.url,
+            r#ref: r.r#ref,
+            ref_kind: r.ref_kind.as_str().to_owned(),
+            source: r.source.as_str().to_owned(),
+            total_lines: r.total_lines.map(args::clamp_u32),
+            redacted: args::clamp_u32(r.redacted),
+            warnings: r.warnings,
+        }
+    }
+}
+
+struct ContextArgs {
+    request: remote::FileContextRequest,
+    gitea: GiteaArgs,
+    hound_url: Option<String>,
+    hound_timeout: Option<Duration>,
+    fallback: bool,
+}
+
+fn context_args(request: Unknown<'_>, config: Option<Unknown<'_>>) -> CoreResult<ContextArgs> {
+    let req = args::object(request, "request")?;
+    let repo = args::string(
+        args::field(&req, "repo")?.ok_or_else(|| CoreError::invalid_request("repo is required"))?,
+        "repo",
+    )?;
+    let file = args::string(
+        args::field(&req, "file")?.ok_or_else(|| CoreError::invalid_request("file is required"))?,
+        "file",
+    )?;
+    let line = args::whole(
+        args::field(&req, "line")?.ok_or_else(|| CoreError::invalid_request("line is required"))?,
+        "line",
+        1,
+        remote::MAX_LINE as u64,
+    )? as usize;
+    let context =
+        opt_field_whole(&req, "context", 0, remote::MAX_CONTEXT_LINES as u64)?.map(|n| n as usize);
+    let r#ref = opt_field_string(&req, "ref")?;
+    let config = args::opt_object(config, "config")?;
+    let (hound_url, hound_timeout, fallback) = match &config {
+        Some(obj) => (
+            opt_field_string(obj, "houndUrl")?,
+            opt_field_ms(obj, "houndTimeout")?,
+            opt_field_bool(obj, "fallback")?.unwrap_or(true),
+        ),
+        None => (None, None, true),
+    };
+    Ok(ContextArgs {
+        request: remote::FileContextRequest {
+            repo,
+            file,
+            line,
+            context,
+            r#ref,
+        },
+        gitea: gitea_args(config.as_ref())?,
+        hound_url,
+        hound_timeout,
+        fallback,
+    })
+}
+
+async fn run_context(a: ContextArgs) -> CoreResult<remote::FileContextResult> {
+    let gitea = a.gitea.resolve()?;
+    let max_bytes = gitea.max_bytes;
+    let hound = if a.fallback && (a.hound_url.is_some() || remote_env_hound()) {
+        Some(HoundConfig::from_env_with(
+            a.hound_url,
+            a.hound_timeout,
+            Some(max_bytes.max(remote::DEFAULT_MAX_BYTES)),
+        )?)
+    } else {
+        None
+    };
+    remote::remote_file_context(&a.request, RemoteConfig { gitea, hound }).await
+}
+
+fn remote_env_hound() -> bool {
+    std::env::var("HOUND_URL").is_ok_and(|v| !v.trim().is_empty())
+}
+
+/// Lines `line - context ..= line + context` of a file on Gitea, numbered, with a web link to
+/// the exact ref served (ADR-003's `hound_file_context`). The body is streamed and reading
+/// stops after the last line needed. When Gitea is unavailable or times out and a Hound URL is
+/// known (`houndUrl` or `HOUND_URL`), the same lines are rebuilt from Hound's index and
+/// `source` is `'hound'`.
+///
+/// Rejects with `invalid_request` (bad input, not found, unknown ref, binary file, line past
+/// the end), `unauthorized` (401/403), `unavailable` or `timeout`.
+#[napi(
+    ts_args_type = "request: FileContextRequest, config?: RemoteFileContextConfig",
+    ts_return_type = "Promise<FileContextResult>"
+)]
+pub fn remote_file_context<'env>(
+    env: &'env Env,
+    request: Unknown<'_>,
+    config: Option<Unknown<'_>>,
+) -> napi::Result<PromiseRaw<'env, FileContextResult>> {
+    match context_args(request, config) {
+        Ok(a) => bridge::spawn_async(env, run_context(a), |_, r| Ok(FileContextResult::from(r))),
+        Err(e) => bridge::reject(env, e),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// HoundClient
+
+/// Options of `HoundClient.search`. All optional; names map to Hound's parameters.
+// Declared for the TypeScript types only: input objects are read field by field (see
+// `context_args`, `search_args`), so a wrong type is an `invalid_request` naming the field.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false)]
+pub struct HoundSearchOptions {
+    /// `repos`: repository names, or a comma-separated string; `'*'` (the default) for all.
+    /// Names are trimmed (Hound itself would silently drop `' beta'`).
+    #[napi(ts_type = "string | string[]")]
+    pub repos: Option<String>,
+    /// `files`: only paths matching this regexp.
+    pub files: Option<String>,
+    /// `excludeFiles`: drop paths matching this regexp.
+    pub exclude_files: Option<String>,
+    /// `i`: case-insensitive. Default `false`.
+    pub ignore_case: Option<bool>,
+    /// `literal`: match the query literally, not as a regexp. Default `false`.
+    pub literal: Option<bool>,
+    /// `ctx`: lines of context on both sides, 0 to 20 (Hound's cap). Default: Hound's, 2.
+    pub context: Option<f64>,
+    /// `limit`: most matches **per repository**; 0 for no limit (at most 100000). Default: the
+    /// server's `result-limit` (5000 unless configured).
+    pub limit: Option<f64>,
+    /// `rng`: paging over matching **files**, per repository.
+    pub rng: Option<HoundPaging>,
+    /// `stats`: add `stats` to the result. Default `false`.
+    pub stats: Option<bool>,
+}
+
+/// Paging over matching files.
+// Declared for the TypeScript types only: input objects are read field by field (see
+// `context_args`, `search_args`), so a wrong type is an `invalid_request` naming the field.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false)]
+pub struct HoundPaging {
+    /// Files to skip. Default 0.
+    pub offset: Option<f64>,
+    /// Files to return at most. Default: all.
+    pub limit: Option<f64>,
+}
+
+/// One matching line.
+#[napi(object, object_from_js = false, js_name = "HoundMatch")]
+pub struct JsHoundMatch {
+    /// The line without its `\n` (a CR of a CRLF file is kept, as Hound sends it).
+    pub line: String,
+    /// 1-based line number.
+    pub line_number: u32,
+    /// Context before (only lines after the previous match in the same file).
+    pub before: Vec<String>,
+    /// Context after (may include the next matching line).
+    pub after: Vec<String>,
+}
+
+/// The matches in one file.
+#[napi(object, object_from_js = false, js_name = "HoundFileMatch")]
+pub struct JsHoundFileMatch {
+    /// Repo-relative path.
+    pub filename: String,
+    /// One entry per matching line.
+    pub matches: Vec<JsHoundMatch>,
+    /// Marked `linguist-generated` in `.gitattributes`.
+    pub auto_generated: bool,
+}
+
+/// The result for one repository.
+#[napi(object, object_from_js = false, js_name = "HoundRepoResult")]
+pub struct JsHoundRepoResult {
+    /// Matching files in index order (sorted by path).
+    pub matches: Vec<JsHoundFileMatch>,
+    /// Files with a match (counting files skipped by `rng`, not those skipped after `limit`).
+    pub files_with_match: u32,
+    /// The commit the index was built from.
+    pub revision: String,
+    /// The match count reached `limit`: more matches may exist (Hound does not say).
+    pub limit_reached: bool,
+}
+
+/// Search statistics.
+#[napi(object, object_from_js = false, js_name = "HoundStats")]
+pub struct JsHoundStats {
+    /// Files opened.
+    pub files_opened: u32,
+    /// Server time in milliseconds.
+    pub duration_ms: f64,
+}
+
+/// What `HoundClient.search` returns.
+#[napi(object, object_from_js = false, js_name = "HoundSearchResult")]
+pub struct JsHoundSearchResult {
+    /// Per repository name, in name order; repositories without a match are absent, so `{}`
+    /// means no match.
+    pub results: BTreeMap<String, JsHoundRepoResult>,
+    /// Present when `stats: true` was asked for.
+    pub stats: Option<JsHoundStats>,
+}
+
+/// How Hound's UI links to a file.
+#[napi(object, object_from_js = false, js_name = "HoundUrlPattern")]
+pub struct JsUrlPattern {
+    /// E.g. `{url}/blob/{rev}/{path}{anchor}`.
+    pub base_url: String,
+    /// E.g. `#L{line}`.
+    pub anchor: String,
+}
+
+/// A repository's configuration as Hound shows it.
+#[napi(object, object_from_js = false, js_name = "HoundRepo")]
+pub struct JsHoundRepo {
+    /// Clone URL.
+    pub url: String,
+    /// Display name (`''` when unset).
+    pub display_name: String,
+    /// Poll interval in milliseconds.
+    pub ms_between_poll: f64,
+    /// Version control system (`'git'`).
+    pub vcs: String,
+    /// Whether a `vcs-config` is set (Hound never shows its content).
+    pub vcs_config_set: bool,
+    /// Web link pattern.
+    pub url_pattern: Option<JsUrlPattern>,
+    /// Dotfiles are not indexed.
+    pub exclude_dot_files: bool,
+    /// Absent when the server default applies.
+    pub enable_poll_updates: Option<bool>,
+    /// Absent when the server default applies.
+    pub enable_push_updates: Option<bool>,
+    /// Globs of generated files, when configured.
+    pub auto_generated_files: Option<Vec<String>>,
+}
+
+/// A file Hound did not index.
+#[napi(object, object_from_js = false, js_name = "HoundExcludedFile")]
+pub struct JsExcluded {
+    /// Repo-relative path.
+    pub filename: String,
+    /// Why, e.g. `'Not a text file.'`.
+    pub reason: String,
+}
+
+fn search_to_js(r: remote::HoundSearchResult) -> JsHoundSearchResult {
+    JsHoundSearchResult {
+        results: r
+            .results
+            .into_iter()
+            .map(|(name, repo)| {
+                let value = JsHoundRepoResult {
+                    matches: repo
+                        .matches
+                        .into_iter()
+                        .map(|f| JsHoundFileMatch {
+                            filename: f.filename,
+                            matches: f
+                                .matches
+                                .into_iter()
+                                .map(|m| JsHoundMatch {
+                                    line: m.line,
+                                    line_number: m.line_number,
+                                    before: m.before,
+                                    after: m.after,
+                                })
+                                .collect(),
+                            auto_generated: f.auto_generated,
+                        })
+                        .collect(),
+                    files_with_match: repo.files_with_match,
+                    revision: repo.revision,
+                    limit_reached: repo.limit_reached,
+                };
+                (name, value)
+            })
+            .collect(),
+        stats: r.stats.map(|s| JsHoundStats {
+            files_opened: s.files_opened,
+            duration_ms: s.duration_ms as f64,
+        }),
+    }
+}
+
+fn repo_to_js(r: remote::HoundRepo) -> JsHoundRepo {
+    JsHoundRepo {
+        url: r.url,
+        display_name: r.display_name,
+        ms_between_poll: r.ms_between_poll as f64,
+        vcs: r.vcs,
+        vcs_config_set: r.vcs_config_set,
+        url_pattern: r.url_pattern.map(|p| JsUrlPattern {
+            base_url: p.base_url,
+            anchor: p.anchor,
+        }),
+        exclude_dot_files: r.exclude_dot_files,
+        enable_poll_updates: r.enable_poll_updates,
+        enable_push_updates: r.enable_push_updates,
+        auto_generated_files: r.auto_generated_files,
+    }
+}
+
+fn search_args(query: Unknown<'_>, options: Option<Unknown<'_>>) -> CoreResult<HoundSearch> {
+    let mut search = HoundSearch {
+        query: args::string(query, "query")?,
+        ..HoundSearch::default()
+    };
+    let Some(obj) = args::opt_object(options, "options")? else {
+        return Ok(search);
+    };
+    search.repos = match args::field(&obj, "repos")? {
+        Some(v) if !args::is_missing(&v) => repos_arg(v)?,
+        _ => None,
+    };
+    search.files = opt_field_string(&obj, "files")?;
+    search.exclude_files = opt_field_string(&obj, "excludeFiles")?;
+    search.ignore_case = opt_field_bool(&obj, "ignoreCase")?.unwrap_or(false);
+    search.literal = opt_field_bool(&obj, "literal")?.unwrap_or(false);
+    search.context =
+        opt_field_whole(&obj, "context", 0, remote::HOUND_MAX_CONTEXT as u64)?.map(|n| n as u32);
+    search.limit =
+        opt_field_whole(&obj, "limit", 0, remote::HOUND_LIMIT_CAP as u64)?.map(|n| n as u32);
+    search.stats = opt_field_bool(&obj, "stats")?.unwrap_or(false);
+    if let Some(rng) = args::opt_object(args::field(&obj, "rng")?, "rng")? {
+        search.paging = Some(Paging {
+            offset: opt_field_whole(&rng, "offset", 0, MAX_COUNT)?.unwrap_or(0) as u32,
+            limit: opt_field_whole(&rng, "limit", 0, MAX_COUNT)?.map(|n| n as u32),
+        });
+    }
+    Ok(search)
+}
+
+/// A client of one Hound server (hound-search/hound).
+#[napi]
+pub struct HoundClient {
+    inner: Arc<remote::HoundClient>,
+}
+
+#[napi]
+impl HoundClient {
+    /// Settings default from `HOUND_URL` and `HOUND_TIMEOUT`. Throws `invalid_request` for a
+    /// bad setting.
+    #[napi(constructor, ts_args_type = "config?: HoundClientConfig")]
+    pub fn new(env: &Env, config: Option<Unknown<'_>>) -> napi::Result<Self> {
+        bridge::run_sync(env, || {
+            let obj = args::opt_object(config, "config")?;
+            let (base_url, timeout, max_bytes) = match &obj {
+                Some(o) => (
+                    opt_field_string(o, "baseUrl")?,
+                    opt_field_ms(o, "timeout")?,
+                    opt_field_whole(o, "maxBytes", 1, MAX_BYTES_LIMIT)?,
+                ),
+                None => (None, None, None),
+            };
+            let config = HoundConfig::from_env_with(base_url, timeout, max_bytes)?;
+            Ok(HoundClient {
+                inner: Arc::new(remote::HoundClient::new(config)?),
+            })
+        })
+    }
+
+    /// The server URL, with a trailing slash.
+    #[napi(getter)]
+    pub fn base_url(&self) -> String {
+        self.inner.base_url().to_owned()
+    }
+
+    /// Searches with Hound's `/api/v1/search`. `query` is a regexp (unless `literal`); `''`
+    /// matches every line. A bad regexp (which Hound reports with HTTP 200) rejects with
+    /// `invalid_request`; Hound still indexing (503) with `unavailable`.
+    #[napi(
+        ts_args_type = "query: string, options?: HoundSearchOptions",
+        ts_return_type = "Promise<HoundSearchResult>"
+    )]
+    pub fn search<'env>(
+        &self,
+        env: &'env Env,
+        query: Unknown<'_>,
+        options: Option<Unknown<'_>>,
+    ) -> napi::Result<PromiseRaw<'env, JsHoundSearchResult>> {
+        match search_args(query, options) {
+            Ok(search) => {
+                let client = self.inner.clone();
+                bridge::spawn_async(env, async move { client.search(&search).await }, |_, r| {
+                    Ok(search_to_js(r))
+                })
+            }
+            Err(e) => bridge::reject(env, e),
+        }
+    }
+
+    /// The configured repositories (`/api/v1/repos`), by name.
+    #[napi(ts_return_type = "Promise<Record<string, HoundRepo>>")]
+    pub fn repos<'env>(
+        &self,
+        env: &'env Env,
+    ) -> napi::Result<PromiseRaw<'env, BTreeMap<String, JsHoundRepo>>> {
+        let client = self.inner.clone();
+        bridge::spawn_async(env, async move { client.repos().await }, |_, r| {
+            Ok(r.into_iter().map(|(k, v)| (k, repo_to_js(v))).collect())
+        })
+    }
+
+    /// Files of `repo` that Hound did not index (`/api/v1/excludes`), e.g. binaries.
+    #[napi(
+        ts_args_type = "repo: string",
+        ts_return_type = "Promise<HoundExcludedFile[]>"
+    )]
+    pub fn excludes<'env>(
+        &self,
+        env: &'env Env,
+        repo: Unknown<'_>,
+    ) -> napi::Result<PromiseRaw<'env, Vec<JsExcluded>>> {
+        match args::string(repo, "repo") {
+            Ok(repo) => {
+                let client = self.inner.clone();
+                bridge::spawn_async(env, async move { client.excludes(&repo).await }, |_, r| {
+                    Ok(r.into_iter()
+                        .map(|e| JsExcluded {
+                            filename: e.filename,
+                            reason: e.reason,
+                        })
+                        .collect())
+                })
+            }
+            Err(e) => bridge::reject(env, e),
+        }
+    }
+}

@@ -1,0 +1,345 @@
+//! `remote_file_context`: a numbered window of lines around one line of a remote file, from
+//! Gitea, or rebuilt from Hound when Gitea is unavailable or times out.
+
+use super::gitea::{
+    check_path, check_ref, is_full_sha, GiteaClient, GiteaConfig, RefKind, RepoName, ServedRef,
+};
+use super::hound::{HoundClient, HoundConfig};
+use super::lines::{number_lines, past_end};
+use crate::error::{Error, ErrorKind, Result};
+
+/// Lines of context on each side when the request gives none.
+pub const DEFAULT_CONTEXT_LINES: usize = 10;
+/// Most lines of context on each side.
+pub const MAX_CONTEXT_LINES: usize = 1000;
+/// Largest line number accepted.
+pub const MAX_LINE: usize = 100_000_000;
+
+/// What to fetch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileContextRequest {
+    /// `owner/name` on Gitea.
+    pub repo: String,
+    /// Repository-relative path.
+    pub file: String,
+    /// The 1-based line to centre on.
+    pub line: usize,
+    /// Lines on each side (default [`DEFAULT_CONTEXT_LINES`]).
+    pub context: Option<usize>,
+    /// Branch, tag or full commit SHA; the default branch when `None`.
+    pub r#ref: Option<String>,
+}
+
+/// Where to fetch from.
+#[derive(Debug, Clone, Default)]
+pub struct RemoteConfig {
+    /// Gitea settings.
+    pub gitea: GiteaConfig,
+    /// Hound settings for the fallback; `None` disables it.
+    pub hound: Option<HoundConfig>,
+}
+
+impl RemoteConfig {
+    /// Gitea from `GITEA_*`; Hound from `HOUND_URL` (no fallback when it is unset) and
+    /// `HOUND_TIMEOUT`.
+    pub fn from_env() -> Result<RemoteConfig> {
+        let hound = match super::gitea::env_var("HOUND_URL") {
+            Some(_) => Some(HoundConfig::from_env()?),
+            None => None,
+        };
+        Ok(RemoteConfig {
+            gitea: GiteaConfig::from_env()?,
+            hound,
+        })
+    }
+}
+
+/// Which server the lines came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// Gitea's raw-file API.
+    Gitea,
+    /// Hound's index (Gitea was unavailable or timed out).
+    Hound,
+}
+
+impl Source {
+    /// `gitea` or `hound`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Gitea => "gitea",
+            Source::Hound => "hound",
+        }
+    }
+}
+
+/// A window of a remote file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileContextResult {
+    /// `owner/name`.
+    pub repo: String,
+    /// Repository-relative path.
+    pub file: String,
+    /// The line asked for.
+    pub line: usize,
+    /// First line returned (1-based).
+    pub start_line: usize,
+    /// Last line returned (shorter than asked at the end of the file).
+    pub end_line: usize,
+    /// The lines, numbered (`"  12 | text"`, the asked line marked `>`), one per `\n`.
+    pub content: String,
+    /// The lines without numbers.
+    pub lines: Vec<String>,
+    /// Gitea web link to exactly the ref served, with `#L{start}-L{end}`.
+    pub url: String,
+    /// The ref served: branch or tag name, or full commit SHA.
+    pub r#ref: String,
+    /// Its kind.
+    pub ref_kind: RefKind,
+    /// The server that served the lines.
+    pub source: Source,
+    /// Lines in the file, when the whole file was read.
+    pub total_lines: Option<usize>,
+    /// Suspected secrets replaced by `[REDACTED:<kind>]` in `lines` and `content`.
+    pub redacted: usize,
+    /// Anything the caller should know (why the fallback was used, a ref that Hound cannot
+    /// vouch for, redactions).
+    pub warnings: Vec<String>,
+}
+
+struct Checked {
+    repo: RepoName,
+    file: String,
+    line: usize,
+    start: usize,
+    end: usize,
+    r#ref: Option<String>,
+}
+
+fn check(req: &FileContextRequest) -> Result<Checked> {
+    let repo = RepoName::parse(&req.repo)?;
+    let file = check_path(&req.file)?;
+    if req.line == 0 || req.line > MAX_LINE {
+        return Err(Error::invalid_request(format!(
+            "line must be a whole number from 1 to {MAX_LINE}"
+        )));
+    }
+    let context = req.context.unwrap_or(DEFAULT_CONTEXT_LINES);
+    if context > MAX_CONTEXT_LINES {
+        return Err(Error::invalid_request(format!(
+            "context must be a whole number from 0 to {MAX_CONTEXT_LINES}"
+        )));
+    }
+    let r#ref = req.r#ref.as_deref().map(check_ref).transpose()?;
+    Ok(Checked {
+        repo,
+        file,
+        line: req.line,
+        start: req.line.saturating_sub(context).max(1),
+        end: req.line + context,
+        r#ref,
+    })
+}
+
+/// [`remote_file_context_with`] over clients built from `config`.
+pub async fn remote_file_context(
+    req: &FileContextRequest,
+    config: RemoteConfig,
+) -> Result<FileContextResult> {
+    let gitea = GiteaClient::new(config.gitea)?;
+    let hound = config.hound.map(HoundClient::new).transpose()?;
+    remote_file_context_with(req, &gitea, hound.as_ref()).await
+}
+
+/// Lines `line - context ..= line + context` of `req.file`, from Gitea; when Gitea is
+/// unavailable or times out and `hound` is given, rebuilt from Hound's index.
+///
+/// Errors: `invalid_request` for bad input, a 404 (repo, ref or file; private repos included),
+/// an unknown ref, a binary file, a line past the end, a window beyond the byte cap;
+/// `unauthorized` for 401/403; `unavailable` or `timeout` when Gitea failed so (and Hound too,
+/// if configured).
+pub async fn remote_file_context_with(
+    req: &FileContextRequest,
+    gitea: &GiteaClient,
+    hound: Option<&HoundClient>,
+) -> Result<FileContextResult> {
+    let c = check(req)?;
+    let gitea_error = match gitea
+        .file_window(&c.repo, &c.file, c.r#ref.as_deref(), c.start, c.end)
+        .await
+    {
+        Ok((served, window)) => {
+            if window.end < c.line {
+                return Err(past_end(c.line, window.end));
+            }
+            return Ok(build(
+                &c,
+                gitea,
+                served,
+                window.lines,
+                window.total_lines,
+                Source::Gitea,
+                Vec::new(),
+            ));
+        }
+        Err(e) => e,
+    };
+    let fallback_allowed = matches!(
+        gitea_error.kind(),
+        ErrorKind::Unavailable | ErrorKind::Timeout
+    );
+    let Some(hound) = hound.filter(|_| fallback_allowed) else {
+        return Err(gitea_error);
+    };
+    match from_hound(&c, gitea, hound, &gitea_error).await {
+        Ok(result) => Ok(result),
+        Err(hound_error) => Err(Error::new(
+            gitea_error.kind(),
+            format!(
+                "{}; the Hound fallback failed too: {}",
+                gitea_error.message(),
+                hound_error.message()
+            ),
+        )
+        .with_source(gitea_error)),
+    }
+}
+
+fn build(
+    c: &Checked,
+    gitea: &GiteaClient,
+    served: ServedRef,
+    lines: Vec<String>,
+    total_lines: Option<usize>,
+    source: Source,
+    mut warnings: Vec<String>,
+) -> FileContextResult {
+    let end = c.start + lines.len() - 1;
+    let (lines, redacted) = redact_lines(lines);
+    if redacted > 0 {
+        warnings.push(format!(
+            "{redacted} suspected secret(s) replaced by [REDACTED:<kind>] markers."
+        ));
+    }
+    FileContextResult {
+        repo: c.repo.to_string(),
+        file: c.file.clone(),
+        line: c.line,
+        start_line: c.start,
+        end_line: end,
+        content: number_lines(&lines, c.start, c.line),
+        url: gitea.web_url(&c.repo, &served, &c.file, c.start, end),
+        lines,
+        r#ref: served.name,
+        ref_kind: served.kind,
+        source,
+        total_lines,
+        redacted,
+        warnings,
+    }
+}
+
+/// Redacts secrets before the lines reach a model ([`crate::secrets::redact`]); the line count
+/// is kept (a line that would not survive is redacted on its own instead).
+fn redact_lines(lines: Vec<String>) -> (Vec<String>, usize) {
+    let joined = lines.join("\n");
+    let r = crate::secrets::redact(&joined);
+    if r.findings.is_empty() {
+        return (lines, 0);
+    }
+    let split: Vec<String> = r.text.split('\n').map(str::to_owned).collect();
+    if split.len() == lines.len() {
+        return (split, r.findings.len());
+    }
+    let mut count = 0;
+    let per_line = lines
+        .iter()
+        .map(|l| {
+            let r = crate::secrets::redact(l);
+            count += r.findings.len();
+            r.text.replace('\n', " ")
+        })
+        .collect();
+    (per_line, count)
+}
+
+/// Finds the Hound repository for a Gitea `owner/name`: a repository named `owner/name`, else
+/// one whose clone URL ends in `/owner/name` (or `.git`), else one named `name`.
+async fn hound_repo(hound: &HoundClient, repo: &RepoName) -> Result<String> {
+    let repos = hound.repos().await?;
+    let full = repo.to_string();
+    if repos.contains_key(&full) {
+        return Ok(full);
+    }
+    let suffix = format!("/{full}").to_ascii_lowercase();
+    let by_url = repos.iter().find(|(_, r)| {
+        let url = r.url.trim_end_matches('/').to_ascii_lowercase();
+        url.ends_with(&suffix) || url.ends_with(&format!("{suffix}.git"))
+    });
+    if let Some((name, _)) = by_url {
+        return Ok(name.clone());
+    }
+    if repos.contains_key(&repo.name) {
+        return Ok(repo.name.clone());
+    }
+    Err(Error::invalid_request(
+        "not found: Hound does not index this repository",
+    ))
+}
+
+async fn from_hound(
+    c: &Checked,
+    gitea: &GiteaClient,
+    hound: &HoundClient,
+    gitea_error: &Error,
+) -> Result<FileContextResult> {
+    let name = hound_repo(hound, &c.repo).await?;
+    let (lines, revision, last_seen) = hound.file_lines(&name, &c.file, c.start, c.end).await?;
+    if lines.is_empty() || c.start + lines.len() - 1 < c.line {
+        return Err(past_end(c.line, last_seen));
+    }
+    if !is_full_sha(&revision) {
+        return Err(Error::unavailable(
+            "Hound answered without the indexed commit; the lines cannot be attributed",
+        ));
+    }
+    let mut warnings = vec![format!(
+        "{} Served from Hound's index of commit {revision}.",
+        sentence(gitea_error.message())
+    )];
+    match &c.r#ref {
+        Some(r) if is_full_sha(r) && *r != revision => {
+            return Err(Error::invalid_request(
+                "Hound has indexed another commit than the requested one",
+            ))
+        }
+        Some(r) if !is_full_sha(r) => warnings.push(format!(
+            "The requested ref {r} could not be checked while Gitea is unavailable; the lines are \
+             from the commit Hound indexed."
+        )),
+        _ => {}
+    }
+    // With fewer lines than asked and the window cut, the file ends at its last line.
+    let total = (c.start + lines.len() - 1 < c.end).then_some(last_seen);
+    let served = ServedRef {
+        name: revision,
+        kind: RefKind::Commit,
+    };
+    Ok(build(
+        c,
+        gitea,
+        served,
+        lines,
+        total,
+        Source::Hound,
+        warnings,
+    ))
+}
+
+fn sentence(message: &str) -> String {
+    let mut s = message.to_owned();
+    if !s.ends_with('.') {
+        s.push('.');
+    }
+    s
+}

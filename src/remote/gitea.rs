@@ -1,0 +1,617 @@
+//! The Gitea client: raw files, ref resolution and web links.
+//!
+//! How the real server behaves (from its source; see the project's Gitea fixture notes):
+//! - `GET /api/v1/repos/{owner}/{repo}/raw/{path}?ref={ref}` serves the blob bytes; with `?ref=`
+//!   the whole path is the file path and `ref` is looked up as a branch, then a tag, then a
+//!   full-length commit SHA. **An unknown ref (a short SHA included) silently serves the default
+//!   branch.** So a ref is resolved here first: `GET .../branches/{ref}`, then `.../tags/{ref}`;
+//!   a 40- or 64-character lowercase hex string is a commit. An unknown ref is an
+//!   `invalid_request`, never someone else's content.
+//! - A missing repo, file, directory or a private repo without access all answer 404, never 401.
+//! - Bad credentials answer 401; `Authorization: token <T>` is the header used here.
+//! - Text is served as `text/plain; charset=...`; binaries as `application/octet-stream` or
+//!   their media type. Both the type and the first 8 KiB are checked.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use reqwest::header::{HeaderValue, CONTENT_TYPE};
+use reqwest::{StatusCode, Url};
+use serde::Deserialize;
+
+use super::http::{self, Auth, Deadline, Get};
+use super::lines::{binary_error, LineWindow, Window};
+use crate::error::{Error, Result};
+use crate::fs_scope::{looks_binary, ReadLimits, Scope};
+
+/// The ADR's default server, used when neither `baseUrl` nor `GITEA_URL` is set.
+pub const DEFAULT_GITEA_URL: &str = "https://git.integrolabs.net";
+/// Default timeout of one call, in milliseconds (ADR-003).
+pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+/// Largest accepted timeout: ten minutes.
+pub const MAX_TIMEOUT_MS: u64 = 600_000;
+/// Default byte cap: `getRawFile` refuses larger files, `remoteFileContext` reads at most this
+/// far into a file.
+pub const DEFAULT_MAX_BYTES: u64 = 16 * 1024 * 1024;
+/// How long a repository's default branch is remembered.
+const DEFAULT_BRANCH_TTL: Duration = Duration::from_secs(60);
+/// Most remembered default branches (the cache is cleared when full).
+const DEFAULT_BRANCH_CACHE: usize = 1024;
+/// Longest accepted ref name.
+const MAX_REF_LEN: usize = 255;
+/// Longest accepted file path.
+const MAX_PATH_LEN: usize = 4096;
+
+/// An API token. Its `Debug` never shows the value, and it has no `Display`.
+#[derive(Clone)]
+pub struct Token {
+    header: HeaderValue,
+}
+
+impl Token {
+    /// A token from its text (surrounding whitespace removed). `invalid_request` if it is empty
+    /// or holds characters an HTTP header cannot carry; the message never shows the value.
+    pub fn new(text: &str) -> Result<Token> {
+        let text = text.trim();
+        let bad = || {
+            Error::invalid_request(
+                "token must be a non-empty string of visible ASCII characters without spaces",
+            )
+        };
+        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(bad());
+        }
+        let mut header = HeaderValue::from_str(&format!("token {text}")).map_err(|_| bad())?;
+        header.set_sensitive(true);
+        Ok(Token { header })
+    }
+}
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Token(<redacted>)")
+    }
+}
+
+/// Settings of a [`GiteaClient`].
+#[derive(Debug, Clone)]
+pub struct GiteaConfig {
+    /// Server URL, e.g. `https://git.example.com` (a sub-path is kept).
+    pub base_url: String,
+    /// API token; `None` for anonymous access to public repositories.
+    pub token: Option<Token>,
+    /// Deadline of one call (ref resolution, redirects and body included).
+    pub timeout: Duration,
+    /// Byte cap of one file.
+    pub max_bytes: u64,
+}
+
+impl Default for GiteaConfig {
+    fn default() -> Self {
+        GiteaConfig {
+            base_url: DEFAULT_GITEA_URL.to_owned(),
+            token: None,
+            timeout: Duration::from_millis(DEFAULT_TIMEOUT_MS),
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
+    }
+}
+
+impl GiteaConfig {
+    /// Defaults from the environment: `GITEA_URL`, `GITEA_TOKEN` (else the file
+    /// `~/.config/gitea/token`), `GITEA_TIMEOUT` (milliseconds). An invalid `GITEA_TIMEOUT` or
+    /// token is an `invalid_request` naming the variable (never its value).
+    pub fn from_env() -> Result<GiteaConfig> {
+        Self::from_env_with(None, None, None, None)
+    }
+
+    /// Like [`from_env`](Self::from_env), but each setting given here wins and its variable is
+    /// not even read (an explicit `token` also skips the token file).
+    pub fn from_env_with(
+        base_url: Option<String>,
+        token: Option<String>,
+        timeout: Option<Duration>,
+        max_bytes: Option<u64>,
+    ) -> Result<GiteaConfig> {
+        let mut config = GiteaConfig::default();
+        if let Some(url) = base_url.or_else(|| env_var("GITEA_URL")) {
+            config.base_url = url;
+        }
+        config.timeout = match timeout {
+            Some(t) => t,
+            None => match env_var("GITEA_TIMEOUT") {
+                Some(ms) => parse_timeout_env(&ms, "GITEA_TIMEOUT")?,
+                None => config.timeout,
+            },
+        };
+        if let Some(max) = max_bytes {
+            config.max_bytes = max;
+        }
+        config.token = match token {
+            Some(t) => Some(Token::new(&t)?),
+            None => match env_var("GITEA_TOKEN") {
+                Some(t) => Some(Token::new(&t).map_err(|_| {
+                    Error::invalid_request("GITEA_TOKEN must be visible ASCII characters")
+                })?),
+                None => token_file()?,
+            },
+        };
+        Ok(config)
+    }
+}
+
+/// A set, non-empty environment variable.
+pub(crate) fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Parses a timeout in milliseconds from an environment variable.
+pub(crate) fn parse_timeout_env(value: &str, name: &str) -> Result<Duration> {
+    value
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|ms| (1..=MAX_TIMEOUT_MS).contains(ms))
+        .map(Duration::from_millis)
+        .ok_or_else(|| {
+            Error::invalid_request(format!(
+                "{name} must be a whole number of milliseconds from 1 to {MAX_TIMEOUT_MS}"
+            ))
+        })
+}
+
+/// Reads `~/.config/gitea/token` through `fs_scope` (a symlink leaving that directory, a FIFO
+/// or a huge file is refused). A missing file is no token.
+fn token_file() -> Result<Option<Token>> {
+    let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) else {
+        return Ok(None);
+    };
+    let dir = PathBuf::from(home).join(".config").join("gitea");
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    let Ok(scope) = Scope::new(&dir) else {
+        return Ok(None);
+    };
+    let limits = ReadLimits {
+        max_bytes: 4096,
+        ..ReadLimits::default()
+    };
+    match scope.read_text("token", &limits) {
+        Ok(file) => Token::new(&file.text).map(Some).map_err(|_| {
+            Error::invalid_request("the token file ~/.config/gitea/token is not a valid token")
+        }),
+        Err(_) => Ok(None),
+    }
+}
+
+/// `owner/name` of a repository.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RepoName {
+    /// The owner (user or organisation).
+    pub owner: String,
+    /// The repository.
+    pub name: String,
+}
+
+impl RepoName {
+    /// Parses `owner/name`: two segments of letters, digits, `-`, `_` and `.`, not `.`/`..`.
+    pub fn parse(text: &str) -> Result<RepoName> {
+        let bad = || Error::invalid_request("repo must be \"owner/name\" (letters, digits, - _ .)");
+        let (owner, name) = text.trim().split_once('/').ok_or_else(bad)?;
+        let ok = |s: &str| {
+            !s.is_empty()
+                && s.len() <= 100
+                && s != "."
+                && s != ".."
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        };
+        if !ok(owner) || !ok(name) {
+            return Err(bad());
+        }
+        Ok(RepoName {
+            owner: owner.to_owned(),
+            name: name.to_owned(),
+        })
+    }
+}
+
+impl std::fmt::Display for RepoName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.owner, self.name)
+    }
+}
+
+/// Validates a repository-relative file path: `/`-separated, no empty, `.` or `..` segment, no
+/// control characters. A leading `/` is dropped.
+pub(crate) fn check_path(path: &str) -> Result<String> {
+    let p = path.trim_start_matches('/');
+    let ok = !p.is_empty()
+        && p.len() <= MAX_PATH_LEN
+        && !p.chars().any(char::is_control)
+        && p.split('/').all(|s| !s.is_empty() && s != "." && s != "..");
+    if !ok {
+        return Err(Error::invalid_request(
+            "file must be a relative path inside the repository (no empty, . or .. segments)",
+        ));
+    }
+    Ok(p.to_owned())
+}
+
+/// Validates a ref name by git's rules, loosely: no spaces, control characters, `..`, `~^:?*[\`,
+/// no leading or trailing `/`, at most 255 bytes.
+pub(crate) fn check_ref(r: &str) -> Result<String> {
+    let ok = !r.is_empty()
+        && r.len() <= MAX_REF_LEN
+        && !r.starts_with('/')
+        && !r.ends_with('/')
+        && !r.contains("..")
+        && !r.contains("//")
+        && !r.contains("@{")
+        && !r
+            .chars()
+            .any(|c| c.is_control() || c.is_whitespace() || "~^:?*[\\".contains(c));
+    if !ok {
+        return Err(Error::invalid_request(
+            "ref must be a branch, tag or commit SHA (git ref syntax, at most 255 bytes)",
+        ));
+    }
+    Ok(r.to_owned())
+}
+
+/// Whether `r` is a full-length commit id (SHA-1 or SHA-256), the only form Gitea's API
+/// recognises as a commit.
+pub(crate) fn is_full_sha(r: &str) -> bool {
+    (r.len() == 40 || r.len() == 64) && r.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// What kind of ref was served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefKind {
+    /// A branch (the default branch when no ref was asked for).
+    Branch,
+    /// A tag.
+    Tag,
+    /// A commit, by its full SHA.
+    Commit,
+}
+
+impl RefKind {
+    /// `branch`, `tag` or `commit`: also the segment of Gitea's web URLs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefKind::Branch => "branch",
+            RefKind::Tag => "tag",
+            RefKind::Commit => "commit",
+        }
+    }
+}
+
+/// The ref a file was actually served from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServedRef {
+    /// Branch or tag name, or full commit SHA.
+    pub name: String,
+    /// Its kind.
+    pub kind: RefKind,
+}
+
+#[derive(Deserialize)]
+struct RepoInfo {
+    default_branch: String,
+    #[serde(default)]
+    empty: bool,
+}
+
+type BranchCache = Mutex<HashMap<(String, RepoName), (String, Instant)>>;
+
+fn default_branch_cache() -> &'static BranchCache {
+    static CACHE: std::sync::OnceLock<BranchCache> = std::sync::OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// A client of one Gitea server.
+#[derive(Debug, Clone)]
+pub struct GiteaClient {
+    base: Url,
+    token: Option<Token>,
+    timeout: Duration,
+    max_bytes: u64,
+}
+
+/// The 404 message: the same for a missing repo, ref, path, or a private repo (Gitea does not
+/// tell them apart, and neither may we).
+fn not_found(what: &str) -> Error {
+    Error::invalid_request(format!(
+        "not found: {what} (a private repository the token cannot read also answers not found)"
+    ))
+}
+
+impl GiteaClient {
+    /// A client for `config`; `invalid_request` for a bad URL, a zero timeout or cap.
+    pub fn new(config: GiteaConfig) -> Result<GiteaClient> {
+        let base = http::parse_base_url(&config.base_url, "baseUrl")?;
+        if config.timeout.is_zero() || config.timeout > Duration::from_millis(MAX_TIMEOUT_MS) {
+            return Err(Error::invalid_request(format!(
+                "timeout must be from 1 to {MAX_TIMEOUT_MS} ms"
+            )));
+        }
+        if config.max_bytes == 0 {
+            return Err(Error::invalid_request("maxBytes must be at least 1"));
+        }
+        Ok(GiteaClient {
+            base,
+            token: config.token,
+            timeout: config.timeout,
+            max_bytes: config.max_bytes,
+        })
+    }
+
+    /// The server URL (with a trailing slash).
+    pub fn base_url(&self) -> &str {
+        self.base.as_str()
+    }
+
+    /// Whether a token is configured.
+    pub fn has_token(&self) -> bool {
+        self.token.is_some()
+    }
+
+    /// The call deadline.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// The byte cap.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
+    }
+
+    fn api<'a>(&self, repo: &'a RepoName, rest: impl IntoIterator<Item = &'a str>) -> Url {
+        http::join_segments(
+            &self.base,
+            [
+                "api",
+                "v1",
+                "repos",
+                repo.owner.as_str(),
+                repo.name.as_str(),
+            ]
+            .into_iter()
+            .chain(rest),
+        )
+    }
+
+    async fn get(&self, url: Url, deadline: &Deadline) -> Result<reqwest::Response> {
+        let auth = self.token.as_ref().map(|t| Auth { header: &t.header });
+        http::send(
+            Get {
+                url,
+                auth,
+                service: "Gitea",
+            },
+            deadline,
+        )
+        .await
+    }
+
+    /// The whole file `path` of `repo` at `r#ref` (default branch when `None`), as text
+    /// (invalid UTF-8 replaced). `invalid_request` for a binary file, a file over the byte cap,
+    /// an unknown ref or a 404.
+    pub async fn get_raw_file(
+        &self,
+        repo: &str,
+        path: &str,
+        r#ref: Option<&str>,
+    ) -> Result<String> {
+        let repo = RepoName::parse(repo)?;
+        let path = check_path(path)?;
+        let r#ref = r#ref.map(check_ref).transpose()?;
+        let deadline = Deadline::after(self.timeout);
+        deadline
+            .run("Gitea", async {
+                let served = match &r#ref {
+                    Some(r) => Some(self.resolve_ref(&repo, r, &deadline).await?),
+                    None => None,
+                };
+                let response = self.raw(&repo, &path, served.as_ref(), &deadline).await?;
+                let cap = self.max_bytes;
+                let bytes = http::read_capped(response, cap, "Gitea", &deadline, || {
+                    Error::invalid_request(format!(
+                        "the file is larger than the {cap}-byte limit (maxBytes)"
+                    ))
+                })
+                .await?;
+                if looks_binary(&bytes) {
+                    return Err(binary_error());
+                }
+                Ok(match String::from_utf8(bytes) {
+                    Ok(s) => s,
+                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                })
+            })
+            .await
+    }
+
+    /// Lines `start..=end` of `path`, streamed (reading stops after `end`), and the ref served.
+    pub(crate) async fn file_window(
+        &self,
+        repo: &RepoName,
+        path: &str,
+        r#ref: Option<&str>,
+        start: usize,
+        end: usize,
+    ) -> Result<(ServedRef, Window)> {
+        let deadline = Deadline::after(self.timeout);
+        deadline
+            .run("Gitea", async {
+                let served = match r#ref {
+                    Some(r) => self.resolve_ref(repo, r, &deadline).await?,
+                    None => ServedRef {
+                        name: self.default_branch(repo, &deadline).await?,
+                        kind: RefKind::Branch,
+                    },
+                };
+                let response = self.raw(repo, path, Some(&served), &deadline).await?;
+                let mut window = LineWindow::new(start, end, self.max_bytes);
+                let stopped =
+                    http::stream(response, "Gitea", &deadline, |chunk| window.feed(chunk)).await?;
+                Ok((served, window.finish(!stopped)?))
+            })
+            .await
+    }
+
+    /// Sends the raw-file request and checks status and content type.
+    async fn raw(
+        &self,
+        repo: &RepoName,
+        path: &str,
+        served: Option<&ServedRef>,
+        deadline: &Deadline,
+    ) -> Result<reqwest::Response> {
+        let mut url = self.api(repo, std::iter::once("raw").chain(path.split('/')));
+        if let Some(served) = served {
+            url.query_pairs_mut().append_pair("ref", &served.name);
+        }
+        let response = self.get(url, deadline).await?;
+        match response.status() {
+            StatusCode::OK => {}
+            StatusCode::NOT_FOUND => return Err(not_found("repository, ref or file")),
+            status => return Err(http::status_error(status, "Gitea")),
+        }
+        let binary_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.to_ascii_lowercase())
+            .is_some_and(|t| {
+                let t = t.split(';').next().unwrap_or("").trim().to_owned();
+                (t == "application/octet-stream"
+                    || t == "application/pdf"
+                    || t.starts_with("image/")
+                    || t.starts_with("audio/")
+                    || t.starts_with("video/"))
+                    && t != "image/svg+xml"
+            });
+        if binary_type {
+            return Err(binary_error());
+        }
+        Ok(response)
+    }
+
+    /// The repository's default branch, from `GET /api/v1/repos/{owner}/{repo}` (remembered for
+    /// a minute).
+    pub(crate) async fn default_branch(
+        &self,
+        repo: &RepoName,
+        deadline: &Deadline,
+    ) -> Result<String> {
+        let key = (self.base.as_str().to_owned(), repo.clone());
+        if let Some((branch, at)) = default_branch_cache()
+            .lock()
+            .ok()
+            .and_then(|c| c.get(&key).cloned())
+        {
+            if at.elapsed() < DEFAULT_BRANCH_TTL {
+                return Ok(branch);
+            }
+        }
+        let response = self.get(self.api(repo, []), deadline).await?;
+        match response.status() {
+            StatusCode::OK => {}
+            StatusCode::NOT_FOUND => return Err(not_found("repository")),
+            status => return Err(http::status_error(status, "Gitea")),
+        }
+        let body = http::read_capped(response, 1 << 20, "Gitea", deadline, || {
+            Error::unavailable("Gitea answered with an oversized repository description")
+        })
+        .await?;
+        let info: RepoInfo = serde_json::from_slice(&body).map_err(|e| {
+            Error::unavailable("Gitea answered with an invalid repository description")
+                .with_source(e)
+        })?;
+        if info.empty {
+            return Err(Error::invalid_request("not found: the repository is empty"));
+        }
+        let branch = check_ref(&info.default_branch).map_err(|_| {
+            Error::unavailable("Gitea answered with an invalid default branch name")
+        })?;
+        if let Ok(mut cache) = default_branch_cache().lock() {
+            if cache.len() >= DEFAULT_BRANCH_CACHE {
+                cache.clear();
+            }
+            cache.insert(key, (branch.clone(), Instant::now()));
+        }
+        Ok(branch)
+    }
+
+    /// Resolves `r#ref` the way Gitea would, but refuses what Gitea would silently replace by
+    /// the default branch: a full SHA is a commit; otherwise a branch, else a tag, else
+    /// `invalid_request`.
+    pub(crate) async fn resolve_ref(
+        &self,
+        repo: &RepoName,
+        r#ref: &str,
+        deadline: &Deadline,
+    ) -> Result<ServedRef> {
+        if is_full_sha(r#ref) {
+            return Ok(ServedRef {
+                name: r#ref.to_owned(),
+                kind: RefKind::Commit,
+            });
+        }
+        if r#ref == "HEAD" {
+            return Ok(ServedRef {
+                name: self.default_branch(repo, deadline).await?,
+                kind: RefKind::Branch,
+            });
+        }
+        for (kind, segment) in [(RefKind::Branch, "branches"), (RefKind::Tag, "tags")] {
+            let url = self.api(repo, std::iter::once(segment).chain(r#ref.split('/')));
+            let response = self.get(url, deadline).await?;
+            match response.status() {
+                StatusCode::OK => {
+                    return Ok(ServedRef {
+                        name: r#ref.to_owned(),
+                        kind,
+                    })
+                }
+                StatusCode::NOT_FOUND => continue,
+                status => return Err(http::status_error(status, "Gitea")),
+            }
+        }
+        Err(Error::invalid_request(
+            "not found: ref is not a branch, tag or full commit SHA of the repository \
+             (Gitea would silently serve the default branch instead; short SHAs are not accepted)",
+        ))
+    }
+
+    /// The web URL of `path` at `served` with a line-range anchor:
+    /// `{base}{owner}/{repo}/src/{branch|tag|commit}/{ref}/{path}#L{start}-L{end}`.
+    pub fn web_url(
+        &self,
+        repo: &RepoName,
+        served: &ServedRef,
+        path: &str,
+        start: usize,
+        end: usize,
+    ) -> String {
+        let mut url = http::join_segments(
+            &self.base,
+            [
+                repo.owner.as_str(),
+                repo.name.as_str(),
+                "src",
+                served.kind.as_str(),
+            ]
+            .into_iter()
+            .chain(served.name.split('/'))
+            .chain(path.split('/')),
+        );
+        url.set_fragment(Some(&format!("L{start}-L{end}")));
+        url.into()
+    }
+}

@@ -1,0 +1,294 @@
+//! Picking a window of lines out of a byte stream without holding the stream.
+//!
+//! [`LineWindow`] is fed chunks as they arrive. Lines before the window are only counted;
+//! lines inside it are kept (each capped at [`MAX_LINE_BYTES`] bytes, then decoded and cut to
+//! [`MAX_LINE_CHARS`] characters like every other reader of the engine); once the last line of
+//! the window and the binary sniff sample are complete, it says it is done and the caller stops
+//! reading. Memory is therefore bounded by the window, whatever the size of the file.
+
+use crate::error::{Error, Result};
+use crate::fs_scope::{looks_binary, truncate_long_lines, BINARY_SNIFF_BYTES};
+
+/// Longest line kept, in characters; longer lines end in `...` (as in `fs_scope`).
+pub const MAX_LINE_CHARS: usize = 2000;
+/// Bytes of one line kept before decoding (enough for [`MAX_LINE_CHARS`] of any script).
+pub const MAX_LINE_BYTES: usize = MAX_LINE_CHARS * 4 + 4;
+
+/// Collects lines `start..=end` (1-based) of a stream.
+#[derive(Debug)]
+pub struct LineWindow {
+    start: usize,
+    end: usize,
+    cap: u64,
+    /// Lines completed so far.
+    completed: usize,
+    /// Bytes of the current (incomplete) line, if it is inside the window.
+    current: Vec<u8>,
+    /// Whether the current line has any byte at all (a line may be inside or outside).
+    current_started: bool,
+    lines: Vec<String>,
+    seen: u64,
+    sniff: Vec<u8>,
+}
+
+/// The outcome of a [`LineWindow`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    /// First line returned (1-based).
+    pub start: usize,
+    /// Last line returned.
+    pub end: usize,
+    /// The lines, without line endings (a CR before LF is removed).
+    pub lines: Vec<String>,
+    /// Lines in the whole file, when the stream was read to its end.
+    pub total_lines: Option<usize>,
+}
+
+impl LineWindow {
+    /// A window over lines `start..=end`, refusing streams longer than `cap` bytes before the
+    /// window is complete.
+    pub fn new(start: usize, end: usize, cap: u64) -> Self {
+        debug_assert!(start >= 1 && start <= end);
+        LineWindow {
+            start,
+            end,
+            cap,
+            completed: 0,
+            current: Vec::new(),
+            current_started: false,
+            lines: Vec::with_capacity((end - start + 1).min(4096)),
+            seen: 0,
+            sniff: Vec::new(),
+        }
+    }
+
+    fn in_window(&self) -> bool {
+        let line = self.completed + 1;
+        line >= self.start && line <= self.end
+    }
+
+    /// Whether everything needed has been read: the window's last line and the sniff sample.
+    pub fn is_done(&self) -> bool {
+        self.completed >= self.end && self.sniff_complete()
+    }
+
+    fn sniff_complete(&self) -> bool {
+        self.sniff.len() >= BINARY_SNIFF_BYTES
+    }
+
+    /// Feeds one chunk; returns `Ok(true)` once [`is_done`](Self::is_done).
+    pub fn feed(&mut self, mut chunk: &[u8]) -> Result<bool> {
+        self.seen += chunk.len() as u64;
+        if self.sniff.len() < BINARY_SNIFF_BYTES {
+            let take = (BINARY_SNIFF_BYTES - self.sniff.len()).min(chunk.len());
+            self.sniff.extend_from_slice(&chunk[..take]);
+            // A NUL settles it at once; the control-byte ratio only on the whole sample, so a
+            // first chunk of a few bytes is not judged on its own.
+            let decided = self.sniff.contains(&0) || self.sniff_complete();
+            if decided && looks_binary(&self.sniff) {
+                return Err(binary_error());
+            }
+        }
+        while !chunk.is_empty() && self.completed < self.end {
+            let newline = chunk.iter().position(|&b| b == b'\n');
+            let (part, rest) = match newline {
+                Some(i) => (&chunk[..i], Some(&chunk[i + 1..])),
+                None => (chunk, None),
+            };
+            if self.in_window() {
+                let room = MAX_LINE_BYTES.saturating_sub(self.current.len());
+                self.current
+                    .extend_from_slice(&part[..part.len().min(room)]);
+            }
+            self.current_started = true;
+            match rest {
+                Some(rest) => {
+                    self.finish_line();
+                    chunk = rest;
+                }
+                None => chunk = &[],
+            }
+        }
+        if self.is_done() {
+            return Ok(true);
+        }
+        if self.seen > self.cap {
+            return Err(Error::invalid_request(format!(
+                "lines {}-{} are beyond the first {} bytes of the file that are read (maxBytes)",
+                self.start, self.end, self.cap
+            )));
+        }
+        Ok(false)
+    }
+
+    fn finish_line(&mut self) {
+        if self.in_window() {
+            let mut bytes = std::mem::take(&mut self.current);
+            if bytes.last() == Some(&b'\r') {
+                bytes.pop();
+            }
+            if self.completed == 0 && bytes.starts_with(b"\xEF\xBB\xBF") {
+                bytes.drain(..3);
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            self.lines
+                .push(truncate_long_lines(&text, MAX_LINE_CHARS).into_owned());
+        }
+        self.current.clear();
+        self.current_started = false;
+        self.completed += 1;
+    }
+
+    /// Ends the stream (or accepts an early stop) and returns the window.
+    ///
+    /// `invalid_request` if the file is binary, or if `start` is past its last line.
+    pub fn finish(mut self, reached_end: bool) -> Result<Window> {
+        if looks_binary(&self.sniff) {
+            return Err(binary_error());
+        }
+        if reached_end && self.current_started && self.completed < self.end {
+            // A last line without a trailing newline.
+            self.finish_line();
+        }
+        let total = reached_end.then_some(self.completed);
+        if self.lines.is_empty() {
+            return Err(past_end(self.start, self.completed));
+        }
+        let end = self.start + self.lines.len() - 1;
+        Ok(Window {
+            start: self.start,
+            end,
+            lines: self.lines,
+            total_lines: total,
+        })
+    }
+}
+
+/// The error for a line past the end of a file.
+pub fn past_end(line: usize, total: usize) -> Error {
+    Error::invalid_request(format!(
+        "line {line} is past the end of the file ({total} lines)"
+    ))
+}
+
+/// The error for binary content.
+pub fn binary_error() -> Error {
+    Error::invalid_request("the file is binary; only text files have line context")
+}
+
+/// Numbers `lines` (the first is `start`) for display: `"  12 | text"`, with a `>` marker on
+/// `target`, right-aligned to the widest number.
+pub fn number_lines(lines: &[String], start: usize, target: usize) -> String {
+    let last = start + lines.len().saturating_sub(1);
+    let width = last.to_string().len();
+    let mut out = String::with_capacity(lines.iter().map(|l| l.len() + width + 5).sum());
+    for (i, line) in lines.iter().enumerate() {
+        let n = start + i;
+        let marker = if n == target { '>' } else { ' ' };
+        out.push(marker);
+        out.push_str(&format!("{n:>width$} | "));
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(text: &[u8], start: usize, end: usize, chunk: usize) -> Result<Window> {
+        let mut w = LineWindow::new(start, end, 1 << 20);
+        for c in text.chunks(chunk.max(1)) {
+            if w.feed(c)? {
+                return w.finish(false);
+            }
+        }
+        w.finish(true)
+    }
+
+    #[test]
+    fn picks_lines_across_any_chunking() {
+        let text = b"one\ntwo\r\nthree\nfour\nfive";
+        for chunk in [1, 2, 3, 5, 100] {
+            let w = window(text, 2, 4, chunk).unwrap();
+            assert_eq!(w.lines, ["two", "three", "four"], "chunk {chunk}");
+            assert_eq!((w.start, w.end), (2, 4));
+        }
+        let w = window(text, 4, 9, 4).unwrap();
+        assert_eq!(w.lines, ["four", "five"]);
+        assert_eq!((w.end, w.total_lines), (5, Some(5)));
+    }
+
+    #[test]
+    fn trailing_newline_does_not_make_a_line() {
+        let w = window(b"a\nb\n", 1, 5, 1).unwrap();
+        assert_eq!(w.lines, ["a", "b"]);
+        assert_eq!(w.total_lines, Some(2));
+        let e = window(b"a\nb\n", 3, 5, 1).unwrap_err();
+        assert_eq!(e.message(), "line 3 is past the end of the file (2 lines)");
+        assert!(window(b"", 1, 1, 1).is_err());
+    }
+
+    #[test]
+    fn empty_lines_are_lines() {
+        let w = window(b"\n\nx\n", 1, 3, 2).unwrap();
+        assert_eq!(w.lines, ["", "", "x"]);
+    }
+
+    #[test]
+    fn binary_is_refused_even_after_the_window() {
+        let mut text = b"a\nb\n".to_vec();
+        text.extend_from_slice(&[0u8; 10]);
+        let e = window(&text, 1, 1, 1).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::InvalidRequest);
+        assert!(e.message().contains("binary"));
+    }
+
+    #[test]
+    fn a_tiny_first_chunk_is_not_judged_alone() {
+        // One control byte in 8 KiB of text is text, even when it arrives alone as the first chunk.
+        let mut text = b"\x01".to_vec();
+        text.extend(b"line of ordinary text\n".repeat(400));
+        let w = window(&text, 2, 3, 1).unwrap();
+        assert_eq!(w.lines, ["line of ordinary text", "line of ordinary text"]);
+    }
+
+    #[test]
+    fn stops_once_window_and_sniff_are_complete() {
+        let line = b"0123456789abcdef\n";
+        let mut w = LineWindow::new(2, 3, u64::MAX);
+        let mut fed = 0usize;
+        loop {
+            fed += line.len();
+            if w.feed(line).unwrap() {
+                break;
+            }
+        }
+        assert!(fed >= BINARY_SNIFF_BYTES && fed < BINARY_SNIFF_BYTES + line.len() * 2);
+        assert_eq!(w.finish(false).unwrap().lines.len(), 2);
+    }
+
+    #[test]
+    fn cap_applies_before_the_window_is_complete() {
+        let mut w = LineWindow::new(1000, 1000, 100);
+        let e = w.feed(&[b'x'; 50].repeat(3)).unwrap_err();
+        assert!(e.message().contains("maxBytes"));
+    }
+
+    #[test]
+    fn long_lines_are_cut_and_bom_removed() {
+        let mut text = b"\xEF\xBB\xBF".to_vec();
+        text.extend(std::iter::repeat_n(b'y', 20_000));
+        text.push(b'\n');
+        let w = window(&text, 1, 1, 777).unwrap();
+        assert_eq!(w.lines[0].chars().count(), MAX_LINE_CHARS + 3);
+        assert!(w.lines[0].starts_with('y') && w.lines[0].ends_with("..."));
+    }
+
+    #[test]
+    fn numbering_aligns_and_marks_the_target() {
+        let lines: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(number_lines(&lines, 9, 10), "  9 | a\n>10 | b\n 11 | c\n");
+    }
+}

@@ -1,0 +1,576 @@
+//! The rule table, compiled once, and the code that turns raw regex matches into candidates.
+//!
+//! Each rule is a pattern plus a [`Check`] saying how a match is validated. The patterns avoid
+//! `\b` (a Unicode word boundary would stop the lazy DFA on non-ASCII text); token boundaries are
+//! checked on bytes after the match instead, which also lets each rule say which characters
+//! count as "part of the token".
+
+use std::ops::ControlFlow;
+use std::sync::LazyLock;
+
+use regex::{Regex, RegexSet};
+
+use super::{generic, pem, SecretKind};
+
+/// A validated match: a kind and the byte range of the secret value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Candidate {
+    pub kind: SecretKind,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// How a raw match of a rule's pattern becomes a candidate.
+#[derive(Clone, Copy)]
+enum Check {
+    /// A prefixed token: the whole match is the secret. It must not be preceded or followed by
+    /// a byte of `boundary` (the token's own alphabet), and `valid` must accept it.
+    Token {
+        boundary: fn(u8) -> bool,
+        valid: fn(&str) -> bool,
+    },
+    /// The pattern finds a `BEGIN … PRIVATE KEY` line; [`pem`] finds the rest of the block.
+    PemBlock,
+    /// Keyword-anchored 40-character AWS secret; capture group 1 is the value.
+    AwsSecret,
+    /// `name <sep> value`; groups `key`, `dq`, `sq`, `bq`, `uq` (see [`ASSIGN`]).
+    Assignment,
+    /// A name and a value in a fixed syntax (`--flag value`, `<name>value</name>`,
+    /// `key="name" value="…"`, `define('NAME', '…')`); groups `key` (the whole name) and
+    /// `dq`, `sq` or `uq`.
+    NamedValue,
+    /// `scheme://user:password@`; groups `user`, `pass`.
+    UrlPassword,
+}
+
+struct Rule {
+    kind: SecretKind,
+    pattern: &'static str,
+    check: Check,
+}
+
+/// Secret-sounding names. Matched case-insensitively anywhere in an identifier; the
+/// identifier as a whole is then judged by [`generic::key_is_sensitive`].
+macro_rules! keyword {
+    () => {
+        r"(?:pass|pwd|secret|token|auth|cred|(?:api|access|private|signing|encryption|master|client|app)[_.-]?key)"
+    };
+}
+
+/// `name = value` in its many spellings: `KEY = "v"`, `key: v`, `"key": "v"`, `KEY=v`,
+/// `key := "v"`, `'key' => 'v'`, `config['key'] = 'v'`, `const KEY: &str = "v"`,
+/// `Authorization: Bearer v`.
+const ASSIGN: &str = concat!(
+    r"(?i)(?P<key>",
+    keyword!(),
+    r"[A-Za-z0-9_.-]*)",
+    // closing quote / bracket of the name
+    r#"["']?\]?"#,
+    // optional type annotation: `: &'static str`, `: String`, `: Option<String>`
+    r"(?::[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][A-Za-z0-9_<>\[\]:]*)?",
+    r"[ \t]*(?::=|=>|=|:)[ \t]*",
+    r#"(?:"(?P<dq>[^"\r\n]*)"|'(?P<sq>[^'\r\n]*)'|`(?P<bq>[^`\r\n]*)`"#,
+    r#"|(?P<uq>(?:(?:bearer|basic|token)[ \t]+)?[^\s"'`,;&(){}\[\]<>\\:=][^\s"'`,;&(){}\[\]<>\\]*))"#,
+);
+
+const CLI_FLAG: &str = concat!(
+    r"--(?P<key>[A-Za-z0-9-]*(?i:pass|secret|token|auth|api-?key)[A-Za-z0-9-]*)",
+    r#"(?:=|[ \t]+)(?:"(?P<dq>[^"\r\n]*)"|'(?P<sq>[^'\r\n]*)'"#,
+    r#"|(?P<uq>[^\s"'`;&|()<>\\-][^\s"'`;&|()<>\\]*))"#,
+);
+
+const XML_ELEMENT: &str = concat!(
+    r"<(?P<key>[A-Za-z0-9_.:-]*(?i:",
+    keyword!(),
+    r")[A-Za-z0-9_.:-]*)>[ \t]*(?P<uq>[^<\s]+)[ \t]*</",
+);
+
+/// .NET `appSettings` and HTML inputs: `<add key="ApiKey" value="…"/>`,
+/// `<input name="password" value="…">`.
+const XML_KEY_VALUE: &str = concat!(
+    r#"(?i:key|name)[ \t]*=[ \t]*"(?P<key>[A-Za-z0-9_.:-]*(?i:"#,
+    keyword!(),
+    r#")[A-Za-z0-9_.:-]*)"[ \t]+(?i:value)[ \t]*=[ \t]*"(?P<dq>[^"\r\n]*)""#,
+);
+
+/// PHP constants: `define('DB_PASSWORD', '…');`.
+const PHP_DEFINE: &str = concat!(
+    r#"define\([ \t]*["'](?P<key>[A-Za-z0-9_]*(?i:"#,
+    keyword!(),
+    r#")[A-Za-z0-9_]*)["'][ \t]*,[ \t]*(?:"(?P<dq>[^"\r\n]*)"|'(?P<sq>[^'\r\n]*)')"#,
+);
+
+const URL_PASSWORD: &str = r#"[A-Za-z][A-Za-z0-9+.-]*://(?P<user>[^\s:/?#@"'`<>\[\]{}]*):(?P<pass>[^\s:/?#@"'`<>\[\]{}]+)@[A-Za-z0-9\[]"#;
+
+const AWS_SECRET: &str = concat!(
+    r"(?i)(?:(?:aws[_.-]?)?secret[_.-]?access[_.-]?key|aws[_.-]?secret(?:[_.-]?key)?)",
+    r#"[A-Za-z0-9_.-]*["']?\]?[ \t]*(?::=|=>|=|:)[ \t]*["'`]?([A-Za-z0-9/+]{40})"#,
+);
+
+const RULES: &[Rule] = &[
+    Rule {
+        kind: SecretKind::PrivateKey,
+        pattern: pem::BEGIN,
+        check: Check::PemBlock,
+    },
+    Rule {
+        kind: SecretKind::AwsAccessKeyId,
+        pattern: r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}",
+        check: Check::Token {
+            boundary: is_alnum,
+            valid: valid_aws_key_id,
+        },
+    },
+    Rule {
+        kind: SecretKind::AwsSecretAccessKey,
+        pattern: AWS_SECRET,
+        check: Check::AwsSecret,
+    },
+    Rule {
+        kind: SecretKind::GithubToken,
+        pattern: r"gh[pousr]_[A-Za-z0-9]{36,}",
+        check: Check::Token {
+            boundary: is_alnum_underscore,
+            valid: valid_github,
+        },
+    },
+    Rule {
+        kind: SecretKind::GithubToken,
+        pattern: r"github_pat_[A-Za-z0-9_]{60,}",
+        check: Check::Token {
+            boundary: is_alnum_underscore,
+            valid: valid_github,
+        },
+    },
+    Rule {
+        kind: SecretKind::GitlabToken,
+        pattern: r"(?:gl(?:pat|dt|rt|rtr|cbt|ptt|ft|imt|oas|agent|soat|ffct)-[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{9})?|GR1348941[A-Za-z0-9_-]{20,})",
+        check: Check::Token {
+            boundary: is_alnum_underscore_dash,
+            valid: valid_after_dash,
+        },
+    },
+    Rule {
+        kind: SecretKind::SlackToken,
+        pattern: r"(?:(?:xoxe\.)?xox[abeoprs]-[0-9]+-[A-Za-z0-9][A-Za-z0-9-]{8,}|xapp-[0-9]+-[A-Za-z0-9]+-[0-9]+-[A-Za-z0-9]+)",
+        check: Check::Token {
+            boundary: is_alnum_underscore_dash,
+            valid: valid_slack_token,
+        },
+    },
+    Rule {
+        kind: SecretKind::SlackWebhook,
+        pattern: r"(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Za-z0-9]{6,}/[A-Za-z0-9_/-]{16,}",
+        check: Check::Token {
+            boundary: is_alnum_underscore_dash,
+            valid: valid_slack_webhook,
+        },
+    },
+    Rule {
+        kind: SecretKind::OpenAiKey,
+        pattern: r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{48})",
+        check: Check::Token {
+            boundary: is_alnum_underscore_dash,
+            valid: valid_openai,
+        },
+    },
+    Rule {
+        kind: SecretKind::AnthropicKey,
+        pattern: r"sk-ant-[A-Za-z0-9_-]{32,}",
+        check: Check::Token {
+            boundary: is_alnum_underscore_dash,
+            valid: valid_after_dash,
+        },
+    },
+    Rule {
+        kind: SecretKind::StripeKey,
+        pattern: r"(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{24,}|whsec_[A-Za-z0-9]{32,})",
+        check: Check::Token {
+            boundary: is_alnum_underscore,
+            valid: valid_stripe,
+        },
+    },
+    Rule {
+        kind: SecretKind::GoogleApiKey,
+        pattern: r"AIza[A-Za-z0-9_-]{35}",
+        check: Check::Token {
+            boundary: is_alnum_underscore_dash,
+            valid: valid_google,
+        },
+    },
+    Rule {
+        kind: SecretKind::Jwt,
+        pattern: r"eyJ[A-Za-z0-9_-]{15,}\.ey[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}",
+        check: Check::Token {
+            boundary: is_alnum_underscore_dash,
+            valid: valid_jwt,
+        },
+    },
+    Rule {
+        kind: SecretKind::GenericSecret,
+        pattern: ASSIGN,
+        check: Check::Assignment,
+    },
+    Rule {
+        kind: SecretKind::GenericSecret,
+        pattern: CLI_FLAG,
+        check: Check::NamedValue,
+    },
+    Rule {
+        kind: SecretKind::GenericSecret,
+        pattern: XML_ELEMENT,
+        check: Check::NamedValue,
+    },
+    Rule {
+        kind: SecretKind::GenericSecret,
+        pattern: XML_KEY_VALUE,
+        check: Check::NamedValue,
+    },
+    Rule {
+        kind: SecretKind::GenericSecret,
+        pattern: PHP_DEFINE,
+        check: Check::NamedValue,
+    },
+    Rule {
+        kind: SecretKind::GenericSecret,
+        pattern: URL_PASSWORD,
+        check: Check::UrlPassword,
+    },
+];
+
+/// A rule's regex and the indices of its named groups (looking a group up by name on every
+/// match costs more than the match itself in unoptimised builds).
+struct CompiledRule {
+    re: Regex,
+    key: Option<usize>,
+    quoted: [Option<usize>; 3],
+    unquoted: Option<usize>,
+    user: Option<usize>,
+    pass: Option<usize>,
+}
+
+impl CompiledRule {
+    fn new(pattern: &str) -> CompiledRule {
+        // The patterns are constants covered by tests; failing to compile them is a bug.
+        let re = Regex::new(pattern).expect("secret rule pattern compiles");
+        let group = |name: &str| re.capture_names().position(|n| n == Some(name));
+        CompiledRule {
+            key: group("key"),
+            quoted: [group("dq"), group("sq"), group("bq")],
+            unquoted: group("uq"),
+            user: group("user"),
+            pass: group("pass"),
+            re,
+        }
+    }
+}
+
+struct Compiled {
+    set: RegexSet,
+    each: Vec<CompiledRule>,
+}
+
+static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
+    set: RegexSet::new(RULES.iter().map(|r| r.pattern)).expect("secret rule patterns compile"),
+    each: RULES.iter().map(|r| CompiledRule::new(r.pattern)).collect(),
+});
+
+/// Every validated candidate of every rule, unresolved (they may overlap).
+pub(super) fn candidates(text: &str) -> Vec<Candidate> {
+    let compiled = &*COMPILED;
+    let mut out = Vec::new();
+    for index in compiled.set.matches(text).iter() {
+        let _ = run_rule(index, &compiled.each[index], text, &mut |c| {
+            out.push(c);
+            ControlFlow::Continue(())
+        });
+    }
+    out
+}
+
+/// Whether any rule yields at least one validated candidate.
+pub(super) fn any_candidate(text: &str) -> bool {
+    let compiled = &*COMPILED;
+    compiled.set.matches(text).iter().any(|index| {
+        run_rule(index, &compiled.each[index], text, &mut |_| {
+            ControlFlow::Break(())
+        })
+        .is_break()
+    })
+}
+
+/// How far [`is_config_line`] looks for the start and end of a line, in bytes.
+const LINE_CONTEXT: usize = 256;
+
+/// How a redaction marker starts; a marker's kind name (`github_token`) must not be read as
+/// the name of an assignment when the text is scanned again.
+const MARKER_OPEN: &str = "[REDACTED:";
+
+type Emit<'f> = &'f mut dyn FnMut(Candidate) -> ControlFlow<()>;
+
+fn run_rule(index: usize, compiled: &CompiledRule, text: &str, emit: Emit<'_>) -> ControlFlow<()> {
+    let rule = &RULES[index];
+    let re = &compiled.re;
+    let kind = rule.kind;
+    match rule.check {
+        Check::Token { boundary, valid } => {
+            for m in re.find_iter(text) {
+                let before = m.start().checked_sub(1).map(|i| text.as_bytes()[i]);
+                let after = text.as_bytes().get(m.end()).copied();
+                if before.is_some_and(boundary) || after.is_some_and(boundary) {
+                    continue;
+                }
+                if valid(m.as_str()) {
+                    emit(Candidate {
+                        kind,
+                        start: m.start(),
+                        end: m.end(),
+                    })?;
+                }
+            }
+        }
+        Check::PemBlock => {
+            pem::blocks(text, re, &mut |start, end| {
+                emit(Candidate { kind, start, end })
+            })?;
+        }
+        Check::AwsSecret => {
+            for caps in re.captures_iter(text) {
+                let Some(value) = caps.get(1) else { continue };
+                let name_start = caps.get(0).map_or(0, |m| m.start());
+                if text[..name_start].ends_with(MARKER_OPEN) {
+                    continue;
+                }
+                let after = text.as_bytes().get(value.end()).copied();
+                if after.is_some_and(|b| is_alnum(b) || b == b'/' || b == b'+') {
+                    continue;
+                }
+                if generic::aws_secret_ok(value.as_str()) {
+                    emit(Candidate {
+                        kind,
+                        start: value.start(),
+                        end: value.end(),
+                    })?;
+                }
+            }
+        }
+        Check::Assignment | Check::NamedValue => {
+            for caps in re.captures_iter(text) {
+                let Some(key) = compiled.key.and_then(|i| caps.get(i)) else {
+                    continue;
+                };
+                // The cheap checks first: most matches in code are `token: string`,
+                // `password = await …`, `auth = getAuth()`.
+                let quoted = compiled
+                    .quoted
+                    .iter()
+                    .find_map(|&g| g.and_then(|i| caps.get(i)));
+                let unquoted = compiled.unquoted.and_then(|i| caps.get(i));
+                let (value, quoted) = match (quoted, unquoted) {
+                    (Some(v), _) => (v, true),
+                    (None, Some(v)) => (v, false),
+                    (None, None) => continue,
+                };
+                if value.len() < generic::MIN_LEN {
+                    continue;
+                }
+                if !quoted {
+                    // `token = getToken()`, `password = os.environ["X"]`: code, not a value.
+                    let after = text.as_bytes().get(value.end()).copied();
+                    if matches!(after, Some(b'(' | b'[')) {
+                        continue;
+                    }
+                }
+                let key_start = if matches!(rule.check, Check::Assignment) {
+                    extend_identifier_back(text, key.start())
+                } else {
+                    key.start()
+                };
+                // `https://x-access-token:<value>@host` is URL user-info, judged by the URL
+                // rule; `[REDACTED:github_token]: …` is our own marker, not a name.
+                let before = &text[..key_start];
+                if before.ends_with("://") || before.ends_with(MARKER_OPEN) {
+                    continue;
+                }
+                if !generic::key_is_sensitive(&text[key_start..key.end()]) {
+                    continue;
+                }
+                let Some((start, end)) = generic::accept_value(text, value.start(), value.end())
+                else {
+                    continue;
+                };
+                // Unquoted and shaped like an identifier (`token: TokenType,`,
+                // `auth = authHeader;`), a value is a reference in code unless the line is a
+                // config entry: `KEY=value` alone on its line (.env, YAML, INI, properties).
+                // `Authorization: Bearer value` is a value wherever it stands.
+                let scheme_stripped = start != value.start();
+                if !quoted
+                    && matches!(rule.check, Check::Assignment)
+                    && !scheme_stripped
+                    && is_identifier(&text[start..end])
+                    && !is_config_line(text, key_start, end)
+                    && !is_header_string(text, key_start, key.end(), end)
+                {
+                    continue;
+                }
+                emit(Candidate { kind, start, end })?;
+            }
+        }
+        Check::UrlPassword => {
+            for caps in re.captures_iter(text) {
+                let user = compiled.user.and_then(|i| caps.get(i));
+                let pass = compiled.pass.and_then(|i| caps.get(i));
+                let (Some(user), Some(pass)) = (user, pass) else {
+                    continue;
+                };
+                if generic::url_password_ok(user.as_str(), pass.as_str()) {
+                    emit(Candidate {
+                        kind,
+                        start: pass.start(),
+                        end: pass.end(),
+                    })?;
+                }
+            }
+        }
+    }
+    ControlFlow::Continue(())
+}
+
+/// The regex anchors an assignment at the keyword; the identifier may start earlier
+/// (`DB_PASSWORD`, `x-api-key`, `githubToken`). Bounded, so a pathological run of identifier
+/// characters cannot make this quadratic.
+fn extend_identifier_back(text: &str, start: usize) -> usize {
+    const MAX_BACK: usize = 64;
+    let bytes = text.as_bytes();
+    let mut i = start;
+    while i > 0 && start - i < MAX_BACK {
+        let b = bytes[i - 1];
+        if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-') {
+            i -= 1;
+        } else {
+            break;
+        }
+    }
+    i
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'$')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+}
+
+/// Whether the assignment whose name starts at `key_start` and whose value ends at
+/// `value_end` is a whole config line: nothing before the name but indentation, `export`,
+/// `set` or a YAML `-`, and nothing after the value but a `#` comment. Looks at most
+/// [`LINE_CONTEXT`] bytes either way, so that a long line of assignments stays linear.
+fn is_config_line(text: &str, key_start: usize, value_end: usize) -> bool {
+    let from = pem::floor_char_boundary(text, key_start.saturating_sub(LINE_CONTEXT));
+    let Some(before) = (match text[from..key_start].rfind('\n') {
+        Some(i) => Some(&text[from + i + 1..key_start]),
+        None if from == 0 => Some(&text[..key_start]),
+        None => None,
+    }) else {
+        return false;
+    };
+    let before = before.trim().trim_end_matches(['"', '\'']);
+    let to = pem::floor_char_boundary(text, value_end.saturating_add(LINE_CONTEXT));
+    let after = text[value_end..to].trim_start_matches([' ', '\t', '\r']);
+    matches!(before, "" | "export" | "set" | "-")
+        && (after.is_empty() || after.starts_with(['\n', '#']))
+}
+
+/// Whether the assignment is an HTTP header written as one string: `"X-Api-Key: value"`,
+/// `'Authorization: value'` (the quote before the name closes only after the value).
+fn is_header_string(text: &str, key_start: usize, key_end: usize, value_end: usize) -> bool {
+    let bytes = text.as_bytes();
+    let Some(&quote) = key_start.checked_sub(1).map(|i| &bytes[i]) else {
+        return false;
+    };
+    matches!(quote, b'"' | b'\'')
+        && bytes.get(key_end) != Some(&quote)
+        && bytes.get(value_end) == Some(&quote)
+}
+
+fn is_alnum(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+}
+
+fn is_alnum_underscore(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn is_alnum_underscore_dash(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+/// `AKIAIOSFODNN7EXAMPLE` and friends are AWS's documented examples.
+fn valid_aws_key_id(token: &str) -> bool {
+    !token.ends_with("EXAMPLE") && generic::token_body_ok(&token[4..])
+}
+
+fn valid_github(token: &str) -> bool {
+    // GitHub documents a maximum of 255 characters for its tokens.
+    let body = token.strip_prefix("github_pat_").unwrap_or(&token[4..]);
+    token.len() <= 255 && generic::token_body_ok(body)
+}
+
+fn valid_after_dash(token: &str) -> bool {
+    let body = token.split_once('-').map_or(token, |(_, b)| b);
+    generic::token_body_ok(body)
+}
+
+fn valid_slack_token(token: &str) -> bool {
+    // Real Slack tokens always carry numeric team / user / app IDs; `xoxb-your-token-here`
+    // does not.
+    let body = token.split_once('-').map_or(token, |(_, b)| b);
+    body.bytes().any(|b| b.is_ascii_digit()) && generic::token_body_ok(body)
+}
+
+fn valid_slack_webhook(url: &str) -> bool {
+    generic::token_body_ok(after_last(url, '/'))
+}
+
+fn valid_openai(token: &str) -> bool {
+    let body = &token[3..];
+    let body = ["proj-", "svcacct-", "admin-"]
+        .iter()
+        .find_map(|p| body.strip_prefix(p))
+        .unwrap_or(body);
+    generic::token_body_ok(body)
+}
+
+fn valid_stripe(token: &str) -> bool {
+    generic::token_body_ok(after_last(token, '_'))
+}
+
+fn valid_google(token: &str) -> bool {
+    generic::token_body_ok(&token[4..])
+}
+
+/// A JWS always has an `alg` header parameter (RFC 7515 §4.1.1), so the first segment must
+/// decode to JSON that names one.
+fn valid_jwt(token: &str) -> bool {
+    let header = token.split('.').next().unwrap_or_default();
+    match generic::base64_decode(header) {
+        Some(bytes) => bytes.first() == Some(&b'{') && bytes.windows(5).any(|w| w == b"\"alg\""),
+        None => false,
+    }
+}
+
+fn after_last(s: &str, c: char) -> &str {
+    s.rsplit_once(c).map_or(s, |(_, b)| b)
+}
+
+#[cfg(test)]
+mod rule_tests {
+    use super::*;
+
+    #[test]
+    fn every_pattern_compiles() {
+        assert_eq!(COMPILED.each.len(), RULES.len());
+        assert_eq!(COMPILED.set.len(), RULES.len());
+    }
+}
