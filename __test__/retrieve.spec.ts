@@ -335,3 +335,34 @@ test('secrets in snippet content are redacted', async () => {
   assert.ok(!out[0].content.includes(token))
   assert.ok(out[0].content.includes('[REDACTED:'))
 })
+
+test('the CLI answers queries and speaks the benchmark JSONL protocol', async () => {
+  const { spawnSync } = await import('node:child_process')
+  const root = repo()
+  const cli = join(__dirname, '..', 'bin', 'context-engine.js')
+  const q = spawnSync(process.execPath, [cli, 'query', 'parseCookie header', '--root', root, '--limit', '2', '--json'], {
+    encoding: 'utf8',
+  })
+  assert.equal(q.status, 0, q.stderr)
+  const snippets = JSON.parse(q.stdout) as ContextSnippet[]
+  assert.equal(snippets.length, 2)
+  assert.equal(snippets[0].path, 'src/cookie.ts')
+  const input = [
+    JSON.stringify({ id: 'a', root, prompt: 'router match', limit: 3 }),
+    JSON.stringify({ id: 'b', root: 'relative/dir', prompt: 'x', limit: 3 }),
+    'not json',
+    JSON.stringify({ id: 'c', root, prompt: '', limit: 3 }),
+  ].join('\n')
+  const s = spawnSync(process.execPath, [cli, 'serve', '--stdio'], { input, encoding: 'utf8' })
+  assert.equal(s.status, 0, s.stderr)
+  const lines = s.stdout.trim().split('\n').map((l) => JSON.parse(l))
+  assert.equal(lines.length, 4)
+  assert.equal(lines[0].id, 'a')
+  assert.equal(lines[0].results[0].path, 'src/router.ts')
+  assert.ok(lines[0].results.length <= 3 && typeof lines[0].results[0].startLine === 'number')
+  assert.deepEqual([lines[1].id, lines[1].error.code], ['b', 'invalid_request'])
+  assert.equal(lines[2].error.code, 'invalid_request')
+  assert.deepEqual(lines[3], { id: 'c', results: [] })
+  const bad = spawnSync(process.execPath, [cli, 'frobnicate'], { encoding: 'utf8' })
+  assert.equal(bad.status, 2)
+})
