@@ -45,14 +45,6 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class ContextEngine {
   /** A new engine. Throws `invalid_request` for malformed options. */
   constructor(options?: ContextEngineOptions)
-  /** `retrieve` on this engine's own indexes. */
-  retrieve(request: ContextRetrievalRequest): Promise<ContextSnippet[]>
-  /** `indexStatus` on this engine. */
-  indexStatus(rootPath: string): IndexStatus
-  /** `prepareIndex` on this engine. */
-  prepareIndex(rootPath: string): Promise<IndexStatus>
-  /** Drops this engine's index of `rootPath`; returns whether one was kept. */
-  evict(rootPath: string): boolean
   /** `expandChunk` on this engine's file cache. */
   expandChunk(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions): Promise<string>
   /** `expandChunkDetailed` on this engine's file cache. */
@@ -69,6 +61,14 @@ export declare class ContextEngine {
   watchWorkspace(workspacePath: string): Promise<boolean>
   /** `unwatchWorkspace` for this engine's cache. */
   unwatchWorkspace(workspacePath: string): boolean
+  /** `retrieve` on this engine's own indexes. */
+  retrieve(request: ContextRetrievalRequest): Promise<ContextSnippet[]>
+  /** `indexStatus` on this engine. */
+  indexStatus(rootPath: string): IndexStatus
+  /** `prepareIndex` on this engine. */
+  prepareIndex(rootPath: string): Promise<IndexStatus>
+  /** Drops this engine's index of `rootPath`; returns whether one was kept. */
+  evict(rootPath: string): boolean
 }
 
 /**
