@@ -112,14 +112,14 @@ pub struct Index {
     pub(crate) live_chunk_tokens: u64,
     pub(crate) live_files: u64,
     pub(crate) live_file_tokens: u64,
-    dead_chunks: u64,
-    max_files: usize,
+    pub(super) dead_chunks: u64,
+    pub(super) max_files: usize,
     /// Directories of the last full walk, and when it started.
-    dirs: Vec<walk::WatchedDir>,
-    walked_at: Option<SystemTime>,
+    pub(super) dirs: Vec<walk::WatchedDir>,
+    pub(super) walked_at: Option<SystemTime>,
     /// Listed files that were not indexed (unreadable, binary, generated), re-checked by
     /// stamp.
-    skipped: Vec<Listed>,
+    pub(super) skipped: Vec<Listed>,
     /// Texts of recently shown files (by file id, so a changed file is never served stale),
     /// at most [`TEXT_CACHE_BYTES`] in all.
     texts: std::collections::VecDeque<(u32, std::sync::Arc<str>)>,
