@@ -248,6 +248,12 @@ export interface ContextEngineOptions {
    * to 10000000.
    */
   maxFilesPerRoot?: number
+  /**
+   * Absolute path of a directory where each root's retrieval index is saved (one file per
+   * root, created as needed) and loaded from when this engine first sees the root, so a
+   * restart re-reads only files changed since. Default: none (indexes live in memory only).
+   */
+  indexCacheDir?: string
 }
 
 /** Which retrieval backend a request selects; the engine serves both. */

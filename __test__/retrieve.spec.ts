@@ -3,7 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, realpathSync } from 'node:fs'
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, realpathSync, readdirSync, utimesSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 
@@ -365,4 +365,60 @@ test('the CLI answers queries and speaks the benchmark JSONL protocol', async ()
   assert.deepEqual(lines[3], { id: 'c', results: [] })
   const bad = spawnSync(process.execPath, [cli, 'frobnicate'], { encoding: 'utf8' })
   assert.equal(bad.status, 2)
+})
+
+/** Sets the modification time of every file under `root` (not .git) an hour back, so that the
+ * index does not treat them as written in the same clock tick as its reads. */
+function backdate(root: string): void {
+  const old = new Date(Date.now() - 3600_000)
+  for (const e of readdirSync(root, { withFileTypes: true, recursive: true })) {
+    const p = join(e.parentPath, e.name)
+    if (e.isFile() && !p.includes('/.git/')) utimesSync(p, old, old)
+  }
+}
+
+test('indexCacheDir: a new engine over the same directory answers identically without re-reading', async () => {
+  const root = repo()
+  backdate(root)
+  const cache = realpathSync(mkdtempSync(join(tmpdir(), 'ce-index-cache-')))
+  const first = new ContextEngine({ indexCacheDir: cache })
+  const prompts = ['parseCookie', 'router match handler', 'getPath url']
+  const before = await Promise.all(prompts.map((p) => first.retrieve(req(root, p))))
+  assert.ok(before.every((r) => r.length > 0))
+  assert.equal(readdirSync(cache).filter((n) => n.endsWith('.ceidx')).length, 1, 'one file per root')
+
+  // "Restart": a new engine with the same cache directory.
+  const second = new ContextEngine({ indexCacheDir: join(cache, '.', '') })
+  const after = await Promise.all(prompts.map((p) => second.retrieve(req(root, p))))
+  assert.deepEqual(after, before)
+  const status = second.indexStatus(root)
+  assert.equal(status.state, 'ready')
+  assert.equal(status.filesRead, 0, 'no file re-read after the restart')
+  assert.equal(status.files, 4)
+
+  // Changes made while "down" are seen by the next engine.
+  write(root, 'src/session.ts', 'export function loadSession(token: string) {\n  return token\n}\n')
+  rmSync(join(root, 'src/utils/url.ts'))
+  const third = new ContextEngine({ indexCacheDir: cache })
+  assert.equal((await third.retrieve(req(root, 'loadSession')))[0].path, 'src/session.ts')
+  assert.equal(third.indexStatus(root).filesRead, 1, 'only the added file was read')
+  assert.ok((await third.retrieve(req(root, 'getPath'))).every((s) => s.path !== 'src/utils/url.ts'))
+
+  // A damaged cache file is rebuilt, not an error.
+  for (const n of readdirSync(cache)) writeFileSync(join(cache, n), 'garbage')
+  const fourth = new ContextEngine({ indexCacheDir: cache })
+  assert.deepEqual(await fourth.retrieve(req(root, 'parseCookie')), await new ContextEngine().retrieve(req(root, 'parseCookie')))
+  assert.equal(fourth.indexStatus(root).filesRead, 4, 'rebuilt from the files')
+  rmSync(cache, { recursive: true, force: true })
+})
+
+test('indexCacheDir must be an absolute path string', () => {
+  const bad = ['', 'relative/dir', 42, true, {}, '/tmp/\0x', `/${'a'.repeat(5000)}`]
+  for (const indexCacheDir of bad) {
+    assert.throws(
+      () => new ContextEngine({ indexCacheDir: indexCacheDir as never }),
+      (e: Error & { code?: string }) => e.code === 'invalid_request' && !e.message.includes('aaaa'),
+    )
+  }
+  assert.ok(new ContextEngine({ indexCacheDir: undefined }))
 })

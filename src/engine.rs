@@ -51,7 +51,15 @@ impl Engine {
     pub fn global() -> Arc<Engine> {
         static GLOBAL: OnceLock<Arc<Engine>> = OnceLock::new();
         GLOBAL
-            .get_or_init(|| Arc::new(Engine::new(EngineOptions::default())))
+            .get_or_init(|| {
+                let mut options = EngineOptions::default();
+                // The default engine saves retrieval indexes only when asked to by the
+                // environment; a relative or empty value is ignored.
+                options.retrieval.cache_dir = std::env::var_os("CONTEXT_ENGINE_INDEX_CACHE_DIR")
+                    .map(std::path::PathBuf::from)
+                    .filter(|p| p.is_absolute());
+                Arc::new(Engine::new(options))
+            })
             .clone()
     }
 }

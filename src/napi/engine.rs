@@ -27,6 +27,10 @@ pub struct ContextEngineOptions {
     /// Files indexed per root at most (the first ones in path order). Default 200000, from 1
     /// to 10000000.
     pub max_files_per_root: Option<f64>,
+    /// Absolute path of a directory where each root's retrieval index is saved (one file per
+    /// root, created as needed) and loaded from when this engine first sees the root, so a
+    /// restart re-reads only files changed since. Default: none (indexes live in memory only).
+    pub index_cache_dir: Option<String>,
 }
 
 /// An engine with its own state (file cache, ...). The module-level functions use one
@@ -66,7 +70,22 @@ fn parse_options(value: Option<Unknown<'_>>) -> CoreResult<EngineOptions> {
         options.retrieval.max_files,
         10_000_000.0,
     )?;
+    if let Some(dir) = parsed.index_cache_dir {
+        options.retrieval.cache_dir = Some(cache_dir(&dir)?);
+    }
     Ok(options)
+}
+
+/// Checks an `indexCacheDir`: a non-empty absolute path of at most 4096 bytes without NUL.
+/// The message never echoes the path.
+pub(crate) fn cache_dir(dir: &str) -> CoreResult<std::path::PathBuf> {
+    let path = std::path::Path::new(dir);
+    if dir.is_empty() || dir.len() > 4096 || dir.contains('\0') || !path.is_absolute() {
+        return Err(CoreError::invalid_request(
+            "indexCacheDir must be an absolute directory path",
+        ));
+    }
+    Ok(path.to_path_buf())
 }
 
 #[napi]

@@ -112,14 +112,14 @@ pub struct Index {
     pub(crate) live_chunk_tokens: u64,
     pub(crate) live_files: u64,
     pub(crate) live_file_tokens: u64,
-    dead_chunks: u64,
-    max_files: usize,
+    pub(super) dead_chunks: u64,
+    pub(super) max_files: usize,
     /// Directories of the last full walk, and when it started.
-    dirs: Vec<walk::WatchedDir>,
-    walked_at: Option<SystemTime>,
+    pub(super) dirs: Vec<walk::WatchedDir>,
+    pub(super) walked_at: Option<SystemTime>,
     /// Listed files that were not indexed (unreadable, binary, generated), re-checked by
     /// stamp.
-    skipped: Vec<Listed>,
+    pub(super) skipped: Vec<Listed>,
     /// Texts of recently shown files (by file id, so a changed file is never served stale),
     /// at most [`TEXT_CACHE_BYTES`] in all.
     texts: std::collections::VecDeque<(u32, std::sync::Arc<str>)>,
@@ -326,7 +326,9 @@ impl Index {
     }
 
     /// Walks the root and brings the index up to date: new and changed files are (re)indexed,
-    /// deleted ones dropped. Returns how many files changed. `progress` counts files read.
+    /// deleted ones dropped. Returns how many files changed (by stamp: a file re-read only
+    /// because it was written in the same clock tick as its last read does not count).
+    /// `progress` counts files read.
     ///
     /// When no directory and no ignore file changed since the last full walk (and that walk
     /// is not racy), no file can have been added or deleted: only the known files are
@@ -410,6 +412,7 @@ impl Index {
         }
         let root = self.scope.root().to_path_buf();
         let mut todo: Vec<Listed> = Vec::new();
+        let mut changed = 0usize;
         let known: Vec<&FileMeta> = self.files.iter().flatten().collect();
         let stamps = stat_all(&root, &known);
         if stamps.len() != known.len() {
@@ -421,10 +424,16 @@ impl Index {
                 // Vanished or replaced by something else: the directory would have changed,
                 // so this is a race with a writer; walk fully.
                 None => return None,
-                Some(stamp) => todo.push(Listed {
-                    rel: f.rel.clone(),
-                    stamp,
-                }),
+                Some(stamp) => {
+                    // A racy file with its stamp unchanged is re-read to be safe, but is not
+                    // counted as a change (so it does not make the caller save the index on
+                    // every call within the racy window).
+                    changed += usize::from(stamp != f.stamp);
+                    todo.push(Listed {
+                        rel: f.rel.clone(),
+                        stamp,
+                    })
+                }
             }
         }
         let mut still_skipped = Vec::new();
@@ -432,11 +441,13 @@ impl Index {
             match walk::stamp_of(&root.join(&l.rel)) {
                 Some(stamp) if stamp == l.stamp => still_skipped.push(l),
                 None => return None,
-                Some(stamp) => todo.push(Listed { rel: l.rel, stamp }),
+                Some(stamp) => {
+                    changed += 1;
+                    todo.push(Listed { rel: l.rel, stamp })
+                }
             }
         }
         self.skipped = still_skipped;
-        let changed = todo.len();
         self.apply(todo, progress);
         Some(changed)
     }

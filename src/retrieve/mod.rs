@@ -16,6 +16,7 @@
 
 pub mod chunk;
 pub mod index;
+pub mod persist;
 pub mod rank;
 pub mod tokenize;
 pub mod walk;
@@ -53,6 +54,9 @@ pub struct RetrievalOptions {
     pub max_roots: usize,
     /// Files indexed per root at most (the first ones in path order). Default 200 000.
     pub max_files: usize,
+    /// Directory where each root's index is saved and loaded from across restarts (see
+    /// [`persist`]); `None` (the default) keeps indexes in memory only.
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl Default for RetrievalOptions {
@@ -60,6 +64,7 @@ impl Default for RetrievalOptions {
         RetrievalOptions {
             max_roots: 8,
             max_files: 200_000,
+            cache_dir: None,
         }
     }
 }
@@ -230,11 +235,27 @@ impl Retrieval {
     ) -> &'a mut Index {
         slot.building.store(true, Ordering::Relaxed);
         slot.files_read.store(0, Ordering::Relaxed);
+        let cache_dir = self.options.cache_dir.as_deref();
+        // A new index starts from the saved copy when there is a usable one; the refresh
+        // below then re-reads only what changed since it was saved.
+        let mut built = false;
+        if guard.is_none() {
+            let loaded = cache_dir.and_then(|d| persist::load(d, &scope, self.options.max_files));
+            built = loaded.is_none();
+            **guard = loaded;
+        }
         let index = guard.get_or_insert_with(|| Index::new(scope, self.options.max_files));
         // A panic while the index was being changed leaves it poisoned and possibly
         // inconsistent: `lock` recovers the guard, and `refresh` works on stamps, so a file
         // half-added is simply re-read. (Panics are bugs; this only keeps the process alive.)
-        index.refresh(&slot.files_read);
+        let changed = index.refresh(&slot.files_read);
+        if let Some(dir) = cache_dir {
+            if changed > 0 || built {
+                // Best effort: an unwritable cache directory only costs the next start a
+                // rebuild, so the request does not fail for it.
+                let _ = persist::save(dir, index);
+            }
+        }
         let stats = index.stats();
         slot.files_total.store(stats.files, Ordering::Relaxed);
         *lock(&slot.stats) = stats;
