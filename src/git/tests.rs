@@ -77,12 +77,32 @@ fn output_cap_truncates_and_stops_git() {
 }
 
 #[test]
+#[cfg(unix)]
 fn timeout_kills_the_command() {
+    use std::os::unix::fs::PermissionsExt;
     let repo = Repo::init();
-    // A zero timeout cannot be met by any process start.
-    let git = Git::new(repo.path()).with_timeout(Duration::from_nanos(1));
+    // A `git` that never answers (a real one can finish inside a timer tick, however short the
+    // timeout), first on the PATH the runner is given.
+    let bin = tempfile::tempdir().unwrap();
+    let fake = bin.path().join("git");
+    std::fs::write(&fake, "#!/bin/sh\nexec sleep 30\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = std::env::join_paths(std::iter::once(bin.path().to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let git = Git::new(repo.path())
+        .with_path_env(path)
+        .with_timeout(Duration::from_millis(200));
+    let started = std::time::Instant::now();
     let err = rt().block_on(git.current_branch()).unwrap_err();
     assert!(matches!(err, GitError::TimedOut(_)), "{err:?}");
+    // killed at the deadline, not waited for
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 #[test]
