@@ -745,9 +745,9 @@ fn the_watcher_drops_changed_files() {
     assert!(!f.cache.watches().unwatch(&root));
     // no longer watched: a change is found by revalidation instead
     let b = f.dir.path().join("w/b.ts");
+    // (whether a last event still in flight from the stopped watcher drops the entry is a race
+    // with its teardown, so only the outcome is asserted: the new content, never the stale one)
     fs::write(&b, numbered(7)).unwrap();
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(f.cache.contains(&f.canonical("w/b.ts")));
     assert_eq!(f.expand(&chunk("w/b.ts", 7, 7), 1).content, lines_of(6, 7));
 }
 
