@@ -117,20 +117,6 @@ export declare class HoundClient {
 }
 
 /**
- * Internal diagnostic: like `__raiseErrorSync`, but rejects a promise. With `viaFuture` the
- * failure (or panic) happens inside a tokio future rather than on the blocking pool, the path
- * the network and git exports take.
- */
-export declare function __raiseErrorAsync(code: string, viaFuture?: boolean): Promise<void>
-
-/**
- * Internal diagnostic: throws an `Error` whose `code` is `code` (one of the five contract
- * codes), or panics inside the engine when `code` is `"panic"` (which must surface as
- * `internal`). For tests of the error model only.
- */
-export declare function __raiseErrorSync(code: string): void
-
-/**
  * What a builder reports in `_metadata` when anything was truncated, missing, skipped or
  * suspicious (FR-010). The first four keys are the spec's, in its snake_case spelling.
  */

@@ -26,7 +26,7 @@ const isInvalid = (err: unknown) => {
 
 const lines = (n: number, prefix = 'line') => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`).join('\n')
 const ROOT = join(__dirname, '..')
-const realSource = readFileSync(join(ROOT, 'src', 'napi', 'budget.rs'), 'utf8')
+const realSource = readFileSync(join(ROOT, 'src', 'budget.rs'), 'utf8')
 
 test('estimateTokens is characters / 4 rounded up (FR-006)', () => {
   assert.equal(estimateTokens(''), 0)

@@ -4,7 +4,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 
-import * as engine from '../index.js'
+import * as published from '../index.js'
+import { diagnostics as engine } from './support/diagnostics.js'
 
 const CODES = ['invalid_request', 'unauthorized', 'unavailable', 'timeout', 'internal'] as const
 
@@ -102,4 +103,13 @@ test('many concurrent failing and succeeding calls settle independently', async 
       assert.equal(s.status, 'fulfilled')
     }
   })
+})
+
+test('the published addon has no diagnostic exports', () => {
+  const names = Object.keys(published)
+  assert.ok(names.includes('retrieve'))
+  assert.deepEqual(
+    names.filter((name) => name.startsWith('__raise')),
+    [],
+  )
 })

@@ -34,7 +34,7 @@ const PY = '/root/.pyenv/versions/3.11.7/lib/python3.11'
 
 const LANGS: Record<string, { exts: string[]; dirs: string[] }> = {
   typescript: { exts: ['.ts'], dirs: [join(ROOT, 'node_modules/@napi-rs/cli/src'), join(ROOT, '__test__'), join(ROOT, 'scripts')] },
-  rust: { exts: ['.rs'], dirs: [cargoCrate('tokio-1'), cargoCrate('regex-automata'), join(ROOT, 'src')] },
+  rust: { exts: ['.rs'], dirs: [cargoCrate('tokio-1'), cargoCrate('regex-automata'), join(ROOT, 'src'), join(ROOT, 'crates', 'core', 'src')] },
   python: { exts: ['.py'], dirs: [join(PY, 'asyncio'), join(PY, 'email'), join(PY, 'json'), join(PY, 'http')] },
   go: { exts: ['.go'], dirs: [join(ROOT, '.bench-data/go')] },
   json: { exts: ['.json'], dirs: [join(ROOT, 'node_modules')] },

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-const BIG_TS = join(__dirname, '..', 'tests', 'fixtures', 'remote', 'hound', 'repos', 'alpha', 'src', 'big.ts')
+const BIG_TS = join(__dirname, '..', 'crates', 'core', 'tests', 'fixtures', 'remote', 'hound', 'repos', 'alpha', 'src', 'big.ts')
 const HUGE_BYTES = 200 * 1024 * 1024
 const HUGE_LINE = 'export const filler = "0123456789abcdefghij0123456789abcdefghij";\n'
 

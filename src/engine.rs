@@ -1,75 +1,103 @@
-//! Long-lived state of the engine, shared by the capabilities that keep any.
-//!
-//! An [`Engine`] holds what is expensive to rebuild: retrieval indexes, the file cache, HTTP
-//! clients. JavaScript callers get one through the `ContextEngine` class, or use the
-//! module-level functions, which delegate to one process-wide default engine
-//! ([`Engine::global`]). Tests build their own engines so that state never leaks between them.
-//!
-//! Each capability that keeps state adds one field here, with its own interior locking, so an
-//! `Engine` is always shared as `Arc<Engine>` across threads.
+//! The `ContextEngine` class: one engine's long-lived state (caches, indexes, clients), for
+//! callers that want their own instead of the process-wide default behind the module-level
+//! functions. Each capability adds its methods in its own `#[napi] impl ContextEngine` block,
+//! in its own file.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-/// Options of a new engine; each capability adds its settings here, with defaults.
-#[derive(Debug, Clone, Default)]
-pub struct EngineOptions {
-    /// Settings of retrieval (roots kept, files per root).
-    pub retrieval: crate::retrieve::RetrievalOptions,
-    /// Limits of the expansion file cache ([`crate::expand::CacheConfig`]).
-    pub file_cache: crate::expand::CacheConfig,
-    /// Watch every workspace expanded in for changes (see [`crate::expand::Watches`]).
-    /// Default false.
-    pub watch_workspaces: bool,
+use napi::bindgen_prelude::*;
+use napi::Env;
+use napi_derive::napi;
+
+use super::{args, bridge};
+use context_engine_core::engine::{Engine, EngineOptions};
+use context_engine_core::error::{Error as CoreError, Result as CoreResult};
+
+/// Options of `new ContextEngine()`. All optional.
+#[napi(object, object_to_js = false)]
+pub struct ContextEngineOptions {
+    /// Limits of the file cache used by `expandChunk`. Defaults: see `FileCacheOptions`.
+    pub file_cache: Option<super::expand::FileCacheOptions>,
+    /// Watch every workspace this engine expands in and drop cached files as soon as they
+    /// change (at most 16 workspaces). Default `false`: the cache revalidates every hit anyway.
+    pub watch: Option<bool>,
+    /// Repository roots whose retrieval indexes are kept in memory; the least recently used is
+    /// dropped beyond this. Default 8, from 1 to 1024.
+    pub max_roots: Option<f64>,
+    /// Files indexed per root at most (the first ones in path order). Default 200000, from 1
+    /// to 10000000.
+    pub max_files_per_root: Option<f64>,
+    /// Absolute path of a directory where each root's retrieval index is saved (one file per
+    /// root, created as needed) and loaded from when this engine first sees the root, so a
+    /// restart re-reads only files changed since. Default: none (indexes live in memory only).
+    pub index_cache_dir: Option<String>,
 }
 
-/// The engine's long-lived state.
-#[derive(Debug, Default)]
-pub struct Engine {
-    options: EngineOptions,
-    /// Retrieval indexes, one per root, least recently used evicted.
-    pub retrieval: crate::retrieve::Retrieval,
-    /// The file cache of expansion.
-    pub files: crate::expand::FileCache,
+/// An engine with its own state (file cache, ...). The module-level functions use one
+/// process-wide default engine; create a `ContextEngine` to isolate state or to change limits.
+#[napi]
+pub struct ContextEngine {
+    pub(crate) inner: Arc<Engine>,
 }
 
-impl Engine {
-    /// A new engine with the given options.
-    pub fn new(options: EngineOptions) -> Self {
-        Engine {
-            retrieval: crate::retrieve::Retrieval::new(options.retrieval.clone()),
-            files: crate::expand::FileCache::new(options.file_cache.clone()),
-            options,
-        }
+fn parse_options(value: Option<Unknown<'_>>) -> CoreResult<EngineOptions> {
+    let mut options = EngineOptions::default();
+    let Some(object) = args::opt_object(value, "options")? else {
+        return Ok(options);
+    };
+    let parsed = unsafe { ContextEngineOptions::from_napi_value(object.value().env, object.raw()) }
+        .map_err(|e| CoreError::invalid_request(format!("options are invalid: {}", e.reason)))?;
+    if let Some(cache) = parsed.file_cache {
+        options.file_cache = super::expand::cache_config(cache)?;
     }
-
-    /// The options this engine was built with.
-    pub fn options(&self) -> &EngineOptions {
-        &self.options
+    options.watch_workspaces = parsed.watch.unwrap_or(false);
+    let whole = |value: Option<f64>, name: &str, default: usize, max: f64| match value {
+        None => Ok(default),
+        Some(n) if n.is_finite() && n.fract() == 0.0 && (1.0..=max).contains(&n) => Ok(n as usize),
+        Some(_) => Err(CoreError::invalid_request(format!(
+            "{name} must be a whole number from 1 to {max}"
+        ))),
+    };
+    options.retrieval.max_roots = whole(
+        parsed.max_roots,
+        "maxRoots",
+        options.retrieval.max_roots,
+        1024.0,
+    )?;
+    options.retrieval.max_files = whole(
+        parsed.max_files_per_root,
+        "maxFilesPerRoot",
+        options.retrieval.max_files,
+        10_000_000.0,
+    )?;
+    if let Some(dir) = parsed.index_cache_dir {
+        options.retrieval.cache_dir = Some(cache_dir(&dir)?);
     }
+    Ok(options)
+}
 
-    /// The process-wide default engine behind the module-level functions.
-    pub fn global() -> Arc<Engine> {
-        static GLOBAL: OnceLock<Arc<Engine>> = OnceLock::new();
-        GLOBAL
-            .get_or_init(|| {
-                let mut options = EngineOptions::default();
-                // The default engine saves retrieval indexes only when asked to by the
-                // environment; a relative or empty value is ignored.
-                options.retrieval.cache_dir = std::env::var_os("CONTEXT_ENGINE_INDEX_CACHE_DIR")
-                    .map(std::path::PathBuf::from)
-                    .filter(|p| p.is_absolute());
-                Arc::new(Engine::new(options))
+/// Checks an `indexCacheDir`: a non-empty absolute path of at most 4096 bytes without NUL.
+/// The message never echoes the path.
+pub(crate) fn cache_dir(dir: &str) -> CoreResult<std::path::PathBuf> {
+    let path = std::path::Path::new(dir);
+    if dir.is_empty() || dir.len() > 4096 || dir.contains('\0') || !path.is_absolute() {
+        return Err(CoreError::invalid_request(
+            "indexCacheDir must be an absolute directory path",
+        ));
+    }
+    Ok(path.to_path_buf())
+}
+
+#[napi]
+impl ContextEngine {
+    /// A new engine. Throws `invalid_request` for malformed options.
+    #[napi(constructor, ts_args_type = "options?: ContextEngineOptions")]
+    pub fn new(env: Env, options: Option<Unknown<'_>>) -> napi::Result<Self> {
+        let parsed = parse_options(options);
+        bridge::run_sync(&env, || {
+            Ok(ContextEngine {
+                inner: Arc::new(Engine::new(parsed?)),
             })
-            .clone()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn global_engine_is_one_instance() {
-        assert!(Arc::ptr_eq(&Engine::global(), &Engine::global()));
+        })
     }
 }

@@ -1,38 +1,29 @@
-//! context-engine: ranked, safe, fast code context for coding agents.
+//! context-engine's N-API binding: the whole JavaScript surface of the package, and nothing else.
 //!
-//! The crate is a pure-Rust core, one folder per capability, plus a thin N-API layer in
-//! [`napi`](crate::napi) that only converts arguments and results. Nothing outside `napi/`
-//! depends on napi types, so every capability is usable and tested from plain Rust.
+//! The behaviour lives in the core crate [`context_engine_core`]; this crate only converts.
 //!
-//! - [`error`]: the one error type; its kind becomes `err.code` in JavaScript.
-//! - [`fs_scope`]: the one place a path is resolved against a root, opened and read.
-//! - [`secrets`]: detection and redaction of credentials in text.
-//! - [`budget`]: token estimation, exact BPE counts, truncation and budget fitting.
-//! - [`retrieve`]: ranked snippets for a prompt over a repository (the retrieval contract).
-//! - [`remote`]: remote file context from Gitea (Hound as fallback) and a Hound search client.
-//! - [`expand`]: widening chunks by lines or to their enclosing block, with a file cache.
-//! - [`syntax`]: tree-sitter structure (languages, definitions, enclosing blocks).
-//! - [`builders`]: implementation, review, fix and issue contexts for agent prompts.
-//! - [`git`]: the `git` command-line runner (timeouts, output caps, classified failures).
-//! - [`inject`]: ADR-005 context sources (directory, file, diff, pull request) and composition.
-//! - [`engine`]: long-lived state (indexes, caches, clients) behind the `ContextEngine` class.
+//! Every export here does three things only: validate and convert its arguments, call one core
+//! function, convert the result. Failures cross the boundary in exactly one way
+//! ([`bridge::to_js_error`]): a JavaScript `Error` whose `code` is the core
+//! [`ErrorKind`](context_engine_core::ErrorKind) string and whose message is the core's user-safe message.
+//!
+//! Arguments are taken as `Unknown` and validated by [`args`], so a wrong type is an
+//! `invalid_request` like any other bad input (napi's own conversion would throw `InvalidArg`,
+//! which is not one of the contract's codes); the TypeScript signatures are declared with
+//! `ts_args_type`.
 
-pub mod budget;
-pub mod builders;
-pub mod engine;
-pub mod error;
-pub mod expand;
-pub mod fs_scope;
-pub mod git;
-pub mod inject;
-pub mod remote;
-pub mod retrieve;
-pub mod secrets;
-pub mod syntax;
+// A Rust test binary has no Node runtime to call the exports: the binding is tested from
+// TypeScript (`__test__/`), so test builds of this crate are empty.
+#![cfg(not(test))]
 
-// The N-API layer is exercised from TypeScript (`__test__/`); a Rust test binary has no Node
-// runtime to call it, so it is left out of test builds.
-#[cfg(not(test))]
-mod napi;
-
-pub use error::{Error, ErrorKind, Result};
+mod args;
+mod bridge;
+mod budget;
+mod builders;
+#[cfg(feature = "diagnostics")]
+mod diagnostics;
+mod engine;
+mod expand;
+mod inject;
+mod remote;
+mod retrieve;

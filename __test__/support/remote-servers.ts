@@ -1,5 +1,5 @@
 // Local HTTP servers for the remote tests, on 127.0.0.1 only:
-// - a Hound that replays the recorded fixtures (tests/fixtures/remote/hound) byte for byte, matched on
+// - a Hound that replays the recorded fixtures (crates/core/tests/fixtures/remote/hound) byte for byte, matched on
 //   method, path and the set of parameters, and answers empty-query searches (the fallback's) from
 //   the fixture repositories the way houndd does;
 // - a Gitea that follows tests/fixtures/remote/gitea/NOTES.md: token auth, private repos as 404, the
@@ -11,7 +11,7 @@ import type { AddressInfo, Socket } from 'node:net'
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
-export const FIXTURES = join(__dirname, '..', '..', 'tests', 'fixtures', 'remote')
+export const FIXTURES = join(__dirname, '..', '..', 'crates', 'core', 'tests', 'fixtures', 'remote')
 export const HOUND_DIR = join(FIXTURES, 'hound')
 
 export interface Seen {

@@ -9,9 +9,9 @@ use napi_derive::napi;
 
 use super::engine::ContextEngine;
 use super::{args, bridge};
-use crate::engine::Engine;
-use crate::error::{Error as CoreError, Result as CoreResult};
-use crate::retrieve::{self, IndexStatus as CoreStatus, Request, Snippet};
+use context_engine_core::engine::Engine;
+use context_engine_core::error::{Error as CoreError, Result as CoreResult};
+use context_engine_core::retrieve::{self, IndexStatus as CoreStatus, Request, Snippet};
 
 /// Which retrieval backend a request selects; the engine serves both.
 #[napi(string_enum)]

@@ -8,7 +8,7 @@ use napi::Env;
 use napi_derive::napi;
 
 use super::{args, bridge};
-use crate::error::{Error as CoreError, ErrorKind, Result as CoreResult};
+use context_engine_core::error::{Error as CoreError, ErrorKind, Result as CoreResult};
 
 fn parse_kind(code: &str) -> CoreResult<ErrorKind> {
     Ok(match code {

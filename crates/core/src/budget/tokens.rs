@@ -12,7 +12,7 @@ use bpe_openai::Tokenizer;
 /// ASCII or not. Rounding up means any non-empty text costs at least one token; `""` costs 0.
 ///
 /// ```
-/// use context_engine::budget::estimate_tokens;
+/// use context_engine_core::budget::estimate_tokens;
 /// assert_eq!(estimate_tokens(""), 0);
 /// assert_eq!(estimate_tokens("abcd"), 1);
 /// assert_eq!(estimate_tokens("abcde"), 2);

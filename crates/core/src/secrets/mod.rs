@@ -76,7 +76,7 @@
 //! # Example
 //!
 //! ```
-//! use context_engine::secrets::{redact, scan, SecretKind};
+//! use context_engine_core::secrets::{redact, scan, SecretKind};
 //!
 //! // Built at runtime so that this file does not itself contain a credential.
 //! let value = ["Zq7", "Lx2", "Vw9", "Pk4", "Tn8", "Hr3"].concat();

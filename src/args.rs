@@ -5,7 +5,7 @@
 use napi::bindgen_prelude::*;
 use napi::{JsValue, ValueType};
 
-use crate::error::{Error as CoreError, Result as CoreResult};
+use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 
 /// The largest text any export accepts in one string argument (64 MiB of UTF-8). Larger inputs
 /// are rejected with `invalid_request` rather than clamped: silently counting or truncating part

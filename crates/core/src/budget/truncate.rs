@@ -72,7 +72,7 @@ pub fn truncate_file(content: &str, max_lines: usize, around_lines: &[usize]) ->
 ///   number of kept runs).
 ///
 /// ```
-/// use context_engine::budget::truncate_file_with;
+/// use context_engine_core::budget::truncate_file_with;
 /// let text: String = (1..=20).map(|i| format!("line {i}\n")).collect();
 /// let t = truncate_file_with(&text, 5, &[10], 1);
 /// assert_eq!(t.text, "...\nline 9\nline 10\nline 11\n...\n");

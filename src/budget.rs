@@ -5,8 +5,10 @@ use napi::Env;
 use napi_derive::napi;
 
 use super::{args, bridge};
-use crate::budget::{self, Counter, Encoding, FitOptions as CoreFitOptions, TruncationMetadata};
-use crate::error::{Error as CoreError, Result as CoreResult};
+use context_engine_core::budget::{
+    self, Counter, Encoding, FitOptions as CoreFitOptions, TruncationMetadata,
+};
+use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 
 /// Largest accepted budget: one billion tokens, far above any model's window.
 const MAX_BUDGET: u64 = 1_000_000_000;

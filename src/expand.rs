@@ -12,10 +12,10 @@ use napi_derive::napi;
 
 use super::engine::ContextEngine;
 use super::{args, bridge};
-use crate::engine::Engine;
-use crate::error::{Error as CoreError, Result as CoreResult};
-use crate::expand::{self, CacheConfig, ExpandOptions, Expansion, Mode, TextChunk};
-use crate::fs_scope::Scope;
+use context_engine_core::engine::Engine;
+use context_engine_core::error::{Error as CoreError, Result as CoreResult};
+use context_engine_core::expand::{self, CacheConfig, ExpandOptions, Expansion, Mode, TextChunk};
+use context_engine_core::fs_scope::Scope;
 
 /// Largest accepted line number.
 const MAX_LINE: u64 = 1_000_000_000;

@@ -4,7 +4,7 @@
 use napi::bindgen_prelude::*;
 use napi::{Env, JsValue};
 
-use crate::error::{catch_panic, Error as CoreError, Result as CoreResult};
+use context_engine_core::error::{catch_panic, Error as CoreError, Result as CoreResult};
 
 /// Builds the JavaScript `Error` for a core error: `message` is the core's user-safe message,
 /// `code` the contract category. Returned as a `napi::Error` that holds a reference to that

@@ -10,8 +10,8 @@ use napi::{Env, JsValue, ValueType};
 use napi_derive::napi;
 
 use super::{args, bridge};
-use crate::builders::{self, FixSource, Metadata};
-use crate::error::{Error as CoreError, Result as CoreResult};
+use context_engine_core::builders::{self, FixSource, Metadata};
+use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 
 /// Most entries accepted in a list argument (files, labels, stages, errors).
 const MAX_LIST: u32 = 100_000;

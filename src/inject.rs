@@ -7,8 +7,8 @@ use napi_derive::napi;
 
 use super::builders::path_arg;
 use super::{args, bridge};
-use crate::error::{Error as CoreError, Result as CoreResult};
-use crate::inject::{self, DirOptions, FileOptions, PrRef, SourceKind};
+use context_engine_core::error::{Error as CoreError, Result as CoreResult};
+use context_engine_core::inject::{self, DirOptions, FileOptions, PrRef, SourceKind};
 
 /// Largest accepted `maxChars`.
 const MAX_CHARS: u64 = 64 * 1024 * 1024;

@@ -9,8 +9,10 @@ use napi::{Env, JsValue, ValueType};
 use napi_derive::napi;
 
 use super::{args, bridge};
-use crate::error::{Error as CoreError, Result as CoreResult};
-use crate::remote::{self, GiteaConfig, HoundConfig, HoundSearch, Paging, RemoteConfig};
+use context_engine_core::error::{Error as CoreError, Result as CoreResult};
+use context_engine_core::remote::{
+    self, GiteaConfig, HoundConfig, HoundSearch, Paging, RemoteConfig,
+};
 
 /// Largest accepted `maxBytes`: 1 GiB.
 const MAX_BYTES_LIMIT: u64 = 1 << 30;

@@ -1,0 +1,33 @@
+//! context-engine: ranked, safe, fast code context for coding agents.
+//!
+//! The crate is a pure-Rust core, one folder per capability, plus a thin N-API layer in
+//! [`napi`](crate::napi) that only converts arguments and results. Nothing outside `napi/`
+//! depends on napi types, so every capability is usable and tested from plain Rust.
+//!
+//! - [`error`]: the one error type; its kind becomes `err.code` in JavaScript.
+//! - [`fs_scope`]: the one place a path is resolved against a root, opened and read.
+//! - [`secrets`]: detection and redaction of credentials in text.
+//! - [`budget`]: token estimation, exact BPE counts, truncation and budget fitting.
+//! - [`retrieve`]: ranked snippets for a prompt over a repository (the retrieval contract).
+//! - [`remote`]: remote file context from Gitea (Hound as fallback) and a Hound search client.
+//! - [`expand`]: widening chunks by lines or to their enclosing block, with a file cache.
+//! - [`syntax`]: tree-sitter structure (languages, definitions, enclosing blocks).
+//! - [`builders`]: implementation, review, fix and issue contexts for agent prompts.
+//! - [`git`]: the `git` command-line runner (timeouts, output caps, classified failures).
+//! - [`inject`]: ADR-005 context sources (directory, file, diff, pull request) and composition.
+//! - [`engine`]: long-lived state (indexes, caches, clients) behind the `ContextEngine` class.
+
+pub mod budget;
+pub mod builders;
+pub mod engine;
+pub mod error;
+pub mod expand;
+pub mod fs_scope;
+pub mod git;
+pub mod inject;
+pub mod remote;
+pub mod retrieve;
+pub mod secrets;
+pub mod syntax;
+
+pub use error::{Error, ErrorKind, Result};
