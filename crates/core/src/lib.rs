@@ -1,8 +1,9 @@
 //! context-engine: ranked, safe, fast code context for coding agents.
 //!
-//! The crate is a pure-Rust core, one folder per capability, plus a thin N-API layer in
-//! [`napi`](crate::napi) that only converts arguments and results. Nothing outside `napi/`
-//! depends on napi types, so every capability is usable and tested from plain Rust.
+//! This crate is the pure-Rust core of the `context-engine` Node.js addon: one folder per
+//! capability, no N-API types anywhere, so every capability is usable and tested from plain
+//! Rust. The addon's binding crate (the package root's `src/`) only converts arguments and
+//! results.
 //!
 //! - [`error`]: the one error type; its kind becomes `err.code` in JavaScript.
 //! - [`fs_scope`]: the one place a path is resolved against a root, opened and read.

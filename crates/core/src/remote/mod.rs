@@ -15,7 +15,7 @@
 //!   out, the same window is rebuilt from Hound (an empty query, which matches every line,
 //!   restricted to the one file) and the result says so.
 //!
-//! All HTTP goes through [`http`]: rustls, an explicit connect timeout and one deadline for the
+//! All HTTP goes through `http`: rustls, an explicit connect timeout and one deadline for the
 //! whole call (redirects and body included), redirects followed by hand so that the token is
 //! only ever sent to the origin it was configured for, and error messages built here from the
 //! status alone, so no token, URL or server text reaches a caller.
