@@ -8,7 +8,7 @@
 //! command give the section's default (empty text, empty list) and a warning. Only misuse (a
 //! `repo_path` that is not an absolute directory, a malformed branch name) is an error.
 //!
-//! All file content is read through [`Scope`](crate::fs_scope::Scope); paths taken from task
+//! All file content is read through [`Scope`]; paths taken from task
 //! files, issues and validation output are resolved inside the root, and anything pointing
 //! outside is ignored with a warning. Content that looks like a credential is kept as is
 //! (agents need the real file) and reported as a warning naming the file, line and kind.

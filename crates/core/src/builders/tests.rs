@@ -1,15 +1,9 @@
 use std::path::Path;
 
 use super::*;
+use crate::git::testutil::rt;
 use crate::git::testutil::Repo as TestRepo;
 use crate::git::Git;
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
 
 fn numbered(n: usize) -> String {
     (1..=n).map(|i| format!("line {i}\n")).collect()

@@ -215,23 +215,13 @@ impl Git {
     /// The unified diff between `base` and the work tree (or `to`), renames detected, no
     /// colour, no external diff drivers. May be [`Output::truncated`].
     pub async fn diff(&self, base: &str, to: Option<&str>) -> Result<Output, GitError> {
-        let mut args = vec![
-            "diff",
-            "--relative",
-            "--no-color",
-            "--no-ext-diff",
-            "--no-textconv",
-            "-M",
-            base,
-        ];
-        if let Some(to) = to {
-            args.push(to);
-        }
-        args.push("--");
-        self.run(&args).await
+        let mut extra = vec![base];
+        extra.extend(to);
+        self.diff_args(&extra).await
     }
 
-    /// A `git diff` with the given extra arguments (`--cached` for staged changes).
+    /// A `git diff` with the given extra arguments (`--cached` for staged changes), with the
+    /// same fixed options as [`Git::diff`].
     pub async fn diff_args(&self, extra: &[&str]) -> Result<Output, GitError> {
         let mut args = vec![
             "diff",

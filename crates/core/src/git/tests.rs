@@ -1,14 +1,8 @@
 use std::time::Duration;
 
+use super::testutil::rt;
 use super::testutil::Repo;
 use super::*;
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
 
 #[test]
 fn branch_commits_and_detached_head() {

@@ -4,6 +4,14 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// A current-thread tokio runtime for tests that drive async git calls.
+pub(crate) fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
 /// A temporary git repository (or plain directory) that is deleted on drop.
 pub(crate) struct Repo {
     dir: tempfile::TempDir,

@@ -1,14 +1,8 @@
 use std::os::unix::fs::PermissionsExt;
 
 use super::*;
+use crate::git::testutil::rt;
 use crate::git::testutil::Repo as TestRepo;
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
 
 #[test]
 fn dir_context_lists_tree_with_declarations() {
