@@ -31,6 +31,31 @@ export interface KnowledgeChunk extends TextChunk {
 }
 
 /**
+ * The per-call option of every async export that can take long (`retrieve`, `prepareIndex`,
+ * the builders, `dirContext`, `diffContext`, `prContext`, remote calls...), in its last
+ * options argument. `signal` aborts the call the way Node's own APIs do: the promise rejects
+ * at once with an `Error` whose `name` is `'AbortError'` and `code` `'ABORT_ERR'` (`cause`:
+ * the signal's reason), and the work stops (an aborted index build leaves no index). An
+ * already-aborted signal rejects without starting. `null` means the same as absent.
+ */
+export interface CallOptions {
+  signal?: AbortSignal | null
+}
+
+/**
+ * What every rejection and throw of this package is: `code` is one of the five contract
+ * codes, `reason` (when set) a stable `snake_case` word for the sub-case, e.g. `'not_found'`,
+ * `'outside_root'`, `'outside_allowed_roots'`, `'too_large'`, `'binary'`, `'not_a_directory'`,
+ * `'not_a_file'`, `'invalid_path'`, `'permission_denied'`, `'symlink_loop'`,
+ * `'invalid_argument'`, `'deadline'`. Messages never repeat an argument's value. An aborted
+ * call rejects with an `AbortError` (`code: 'ABORT_ERR'`) instead.
+ */
+export interface ContextEngineError extends Error {
+  code: 'invalid_request' | 'unauthorized' | 'unavailable' | 'timeout' | 'internal'
+  reason?: string
+}
+
+/**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
  * flavor napi-rs can build is listed, because `NAPI_RS_NATIVE_LIBRARY_PATH`
@@ -43,12 +68,15 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * process-wide default engine; create a `ContextEngine` to isolate state or to change limits.
  */
 export declare class ContextEngine {
-  /** A new engine. Throws `invalid_request` for malformed options. */
+  /**
+   * A new engine. Throws `invalid_request` for malformed options (and when called without
+   * `new`).
+   */
   constructor(options?: ContextEngineOptions)
   /** `expandChunk` on this engine's file cache. */
-  expandChunk(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions): Promise<string>
+  expandChunk(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions & CallOptions): Promise<string>
   /** `expandChunkDetailed` on this engine's file cache. */
-  expandChunkDetailed(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions): Promise<ExpandedChunk>
+  expandChunkDetailed(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions & CallOptions): Promise<ExpandedChunk>
   /** `clearFileCache` on this engine. */
   clearFileCache(): number
   /** `invalidateFile` on this engine. */
@@ -62,11 +90,11 @@ export declare class ContextEngine {
   /** `unwatchWorkspace` for this engine's cache. */
   unwatchWorkspace(workspacePath: string): boolean
   /** `retrieve` on this engine's own indexes. */
-  retrieve(request: ContextRetrievalRequest): Promise<ContextSnippet[]>
+  retrieve(request: ContextRetrievalRequest, options?: CallOptions): Promise<ContextSnippet[]>
   /** `indexStatus` on this engine. */
   indexStatus(rootPath: string): IndexStatus
   /** `prepareIndex` on this engine. */
-  prepareIndex(rootPath: string): Promise<IndexStatus>
+  prepareIndex(rootPath: string, options?: CallOptions): Promise<IndexStatus>
   /** Drops this engine's index of `rootPath`; returns whether one was kept. */
   evict(rootPath: string): boolean
 }
@@ -92,7 +120,7 @@ export declare class GiteaClient {
    * `maxBytes` are `invalid_request`; a missing or private file is `invalid_request`
    * "not found"; 401/403 `unauthorized`; unreachable or 5xx `unavailable`; `timeout`.
    */
-  getRawFile(repo: string, filepath: string, ref?: string): Promise<string>
+  getRawFile(repo: string, filepath: string, ref?: string | null, options?: CallOptions): Promise<string>
 }
 
 /** A client of one Hound server (hound-search/hound). */
@@ -109,11 +137,11 @@ export declare class HoundClient {
    * matches every line. A bad regexp (which Hound reports with HTTP 200) rejects with
    * `invalid_request`; Hound still indexing (503) with `unavailable`.
    */
-  search(query: string, options?: HoundSearchOptions): Promise<HoundSearchResult>
+  search(query: string, options?: HoundSearchOptions & CallOptions): Promise<HoundSearchResult>
   /** The configured repositories (`/api/v1/repos`), by name. */
-  repos(): Promise<Record<string, HoundRepo>>
+  repos(options?: CallOptions): Promise<Record<string, HoundRepo>>
   /** Files of `repo` that Hound did not index (`/api/v1/excludes`), e.g. binaries. */
-  excludes(repo: string): Promise<HoundExcludedFile[]>
+  excludes(repo: string, options?: CallOptions): Promise<HoundExcludedFile[]>
 }
 
 /**
@@ -150,7 +178,7 @@ export interface BuilderMetadata {
  * `parseValidationOutput` does). Paths resolve inside `repoPath` (default: the current
  * directory); paths outside it are ignored with a warning.
  */
-export declare function buildFixContext(validationOutput: ValidationOutput | string, files: string[], repoPath?: string): Promise<FixContext>
+export declare function buildFixContext(validationOutput: ValidationOutput | string, files: string[], repoPath?: string | null, options?: CallOptions): Promise<FixContext>
 
 /**
  * The context of an implementation agent (FR-001): `tasks` (the task file, relative to
@@ -159,7 +187,7 @@ export declare function buildFixContext(validationOutput: ValidationOutput | str
  * empty repository give empty values and a warning in `_metadata`; only a `repoPath` that is
  * not an absolute directory rejects (`invalid_request`).
  */
-export declare function buildImplementationContext(taskFile: string, repoPath: string): Promise<ImplementationContext>
+export declare function buildImplementationContext(taskFile: string, repoPath: string, options?: CallOptions): Promise<ImplementationContext>
 
 /**
  * The context of an agent working on a GitHub issue (FR-004): `issue` as text,
@@ -167,7 +195,7 @@ export declare function buildImplementationContext(taskFile: string, repoPath: s
  * safely; `path:line` mentions keep the lines around that line in large files) and
  * `recent_changes` (the last 10 commits touching them, or the repository).
  */
-export declare function buildIssueContext(issue: GitHubIssue, repoPath: string): Promise<IssueContext>
+export declare function buildIssueContext(issue: GitHubIssue, repoPath: string, options?: CallOptions): Promise<IssueContext>
 
 /**
  * The context of a review agent (FR-002): the `diff` from the merge base of `baseBranch` and
@@ -177,7 +205,7 @@ export declare function buildIssueContext(issue: GitHubIssue, repoPath: string):
  * `git` or a non-repository give empty values and a warning. A malformed `baseBranch` (empty,
  * starting with `-`, with spaces or `..`) rejects with `invalid_request`.
  */
-export declare function buildReviewContext(repoPath: string, baseBranch: string): Promise<ReviewContext>
+export declare function buildReviewContext(repoPath: string, baseBranch: string, options?: CallOptions): Promise<ReviewContext>
 
 /** Empties the default engine's file cache; returns how many files were dropped. */
 export declare function clearFileCache(): number
@@ -215,7 +243,7 @@ export interface ComposedContext {
   omitted: Array<string>
 }
 
-/** Options of `new ContextEngine()`. All optional. */
+/** Options of `new ContextEngine()`. All optional; `null` means the same as absent. */
 export interface ContextEngineOptions {
   /** Limits of the file cache used by `expandChunk`. Defaults: see `FileCacheOptions`. */
   fileCache?: FileCacheOptions
@@ -240,6 +268,19 @@ export interface ContextEngineOptions {
    * restart re-reads only files changed since. Default: none (indexes live in memory only).
    */
   indexCacheDir?: string
+  /**
+   * Directories (absolute paths of existing directories, at most 1024) that every root and
+   * workspace argument of this engine's methods must lie in, after following symlinks;
+   * anything else rejects with `invalid_request`, reason `'outside_allowed_roots'`.
+   * Default: no restriction.
+   */
+  allowedRoots?: Array<string>
+  /**
+   * Deadline of each async method call of this engine in milliseconds (1 to 86400000): the
+   * call rejects with `timeout` (reason `'deadline'`) when it runs longer, and its work
+   * stops. Default: none.
+   */
+  timeoutMs?: number
 }
 
 /** Which retrieval backend a request selects; the engine serves both. */
@@ -315,7 +356,7 @@ export declare function countTokensSync(text: string, encoding?: TokenEncoding):
  * `maxChars`. Rejects with `invalid_request` (not a repository), `unavailable` (no `git`),
  * `timeout`.
  */
-export declare function diffContext(repoPath: string, options?: MaxCharsOptions): Promise<ContextSource>
+export declare function diffContext(repoPath: string, options?: MaxCharsOptions & CallOptions): Promise<ContextSource>
 
 /**
  * A directory overview (ADR-005 `generate_dir_context`): the file tree under `path` (hidden
@@ -323,9 +364,9 @@ export declare function diffContext(repoPath: string, options?: MaxCharsOptions)
  * each source file's key declarations (`kind name:line`), cut at `maxChars` with a marker.
  * Rejects with `invalid_request` when `path` is not an absolute, existing directory.
  */
-export declare function dirContext(path: string, options?: DirContextOptions): Promise<ContextSource>
+export declare function dirContext(path: string, options?: DirContextOptions & CallOptions): Promise<ContextSource>
 
-/** Options of `dirContext`. All optional. */
+/** Options of `dirContext`. All optional; `null` means the same as absent. */
 export interface DirContextOptions {
   /** Files listed at most. Default 200. */
   maxFiles?: number
@@ -352,12 +393,12 @@ export declare function estimateTokens(text: string): number
  * outside the file): `expandChunkDetailed` says why. Rejects (`invalid_request`) only for
  * arguments of the wrong type or shape.
  */
-export declare function expandChunk(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions): Promise<string>
+export declare function expandChunk(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions & CallOptions): Promise<string>
 
 /** Like `expandChunk`, with the lines returned, whether the file was used, and if not why. */
-export declare function expandChunkDetailed(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions): Promise<ExpandedChunk>
+export declare function expandChunkDetailed(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions & CallOptions): Promise<ExpandedChunk>
 
-/** Options of `expandChunk`. All optional. */
+/** Options of `expandChunk`. All optional; `null` means the same as absent. */
 export interface ExpandChunkOptions {
   /**
    * `'lines'` (default): `contextLines` lines on each side, the spec's behaviour.
@@ -403,7 +444,10 @@ export interface ExpandedChunk {
   redactions: number
 }
 
-/** Limits of an engine's file cache (`new ContextEngine({ fileCache })`). All optional. */
+/**
+ * Limits of an engine's file cache (`new ContextEngine({ fileCache })`). All optional; `null`
+ * means the same as absent.
+ */
 export interface FileCacheOptions {
   /** Most files kept (least recently used dropped first); 0 disables caching. Default 100. */
   maxFiles?: number
@@ -465,9 +509,9 @@ export interface FileCacheStats {
  * directory). Rejects with `invalid_request` for a missing, binary, oversized file or one
  * outside the root.
  */
-export declare function fileContext(path: string, options?: FileContextOptions): Promise<ContextSource>
+export declare function fileContext(path: string, options?: FileContextOptions & CallOptions): Promise<ContextSource>
 
-/** Options of `fileContext`. All optional. */
+/** Options of `fileContext`. All optional; `null` means the same as absent. */
 export interface FileContextOptions {
   /**
    * The directory reads are confined to; `path` may then be relative to it. Default: the
@@ -547,7 +591,7 @@ export interface FileContextResult {
  */
 export declare function fitToBudget<K extends string>(sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions): Promise<FittedSections<K>>
 
-/** Options of `fitToBudget`. All optional. */
+/** Options of `fitToBudget`. All optional; `null` means the same as absent. */
 export interface FitToBudgetOptions {
   /** BPE encoding of the exact count. Default `'o200k_base'`. */
   encoding?: TokenEncoding
@@ -825,7 +869,10 @@ export interface IssueContext {
   _metadata?: BuilderMetadata
 }
 
-/** Options of `diffContext`, `prContext` and `composeContext`. All optional. */
+/**
+ * Options of `diffContext`, `prContext` and `composeContext`. All optional; `null` means the
+ * same as absent.
+ */
 export interface MaxCharsOptions {
   /** Characters (`length`) of the result at most. Default 5000 (ADR-005's cap). */
   maxChars?: number
@@ -852,9 +899,16 @@ export interface ParsedError {
 /**
  * The problems in a validation tool's output, in order: `tsc` (both formats), `eslint`
  * (stylish, unix), `rustc`/`cargo`/`clippy`, `pytest`, `mypy` and `ruff` (concise, full).
- * Unrecognised lines are ignored. ANSI colours are stripped.
+ * Unrecognised lines are ignored. ANSI colours are stripped. Parses off the JS thread (up to
+ * 64 MiB of text).
  */
-export declare function parseValidationOutput(text: string): Array<ParsedError>
+export declare function parseValidationOutput(text: string): Promise<ParsedError[]>
+
+/**
+ * Synchronous twin of `parseValidationOutput` for small outputs: at most 64 KiB of text
+ * (`invalid_request`, reason `too_large`, beyond), so it never blocks the JS thread for long.
+ */
+export declare function parseValidationOutputSync(text: string): Array<ParsedError>
 
 /**
  * A pull request's metadata and diff (ADR-005 `generate_pr_context`) through the GitHub CLI:
@@ -862,13 +916,14 @@ export declare function parseValidationOutput(text: string): Array<ParsedError>
  * Rejects with `unavailable` when `gh` is missing or fails, `unauthorized` when it is not
  * logged in, `invalid_request` for an unknown pull request, `timeout` after 30 s.
  */
-export declare function prContext(repoPath: string, pr: number | string, options?: MaxCharsOptions): Promise<ContextSource>
+export declare function prContext(repoPath: string, pr: number | string, options?: MaxCharsOptions & CallOptions): Promise<ContextSource>
 
 /**
  * Indexes `rootPath` in the default engine ahead of the first `retrieve` (or brings its index
- * up to date), resolving to the index status.
+ * up to date), resolving to the index status. `options.signal` aborts it (an aborted first
+ * build leaves the root `absent`).
  */
-export declare function prepareIndex(rootPath: string): Promise<IndexStatus>
+export declare function prepareIndex(rootPath: string, options?: CallOptions): Promise<IndexStatus>
 
 /**
  * Lines `line - context ..= line + context` of a file on Gitea, numbered, with a web link to
@@ -880,7 +935,7 @@ export declare function prepareIndex(rootPath: string): Promise<IndexStatus>
  * Rejects with `invalid_request` (bad input, not found, unknown ref, binary file, line past
  * the end), `unauthorized` (401/403), `unavailable` or `timeout`.
  */
-export declare function remoteFileContext(request: FileContextRequest, config?: RemoteFileContextConfig): Promise<FileContextResult>
+export declare function remoteFileContext(request: FileContextRequest, config?: RemoteFileContextConfig & CallOptions): Promise<FileContextResult>
 
 /** Settings of `remoteFileContext`: the Gitea settings plus the Hound fallback. All optional. */
 export interface RemoteFileContextConfig {
@@ -911,9 +966,10 @@ export interface RemoteFileContextConfig {
  * The first call for a root indexes it (concurrent first calls share one build); later calls
  * see changed, added and deleted files. `[]` when nothing matches. Rejects with
  * `invalid_request` for a malformed request or a root that is not an absolute path to a
- * directory.
+ * directory. `options.signal` aborts the call (an `AbortError`); an aborted first build
+ * leaves no index.
  */
-export declare function retrieve(request: ContextRetrievalRequest): Promise<ContextSnippet[]>
+export declare function retrieve(request: ContextRetrievalRequest, options?: CallOptions): Promise<ContextSnippet[]>
 
 /** What `buildReviewContext` returns (FR-002, FR-012). */
 export interface ReviewContext {
@@ -980,7 +1036,7 @@ export declare function truncateFile(content: string, maxLines: number, aroundLi
  */
 export declare function truncateFileDetailed(content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions): Promise<TruncatedFile>
 
-/** Options of `truncateFile`. All optional. */
+/** Options of `truncateFile`. All optional; `null` means the same as absent. */
 export interface TruncateFileOptions {
   /** Lines kept on each side of every line in `aroundLines`. Default 10 (FR-013's minimum). */
   contextLines?: number

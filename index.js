@@ -862,6 +862,7 @@ module.exports.indexStatus = nativeBinding.indexStatus
 module.exports.invalidateDirectory = nativeBinding.invalidateDirectory
 module.exports.invalidateFile = nativeBinding.invalidateFile
 module.exports.parseValidationOutput = nativeBinding.parseValidationOutput
+module.exports.parseValidationOutputSync = nativeBinding.parseValidationOutputSync
 module.exports.prContext = nativeBinding.prContext
 module.exports.prepareIndex = nativeBinding.prepareIndex
 module.exports.remoteFileContext = nativeBinding.remoteFileContext

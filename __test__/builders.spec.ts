@@ -14,6 +14,7 @@ import {
   buildIssueContext,
   buildReviewContext,
   parseValidationOutput,
+  parseValidationOutputSync,
   type ValidationOutput,
 } from '../index.js'
 
@@ -286,22 +287,24 @@ test('buildFixContext with structured stages, no errors, escapes and missing fil
   assert.deepEqual(clean, { errors: '', source_files: {}, error_summary: 'No errors.' })
 })
 
-test('parseValidationOutput reads real tool output', () => {
+test('parseValidationOutput reads real tool output', async () => {
   const cargo = `error[E0308]: mismatched types\n --> src/main.rs:4:18\n  |\n4 |     let x: i32 = "a";\n  |                  ^^^ expected \`i32\`, found \`&str\`\n`
-  assert.deepEqual(parseValidationOutput(cargo), [
+  assert.deepEqual(await parseValidationOutput(cargo), [
     { file: 'src/main.rs', line: 4, column: 18, message: 'mismatched types', severity: 'error', tool: 'rustc', code: 'E0308' },
   ])
   const eslint = '\n/p/src/app.js\n  1:10  error  \'foo\' is defined but never used  no-unused-vars\n\n✖ 1 problem (1 error, 0 warnings)\n'
-  assert.deepEqual(parseValidationOutput(eslint), [
+  assert.deepEqual(await parseValidationOutput(eslint), [
     { file: '/p/src/app.js', line: 1, column: 10, message: "'foo' is defined but never used", severity: 'error', tool: 'eslint', code: 'no-unused-vars' },
   ])
   const mypy = 'src/app.py:12: error: Incompatible return value type (got "int", expected "str")  [return-value]\nFound 1 error in 1 file (checked 1 source file)\n'
-  const [m] = parseValidationOutput(mypy)
+  const [m] = await parseValidationOutput(mypy)
   assert.equal(m.tool, 'mypy')
   assert.equal(m.code, 'return-value')
   assert.equal(m.column, undefined)
-  assert.deepEqual(parseValidationOutput('All good\n'), [])
-  assert.throws(() => parseValidationOutput(42 as never), isInvalid)
+  assert.deepEqual(await parseValidationOutput('All good\n'), [])
+  assert.deepEqual(parseValidationOutputSync(mypy), [m])
+  await assert.rejects(parseValidationOutput(42 as never), isInvalid)
+  assert.throws(() => parseValidationOutputSync(42 as never), isInvalid)
 })
 
 test('buildIssueContext: issue text, related files resolved safely, recent changes', async () => {

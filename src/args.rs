@@ -1,64 +1,171 @@
-//! Argument validation for every export. Each function turns a JavaScript value into a Rust
-//! value or a core `invalid_request` error naming the argument (never echoing its value, which
-//! may be large or secret).
+//! The one argument reader of every export: turns JavaScript values into Rust values, or into
+//! a core `invalid_request` (reason `invalid_argument`) that names the argument and the type
+//! expected, never its value (which may be 20 MB long or hold a token).
+//!
+//! Rules every export gets from here:
+//! - **Guarded reads.** Every property read, key listing and array read goes through
+//!   [`guard`]: a throwing getter, a `Proxy` trap that throws, a revoked `Proxy` become our
+//!   `invalid_request` (the JavaScript exception is cleared, so it cannot escape as a
+//!   `TypeError` without `code`, nor make an async export throw synchronously).
+//! - **`null` is absent.** An optional argument or option field that is `null` is treated
+//!   exactly like `undefined` (the default applies); a required one is "required" either way.
+//! - **Own enumerable string keys only** for records ([`string_record`]): a key added to
+//!   `Object.prototype` is never read.
+//! - **Sizes are checked before copying**: a string over [`MAX_TEXT_BYTES`] is refused from its
+//!   length alone.
+//! - **Options** are typed structs (`#[napi(object)]`, for the TypeScript types) that implement
+//!   [`FromFields`]: each field is read through [`Fields`], then merged over the core's
+//!   `Default` by the export, which validates ranges.
+
+use std::ptr;
 
 use napi::bindgen_prelude::*;
-use napi::{JsValue, ValueType};
+use napi::{sys, JsValue, ValueType};
 
-use context_engine_core::error::{Error as CoreError, Result as CoreResult};
+use context_engine_core::error::{reason, Error as CoreError, Result as CoreResult};
 
 /// The largest text any export accepts in one string argument (64 MiB of UTF-8). Larger inputs
 /// are rejected with `invalid_request` rather than clamped: silently counting or truncating part
 /// of a caller's text would give a wrong answer that looks right.
 pub(crate) const MAX_TEXT_BYTES: usize = 64 * 1024 * 1024;
 
+/// The error of a bad argument: `{name} {problem}` (for example `options.maxLines must be a
+/// whole number from 1 to 10`), reason `invalid_argument`. The one place argument errors are
+/// built; `problem` must never contain the caller's value.
+pub(crate) fn bad(name: &str, problem: &str) -> CoreError {
+    CoreError::invalid_request(format!("{name} {problem}")).with_reason(reason::INVALID_ARGUMENT)
+}
+
+/// `{name} must be {expected}`.
+pub(crate) fn expected(name: &str, what: &str) -> CoreError {
+    bad(name, &format!("must be {what}"))
+}
+
+/// Clears a JavaScript exception left pending by a failed N-API call (a getter or a `Proxy`
+/// trap that threw), so that our own error is the one the caller sees.
+pub(crate) fn clear_exception(env: sys::napi_env) {
+    let mut pending = false;
+    // SAFETY: both calls only read and reset the env's pending-exception slot.
+    unsafe {
+        if sys::napi_is_exception_pending(env, &mut pending) == sys::Status::napi_ok && pending {
+            let mut error = ptr::null_mut();
+            sys::napi_get_and_clear_last_exception(env, &mut error);
+        }
+    }
+}
+
+/// Runs one N-API read: on failure any pending JavaScript exception is cleared and the result
+/// is `error()`.
+pub(crate) fn guard<T>(
+    env: sys::napi_env,
+    result: napi::Result<T>,
+    error: impl FnOnce() -> CoreError,
+) -> CoreResult<T> {
+    result.map_err(|_| {
+        clear_exception(env);
+        error()
+    })
+}
+
 /// The JavaScript type of `value` (`Unknown` when napi cannot tell).
 pub(crate) fn type_of(value: &Unknown<'_>) -> ValueType {
     value.get_type().unwrap_or(ValueType::Unknown)
 }
 
+/// `undefined` or `null` (both mean "absent").
 pub(crate) fn is_missing(value: &Unknown<'_>) -> bool {
     matches!(type_of(value), ValueType::Undefined | ValueType::Null)
 }
 
-/// A required string of at most [`MAX_TEXT_BYTES`].
+/// An optional argument: `None` for `undefined` and `null`.
+pub(crate) fn present<'env>(value: Option<Unknown<'env>>) -> Option<Unknown<'env>> {
+    value.filter(|v| !is_missing(v))
+}
+
+/// Whether `value` is an array (a `Proxy` of an array is not one).
+pub(crate) fn is_array(value: &Unknown<'_>) -> bool {
+    type_of(value) == ValueType::Object && value.is_array().unwrap_or(false)
+}
+
+/// A required string of at most [`MAX_TEXT_BYTES`] (checked before the text is copied).
 pub(crate) fn string(value: Unknown<'_>, name: &str) -> CoreResult<String> {
+    string_max(value, name, MAX_TEXT_BYTES)
+}
+
+/// A required string of at most `max` bytes of UTF-8 (checked before the text is copied).
+pub(crate) fn string_max(value: Unknown<'_>, name: &str, max: usize) -> CoreResult<String> {
     if type_of(&value) != ValueType::String {
-        return Err(CoreError::invalid_request(format!(
-            "{name} must be a string"
-        )));
+        return Err(expected(name, "a string"));
     }
-    let text: String = unsafe { value.cast() }
-        .map_err(|_| CoreError::invalid_request(format!("{name} must be a string")))?;
-    if text.len() > MAX_TEXT_BYTES {
-        return Err(CoreError::invalid_request(format!(
-            "{name} is too large (at most {} MiB)",
-            MAX_TEXT_BYTES / (1024 * 1024)
-        )));
+    let env = value.value().env;
+    let mut len = 0usize;
+    // SAFETY: a length query on a value known to be a string; no buffer is written.
+    let status =
+        unsafe { sys::napi_get_value_string_utf8(env, value.raw(), ptr::null_mut(), 0, &mut len) };
+    if status != sys::Status::napi_ok {
+        clear_exception(env);
+        return Err(expected(name, "a string"));
     }
-    Ok(text)
+    if len > max {
+        return Err(too_large(name, max));
+    }
+    guard(env, unsafe { value.cast::<String>() }, || {
+        expected(name, "a string")
+    })
+}
+
+/// `{name} is too large (at most N MiB/KiB/bytes)`.
+pub(crate) fn too_large(name: &str, max: usize) -> CoreError {
+    let limit = if max >= 1024 * 1024 && max % (1024 * 1024) == 0 {
+        format!("{} MiB", max / (1024 * 1024))
+    } else if max >= 1024 && max % 1024 == 0 {
+        format!("{} KiB", max / 1024)
+    } else {
+        format!("{max} bytes")
+    };
+    CoreError::invalid_request(format!("{name} is too large (at most {limit})"))
+        .with_reason(reason::TOO_LARGE)
 }
 
 /// An optional string: `undefined` and `null` mean absent.
 pub(crate) fn opt_string(value: Option<Unknown<'_>>, name: &str) -> CoreResult<Option<String>> {
-    match value {
-        Some(v) if !is_missing(&v) => string(v, name).map(Some),
-        _ => Ok(None),
+    present(value).map(|v| string(v, name)).transpose()
+}
+
+/// A required number (any finite or infinite double; NaN included: callers check ranges).
+pub(crate) fn number(value: Unknown<'_>, name: &str) -> CoreResult<f64> {
+    if type_of(&value) != ValueType::Number {
+        return Err(expected(name, "a number"));
     }
+    let env = value.value().env;
+    guard(env, unsafe { value.cast::<f64>() }, || {
+        expected(name, "a number")
+    })
+}
+
+/// A required boolean.
+pub(crate) fn boolean(value: Unknown<'_>, name: &str) -> CoreResult<bool> {
+    if type_of(&value) != ValueType::Boolean {
+        return Err(expected(name, "a boolean"));
+    }
+    let env = value.value().env;
+    guard(env, unsafe { value.cast::<bool>() }, || {
+        expected(name, "a boolean")
+    })
 }
 
 /// A required whole number in `min..=max` (finite, no fraction, not NaN).
 pub(crate) fn whole(value: Unknown<'_>, name: &str, min: u64, max: u64) -> CoreResult<u64> {
-    let range =
-        || CoreError::invalid_request(format!("{name} must be a whole number from {min} to {max}"));
+    let range = || expected(name, &format!("a whole number from {min} to {max}"));
     if type_of(&value) != ValueType::Number {
         return Err(range());
     }
-    let n: f64 = unsafe { value.cast() }.map_err(|_| range())?;
-    if !n.is_finite() || n.fract() != 0.0 || n < min as f64 || n > max as f64 {
-        return Err(range());
-    }
-    Ok(n as u64)
+    let n = number(value, name).map_err(|_| range())?;
+    in_range(n, min, max).ok_or_else(range)
+}
+
+fn in_range(n: f64, min: u64, max: u64) -> Option<u64> {
+    (n.is_finite() && n.fract() == 0.0 && n >= min as f64 && n <= max as f64).then_some(n as u64)
 }
 
 /// An optional whole number in `min..=max`; `undefined`/`null` give `default`.
@@ -69,37 +176,67 @@ pub(crate) fn opt_whole(
     min: u64,
     max: u64,
 ) -> CoreResult<u64> {
-    match value {
-        Some(v) if !is_missing(&v) => whole(v, name, min, max),
-        _ => Ok(default),
+    match present(value) {
+        Some(v) => whole(v, name, min, max),
+        None => Ok(default),
     }
 }
 
-/// A plain object (not an array, not `null`); `undefined`/`null` give `None` when optional.
+/// A required plain object (not an array, not `null`, not a function).
+pub(crate) fn object<'env>(value: Unknown<'env>, name: &str) -> CoreResult<Object<'env>> {
+    if type_of(&value) != ValueType::Object || value.is_array().unwrap_or(true) {
+        return Err(expected(name, "an object"));
+    }
+    let env = value.value().env;
+    guard(env, unsafe { value.cast::<Object<'env>>() }, || {
+        expected(name, "an object")
+    })
+}
+
+/// An optional plain object; `undefined`/`null` give `None`.
 pub(crate) fn opt_object<'env>(
     value: Option<Unknown<'env>>,
     name: &str,
 ) -> CoreResult<Option<Object<'env>>> {
-    match value {
-        Some(v) if !is_missing(&v) => object(v, name).map(Some),
-        _ => Ok(None),
-    }
+    present(value).map(|v| object(v, name)).transpose()
 }
 
-/// A required plain object (not an array, not `null`).
-pub(crate) fn object<'env>(value: Unknown<'env>, name: &str) -> CoreResult<Object<'env>> {
-    let not_object = || CoreError::invalid_request(format!("{name} must be an object"));
-    if type_of(&value) != ValueType::Object || value.is_array().unwrap_or(true) {
-        return Err(not_object());
-    }
-    unsafe { value.cast::<Object<'env>>() }.map_err(|_| not_object())
-}
-
-/// A named property of an options object, as an `Unknown` for the other validators.
+/// A named property of an object, read through [`guard`] (a throwing getter or `Proxy` trap is
+/// `invalid_request`). `None` when it is `undefined` or `null`.
 pub(crate) fn field<'env>(object: &Object<'env>, key: &str) -> CoreResult<Option<Unknown<'env>>> {
-    object
-        .get::<Unknown<'env>>(key)
-        .map_err(|_| CoreError::invalid_request(format!("option {key} could not be read")))
+    let env = object.value().env;
+    let value = guard(env, object.get::<Unknown<'env>>(key), || {
+        bad(key, "could not be read")
+    })?;
+    Ok(present(value))
+}
+
+/// A required array of at most `max_len` entries, as its items (each read through [`guard`]).
+pub(crate) fn array<'env>(
+    value: Unknown<'env>,
+    name: &str,
+    what: &str,
+    max_len: u32,
+) -> CoreResult<Vec<Unknown<'env>>> {
+    if !is_array(&value) {
+        return Err(expected(name, what));
+    }
+    let env = value.value().env;
+    let array: Array<'env> = guard(env, unsafe { value.cast() }, || expected(name, what))?;
+    if array.len() > max_len {
+        return Err(bad(
+            name,
+            &format!("has too many entries (at most {max_len})"),
+        ));
+    }
+    (0..array.len())
+        .map(|i| {
+            guard(env, array.get::<Unknown<'env>>(i), || {
+                bad(name, "could not be read")
+            })?
+            .ok_or_else(|| bad(name, "could not be read"))
+        })
+        .collect()
 }
 
 /// An array of whole numbers in `min..=max`, at most `max_len` long.
@@ -110,70 +247,192 @@ pub(crate) fn whole_list(
     max: u64,
     max_len: u32,
 ) -> CoreResult<Vec<u64>> {
-    let not_array = || CoreError::invalid_request(format!("{name} must be an array of numbers"));
-    if type_of(&value) != ValueType::Object || !value.is_array().unwrap_or(false) {
-        return Err(not_array());
-    }
-    let array: Array<'_> = unsafe { value.cast() }.map_err(|_| not_array())?;
-    if array.len() > max_len {
-        return Err(CoreError::invalid_request(format!(
-            "{name} has too many entries (at most {max_len})"
-        )));
-    }
     let item_name = format!("each entry of {name}");
-    (0..array.len())
-        .map(|i| {
-            let item = array
-                .get::<Unknown<'_>>(i)
-                .ok()
-                .flatten()
-                .ok_or_else(not_array)?;
-            whole(item, &item_name, min, max)
+    array(value, name, "an array of numbers", max_len)?
+        .into_iter()
+        .map(|item| whole(item, &item_name, min, max))
+        .collect()
+}
+
+/// An array of strings, at most `max_len` entries and [`MAX_TEXT_BYTES`] in all.
+pub(crate) fn string_list(value: Unknown<'_>, name: &str, max_len: u32) -> CoreResult<Vec<String>> {
+    let item = format!("each entry of {name}");
+    let mut total = 0usize;
+    array(value, name, "an array of strings", max_len)?
+        .into_iter()
+        .map(|v| {
+            let s = string(v, &item)?;
+            total += s.len();
+            if total > MAX_TEXT_BYTES {
+                return Err(too_large(name, MAX_TEXT_BYTES));
+            }
+            Ok(s)
         })
         .collect()
+}
+
+/// The own enumerable string-keyed properties of `object`, as `(key, value)` in property
+/// order. Inherited properties (a key added to `Object.prototype`) and symbols are not read.
+pub(crate) fn own_entries<'env>(
+    object: &Object<'env>,
+    name: &str,
+) -> CoreResult<Vec<(String, Unknown<'env>)>> {
+    let env = object.value().env;
+    let unreadable = || bad(name, "could not be read");
+    let mut names = ptr::null_mut();
+    // SAFETY: `object` is a live object of this env; the call may run Proxy traps, whose
+    // failure is handled like any other.
+    let status = unsafe {
+        sys::napi_get_all_property_names(
+            env,
+            object.raw(),
+            sys::KeyCollectionMode::own_only,
+            sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
+            sys::KeyConversion::numbers_to_strings,
+            &mut names,
+        )
+    };
+    if status != sys::Status::napi_ok {
+        clear_exception(env);
+        return Err(unreadable());
+    }
+    let names = guard(
+        env,
+        unsafe { Array::from_napi_value(env, names) },
+        unreadable,
+    )?;
+    let mut out = Vec::with_capacity(names.len() as usize);
+    for i in 0..names.len() {
+        let key = guard(env, names.get::<Unknown<'env>>(i), unreadable)?.ok_or_else(unreadable)?;
+        let text = string_max(key, &format!("a key of {name}"), MAX_TEXT_BYTES)?;
+        let mut value = ptr::null_mut();
+        // SAFETY: as above; a throwing getter leaves an exception that `clear_exception` takes.
+        let status = unsafe { sys::napi_get_property(env, object.raw(), key.raw(), &mut value) };
+        if status != sys::Status::napi_ok {
+            clear_exception(env);
+            return Err(unreadable());
+        }
+        out.push((text, unsafe { Unknown::from_raw_unchecked(env, value) }));
+    }
+    Ok(out)
 }
 
 /// A plain object whose own enumerable values are all strings, as `(key, value)` pairs in the
 /// object's property order, with at most [`MAX_TEXT_BYTES`] of text in all.
 pub(crate) fn string_record(value: Unknown<'_>, name: &str) -> CoreResult<Vec<(String, String)>> {
     let object = object(value, name)?;
-    let keys = Object::keys(&object)
-        .map_err(|_| CoreError::invalid_request(format!("{name} must be a plain object")))?;
     let mut total = 0usize;
-    let mut out = Vec::with_capacity(keys.len());
-    for key in keys {
-        let value = field(&object, &key)?
-            .ok_or_else(|| CoreError::invalid_request(format!("{name} values must be strings")))?;
+    let mut out = Vec::new();
+    for (key, value) in own_entries(&object, name)? {
         if type_of(&value) != ValueType::String {
-            return Err(CoreError::invalid_request(format!(
-                "{name} values must be strings"
-            )));
+            return Err(bad(name, "values must be strings"));
         }
         let text = string(value, &format!("a value of {name}"))?;
         total += text.len() + key.len();
         if total > MAX_TEXT_BYTES {
-            return Err(CoreError::invalid_request(format!(
-                "{name} is too large (at most {} MiB in all)",
-                MAX_TEXT_BYTES / (1024 * 1024)
-            )));
+            return Err(too_large(name, MAX_TEXT_BYTES));
         }
         out.push((key, text));
     }
     Ok(out)
 }
 
-/// An options object parsed into a `#[napi(object)]` struct; `undefined`/`null` give `None`,
-/// anything napi cannot convert is an `invalid_request` naming `name`.
-pub(crate) fn options_object<T: FromNapiValue>(
-    value: Option<Unknown<'_>>,
-    name: &str,
-) -> CoreResult<Option<T>> {
-    let Some(object) = opt_object(value, name)? else {
-        return Ok(None);
-    };
-    unsafe { T::from_napi_value(object.value().env, object.raw()) }
-        .map(Some)
-        .map_err(|e| CoreError::invalid_request(format!("{name} are invalid: {}", e.reason)))
+/// An options object being read: each accessor reads one field through [`guard`], treats
+/// `undefined` and `null` as absent, and names the field as `{name}.{key}` in errors.
+pub(crate) struct Fields<'env> {
+    object: Object<'env>,
+    name: String,
+}
+
+impl<'env> Fields<'env> {
+    /// The fields of a required object argument.
+    pub(crate) fn of(value: Unknown<'env>, name: &str) -> CoreResult<Fields<'env>> {
+        Ok(Fields {
+            object: object(value, name)?,
+            name: name.to_owned(),
+        })
+    }
+
+    /// The fields of an optional object argument (`None` for `undefined`/`null`).
+    pub(crate) fn of_opt(
+        value: Option<Unknown<'env>>,
+        name: &str,
+    ) -> CoreResult<Option<Fields<'env>>> {
+        present(value).map(|v| Fields::of(v, name)).transpose()
+    }
+
+    /// `{name}.{key}`, the field's name in messages.
+    pub(crate) fn name(&self, key: &str) -> String {
+        format!("{}.{key}", self.name)
+    }
+
+    /// The raw field; `None` when `undefined` or `null`.
+    pub(crate) fn get(&self, key: &str) -> CoreResult<Option<Unknown<'env>>> {
+        let env = self.object.value().env;
+        let value = guard(env, self.object.get::<Unknown<'env>>(key), || {
+            bad(&self.name(key), "could not be read")
+        })?;
+        Ok(present(value))
+    }
+
+    /// A required field.
+    pub(crate) fn required(&self, key: &str) -> CoreResult<Unknown<'env>> {
+        self.get(key)?
+            .ok_or_else(|| bad(&self.name(key), "is required"))
+    }
+
+    /// An optional string field.
+    pub(crate) fn string(&self, key: &str) -> CoreResult<Option<String>> {
+        self.get(key)?
+            .map(|v| string(v, &self.name(key)))
+            .transpose()
+    }
+
+    /// An optional boolean field.
+    pub(crate) fn boolean(&self, key: &str) -> CoreResult<Option<bool>> {
+        self.get(key)?
+            .map(|v| boolean(v, &self.name(key)))
+            .transpose()
+    }
+
+    /// An optional number field (range checked by the caller, with [`opt_whole_number`]).
+    pub(crate) fn number(&self, key: &str) -> CoreResult<Option<f64>> {
+        self.get(key)?
+            .map(|v| number(v, &self.name(key)))
+            .transpose()
+    }
+
+    /// An optional nested options object.
+    pub(crate) fn nested<T: FromFields>(&self, key: &str) -> CoreResult<Option<T>> {
+        match Fields::of_opt(self.get(key)?, &self.name(key))? {
+            Some(f) => T::from_fields(&f).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// An optional array of strings.
+    pub(crate) fn string_list(&self, key: &str, max_len: u32) -> CoreResult<Option<Vec<String>>> {
+        self.get(key)?
+            .map(|v| string_list(v, &self.name(key), max_len))
+            .transpose()
+    }
+}
+
+/// An options struct read field by field through [`Fields`] (never through napi's own
+/// conversion, whose errors name Rust types and may echo values).
+pub(crate) trait FromFields: Sized + Default {
+    /// Reads every field; range checks happen when the export merges the struct over the
+    /// core's defaults.
+    fn from_fields(fields: &Fields<'_>) -> CoreResult<Self>;
+}
+
+/// An optional options argument as `T`: `undefined`/`null` give `T::default()` (all fields
+/// absent).
+pub(crate) fn options<T: FromFields>(value: Option<Unknown<'_>>, name: &str) -> CoreResult<T> {
+    match Fields::of_opt(value, name)? {
+        Some(f) => T::from_fields(&f),
+        None => Ok(T::default()),
+    }
 }
 
 /// An optional number field of an options struct: a whole number in `min..=max`, or `default`
@@ -187,12 +446,8 @@ pub(crate) fn opt_whole_number(
 ) -> CoreResult<u64> {
     match value {
         None => Ok(default),
-        Some(n) if n.is_finite() && n.fract() == 0.0 && n >= min as f64 && n <= max as f64 => {
-            Ok(n as u64)
-        }
-        Some(_) => Err(CoreError::invalid_request(format!(
-            "{name} must be a whole number from {min} to {max}"
-        ))),
+        Some(n) => in_range(n, min, max)
+            .ok_or_else(|| expected(name, &format!("a whole number from {min} to {max}"))),
     }
 }
 

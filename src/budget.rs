@@ -4,11 +4,12 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use super::{args, bridge};
+use super::args::{self, Fields, FromFields};
+use super::bridge;
 use context_engine_core::budget::{
     self, Counter, Encoding, FitOptions as CoreFitOptions, TruncationMetadata,
 };
-use context_engine_core::error::{Error as CoreError, Result as CoreResult};
+use context_engine_core::error::Result as CoreResult;
 
 /// Largest accepted budget: one billion tokens, far above any model's window.
 const MAX_BUDGET: u64 = 1_000_000_000;
@@ -58,8 +59,9 @@ pub enum TokenEncoding {
     Cl100kBase,
 }
 
-/// Options of `fitToBudget`. All optional.
+/// Options of `fitToBudget`. All optional; `null` means the same as absent.
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct FitToBudgetOptions {
     /// BPE encoding of the exact count. Default `'o200k_base'`.
     #[napi(ts_type = "TokenEncoding")]
@@ -72,11 +74,30 @@ pub struct FitToBudgetOptions {
     pub min_lines: Option<f64>,
 }
 
-/// Options of `truncateFile`. All optional.
+/// Options of `truncateFile`. All optional; `null` means the same as absent.
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct TruncateFileOptions {
     /// Lines kept on each side of every line in `aroundLines`. Default 10 (FR-013's minimum).
     pub context_lines: Option<f64>,
+}
+
+impl FromFields for FitToBudgetOptions {
+    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
+        Ok(FitToBudgetOptions {
+            encoding: f.string("encoding")?,
+            estimate: f.boolean("estimate")?,
+            min_lines: f.number("minLines")?,
+        })
+    }
+}
+
+impl FromFields for TruncateFileOptions {
+    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
+        Ok(TruncateFileOptions {
+            context_lines: f.number("contextLines")?,
+        })
+    }
 }
 
 impl From<TruncationMetadata> for TruncationMetadataJs {
@@ -97,9 +118,8 @@ impl From<TruncationMetadata> for TruncationMetadataJs {
 fn encoding_arg(value: Option<String>) -> CoreResult<Encoding> {
     match value {
         None => Ok(Encoding::default()),
-        Some(name) => Encoding::parse(&name).ok_or_else(|| {
-            CoreError::invalid_request("encoding must be 'o200k_base' or 'cl100k_base'")
-        }),
+        Some(name) => Encoding::parse(&name)
+            .ok_or_else(|| args::expected("encoding", "'o200k_base' or 'cl100k_base'")),
     }
 }
 
@@ -177,16 +197,14 @@ fn truncate_args(
 ) -> CoreResult<TruncateArgs> {
     let content = args::string(content, "content")?;
     let max_lines = args::whole(max_lines, "maxLines", 0, MAX_LINES)? as usize;
-    let around = match around_lines {
-        Some(v) if !args::is_missing(&v) => {
-            args::whole_list(v, "aroundLines", 1, MAX_LINES, MAX_AROUND_LINES)?
-        }
-        _ => Vec::new(),
+    let around = match args::present(around_lines) {
+        Some(v) => args::whole_list(v, "aroundLines", 1, MAX_LINES, MAX_AROUND_LINES)?,
+        None => Vec::new(),
     };
-    let opts: Option<TruncateFileOptions> = args::options_object(options, "options")?;
+    let opts: TruncateFileOptions = args::options(options, "options")?;
     let context = args::opt_whole_number(
-        opts.and_then(|o| o.context_lines),
-        "contextLines",
+        opts.context_lines,
+        "options.contextLines",
         budget::DEFAULT_CONTEXT_LINES as u64,
         0,
         MAX_CONTEXT_LINES,
@@ -304,8 +322,9 @@ fn fit_args(
 ) -> CoreResult<FitArgs> {
     let sections = args::string_record(sections, "sections")?;
     if sections.iter().any(|(k, _)| k == "_metadata") {
-        return Err(CoreError::invalid_request(
-            "sections must not contain the reserved key _metadata",
+        return Err(args::bad(
+            "sections",
+            "must not contain the reserved key _metadata",
         ));
     }
     let budget = args::opt_whole(
@@ -315,19 +334,21 @@ fn fit_args(
         0,
         MAX_BUDGET,
     )? as usize;
-    let opts: Option<FitToBudgetOptions> = args::options_object(options, "options")?;
+    let o: FitToBudgetOptions = args::options(options, "options")?;
     let mut core = CoreFitOptions::default();
-    if let Some(o) = opts {
-        let encoding = encoding_arg(o.encoding)?;
-        core.counter = if o.estimate.unwrap_or(false) {
-            Counter::Estimate
-        } else {
-            Counter::Exact(encoding)
-        };
-        core.min_lines =
-            args::opt_whole_number(o.min_lines, "minLines", core.min_lines as u64, 0, MAX_LINES)?
-                as usize;
-    }
+    let encoding = encoding_arg(o.encoding)?;
+    core.counter = if o.estimate.unwrap_or(false) {
+        Counter::Estimate
+    } else {
+        Counter::Exact(encoding)
+    };
+    core.min_lines = args::opt_whole_number(
+        o.min_lines,
+        "options.minLines",
+        core.min_lines as u64,
+        0,
+        MAX_LINES,
+    )? as usize;
     Ok(FitArgs {
         sections,
         budget,

@@ -6,10 +6,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use napi::bindgen_prelude::*;
-use napi::{Env, JsValue, ValueType};
+use napi::{Env, ValueType};
 use napi_derive::napi;
 
-use super::{args, bridge};
+use super::args::{self, Fields};
+use super::bridge;
 use context_engine_core::builders::{self, FixSource, Metadata};
 use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 
@@ -242,127 +243,60 @@ pub struct IssueContext {
 // ---------------------------------------------------------------------------------------------
 // argument parsing
 
-fn is_array(value: &Unknown<'_>) -> bool {
-    args::type_of(value) == ValueType::Object && value.is_array().unwrap_or(false)
-}
-
-fn array<'env>(value: Unknown<'env>, name: &str) -> CoreResult<Array<'env>> {
-    let not_array = || CoreError::invalid_request(format!("{name} must be an array"));
-    if !is_array(&value) {
-        return Err(not_array());
-    }
-    let array: Array<'env> = unsafe { value.cast() }.map_err(|_| not_array())?;
-    if array.len() > MAX_LIST {
-        return Err(CoreError::invalid_request(format!(
-            "{name} has too many entries (at most {MAX_LIST})"
-        )));
-    }
-    Ok(array)
-}
-
-fn items<'env>(array: &Array<'env>, name: &str) -> CoreResult<Vec<Unknown<'env>>> {
-    (0..array.len())
-        .map(|i| {
-            array
-                .get::<Unknown<'env>>(i)
-                .ok()
-                .flatten()
-                .ok_or_else(|| CoreError::invalid_request(format!("{name} could not be read")))
-        })
-        .collect()
-}
-
-/// A non-empty path string.
+/// A non-empty path string of at most 4096 bytes.
 pub(crate) fn path_arg(value: Unknown<'_>, name: &str) -> CoreResult<PathBuf> {
-    let s = args::string(value, name)?;
+    let s = args::string_max(value, name, 4096)?;
     if s.is_empty() {
-        return Err(CoreError::invalid_request(format!(
-            "{name} must not be empty"
-        )));
-    }
-    if s.len() > 4096 {
-        return Err(CoreError::invalid_request(format!("{name} is too long")));
+        return Err(args::bad(name, "must not be empty"));
     }
     Ok(PathBuf::from(s))
 }
 
-fn string_list(value: Unknown<'_>, name: &str) -> CoreResult<Vec<String>> {
-    let array = array(value, name)?;
-    let item = format!("each entry of {name}");
-    let mut total = 0usize;
-    items(&array, name)?
-        .into_iter()
-        .map(|v| {
-            let s = args::string(v, &item)?;
-            total += s.len();
-            if total > args::MAX_TEXT_BYTES {
-                return Err(CoreError::invalid_request(format!("{name} is too large")));
-            }
-            Ok(s)
-        })
-        .collect()
-}
-
 /// An array of strings or of objects whose `key` is a string (GitHub's label/assignee shapes).
 fn names_list(value: Option<Unknown<'_>>, name: &str, key: &str) -> CoreResult<Vec<String>> {
-    let Some(value) = value.filter(|v| !args::is_missing(v)) else {
+    let Some(value) = value else {
         return Ok(Vec::new());
     };
-    let array = array(value, name)?;
-    let bad = || {
-        CoreError::invalid_request(format!(
-            "each entry of {name} must be a string or an object with a string {key}"
-        ))
-    };
-    items(&array, name)?
+    let what = format!("an array of strings or of objects with a string {key}");
+    args::array(value, name, &what, MAX_LIST)?
         .into_iter()
         .map(|v| match args::type_of(&v) {
             ValueType::String => args::string(v, name),
             ValueType::Object => {
-                let o = args::object(v, name).map_err(|_| bad())?;
-                let inner = args::field(&o, key)?.ok_or_else(bad)?;
-                if args::type_of(&inner) != ValueType::String {
-                    return Err(bad());
-                }
-                args::string(inner, name)
+                let f = Fields::of(v, name).map_err(|_| args::expected(name, &what))?;
+                args::string(
+                    f.get(key)?.ok_or_else(|| args::expected(name, &what))?,
+                    name,
+                )
+                .map_err(|_| args::expected(name, &what))
             }
-            _ => Err(bad()),
+            _ => Err(args::expected(name, &what)),
         })
         .collect()
 }
 
-fn opt_text(o: &Object<'_>, key: &str, name: &str) -> CoreResult<Option<String>> {
-    args::opt_string(args::field(o, key)?, name)
-}
-
-fn opt_count(o: &Object<'_>, key: &str, name: &str) -> CoreResult<Option<usize>> {
-    match args::field(o, key)? {
-        Some(v) if !args::is_missing(&v) => {
-            Ok(Some(args::whole(v, name, 0, u32::MAX as u64)? as usize))
-        }
-        _ => Ok(None),
-    }
+fn opt_count(f: &Fields<'_>, key: &str, name: &str) -> CoreResult<Option<usize>> {
+    f.get(key)?
+        .map(|v| args::whole(v, name, 0, u32::MAX as u64).map(|n| n as usize))
+        .transpose()
 }
 
 fn parsed_error(value: Unknown<'_>) -> CoreResult<builders::ParsedError> {
-    let o = args::object(value, "each error")?;
-    let message = args::field(&o, "message")?
-        .ok_or_else(|| CoreError::invalid_request("each error needs a string message"))?;
-    let message = args::string(message, "error.message")?;
-    let severity = match opt_text(&o, "severity", "error.severity")? {
+    let f = Fields::of(value, "each error")?;
+    let message = args::string(f.required("message")?, "error.message")?;
+    let severity = match f.string("severity")? {
         None => builders::Severity::Error,
-        Some(s) => builders::Severity::parse(&s).ok_or_else(|| {
-            CoreError::invalid_request("error.severity must be 'error', 'warning' or 'note'")
-        })?,
+        Some(s) => builders::Severity::parse(&s)
+            .ok_or_else(|| args::expected("error.severity", "'error', 'warning' or 'note'"))?,
     };
     Ok(builders::ParsedError {
-        file: opt_text(&o, "file", "error.file")?,
-        line: opt_count(&o, "line", "error.line")?,
-        column: opt_count(&o, "column", "error.column")?,
+        file: f.string("file")?,
+        line: opt_count(&f, "line", "error.line")?,
+        column: opt_count(&f, "column", "error.column")?,
         message,
         severity,
-        tool: opt_text(&o, "tool", "error.tool")?,
-        code: opt_text(&o, "code", "error.code")?,
+        tool: f.string("tool")?,
+        code: f.string("code")?,
     })
 }
 
@@ -370,64 +304,44 @@ fn validation_arg(value: Unknown<'_>) -> CoreResult<FixSource> {
     if args::type_of(&value) == ValueType::String {
         return Ok(FixSource::Raw(args::string(value, "validationOutput")?));
     }
-    let not_valid = || {
-        CoreError::invalid_request(
-            "validationOutput must be a string or an object with a stages array",
-        )
-    };
-    let o = args::object(value, "validationOutput").map_err(|_| not_valid())?;
-    let stages = args::field(&o, "stages")?.ok_or_else(not_valid)?;
-    let stages = array(stages, "validationOutput.stages")?;
+    let what = "a string or an object with a stages array";
+    let f = Fields::of(value, "validationOutput")
+        .map_err(|_| args::expected("validationOutput", what))?;
+    let stages = f
+        .get("stages")?
+        .ok_or_else(|| args::expected("validationOutput", what))?;
     let mut out = builders::ValidationOutput::default();
-    for stage in items(&stages, "validationOutput.stages")? {
-        let s = args::object(stage, "each stage")?;
-        let name = opt_text(&s, "name", "stage.name")?.unwrap_or_default();
-        let passed = match args::field(&s, "passed")? {
-            Some(v) if !args::is_missing(&v) => {
-                if args::type_of(&v) != ValueType::Boolean {
-                    return Err(CoreError::invalid_request("stage.passed must be a boolean"));
-                }
-                Some(unsafe { v.cast::<bool>() }.map_err(|_| not_valid())?)
-            }
-            _ => None,
+    for stage in args::array(stages, "validationOutput.stages", "an array", MAX_LIST)? {
+        let s = Fields::of(stage, "each stage")?;
+        let errors = match s.get("errors")? {
+            Some(v) => args::array(v, "stage.errors", "an array", MAX_LIST)?
+                .into_iter()
+                .map(parsed_error)
+                .collect::<CoreResult<Vec<_>>>()?,
+            None => Vec::new(),
         };
-        let errors = match args::field(&s, "errors")? {
-            Some(v) if !args::is_missing(&v) => {
-                let list = array(v, "stage.errors")?;
-                items(&list, "stage.errors")?
-                    .into_iter()
-                    .map(parsed_error)
-                    .collect::<CoreResult<Vec<_>>>()?
-            }
-            _ => Vec::new(),
-        };
-        let output = opt_text(&s, "output", "stage.output")?;
         out.stages.push(builders::ValidationStage {
-            name,
-            passed,
+            name: s.string("name")?.unwrap_or_default(),
+            passed: s.boolean("passed")?,
             errors,
-            output,
+            output: s.string("output")?,
         });
     }
     Ok(FixSource::Structured(out))
 }
 
 fn issue_arg(value: Unknown<'_>) -> CoreResult<builders::GitHubIssue> {
-    let o = args::object(value, "issue")?;
-    let number = args::field(&o, "number")?
-        .ok_or_else(|| CoreError::invalid_request("issue.number must be a whole number"))?;
-    let number = args::whole(number, "issue.number", 0, (1u64 << 53) - 1)?;
-    let title = args::field(&o, "title")?
-        .ok_or_else(|| CoreError::invalid_request("issue.title must be a string"))?;
-    let title = args::string(title, "issue.title")?;
+    let f = Fields::of(value, "issue")?;
+    let number = args::whole(f.required("number")?, "issue.number", 0, (1u64 << 53) - 1)?;
+    let title = args::string(f.required("title")?, "issue.title")?;
     Ok(builders::GitHubIssue {
         number,
         title,
-        body: opt_text(&o, "body", "issue.body")?.unwrap_or_default(),
-        labels: names_list(args::field(&o, "labels")?, "issue.labels", "name")?,
-        state: opt_text(&o, "state", "issue.state")?.unwrap_or_default(),
-        assignees: names_list(args::field(&o, "assignees")?, "issue.assignees", "login")?,
-        url: opt_text(&o, "url", "issue.url")?.unwrap_or_default(),
+        body: f.string("body")?.unwrap_or_default(),
+        labels: names_list(f.get("labels")?, "issue.labels", "name")?,
+        state: f.string("state")?.unwrap_or_default(),
+        assignees: names_list(f.get("assignees")?, "issue.assignees", "login")?,
+        url: f.string("url")?.unwrap_or_default(),
     })
 }
 
@@ -467,25 +381,28 @@ fn parsed_error_js(e: builders::ParsedError) -> ParsedError {
 /// empty repository give empty values and a warning in `_metadata`; only a `repoPath` that is
 /// not an absolute directory rejects (`invalid_request`).
 #[napi(
-    ts_args_type = "taskFile: string, repoPath: string",
+    ts_args_type = "taskFile: string, repoPath: string, options?: CallOptions",
     ts_return_type = "Promise<ImplementationContext>"
 )]
 pub fn build_implementation_context<'env>(
     env: &'env Env,
     task_file: Unknown<'_>,
     repo_path: Unknown<'_>,
+    options: Option<Unknown<'env>>,
 ) -> napi::Result<PromiseRaw<'env, ImplementationContext>> {
     let parsed = (|| {
-        let task = args::string(task_file, "taskFile")?;
+        let task = args::string_max(task_file, "taskFile", 4096)?;
         if task.is_empty() {
-            return Err(CoreError::invalid_request("taskFile must not be empty"));
+            return Err(args::bad("taskFile", "must not be empty"));
         }
-        Ok((task, path_arg(repo_path, "repoPath")?))
+        let repo = path_arg(repo_path, "repoPath")?;
+        Ok((task, repo, bridge::call_options(options, "options")?))
     })();
     match parsed {
-        Ok((task, repo)) => bridge::spawn_async(
+        Ok((task, repo, call)) => bridge::spawn_async_call(
             env,
-            async move { builders::build_implementation_context(&task, &repo, None).await },
+            call,
+            move |_| async move { builders::build_implementation_context(&task, &repo, None).await },
             |_, c| {
                 Ok(ImplementationContext {
                     tasks: c.tasks,
@@ -516,24 +433,26 @@ pub fn build_implementation_context<'env>(
 /// `git` or a non-repository give empty values and a warning. A malformed `baseBranch` (empty,
 /// starting with `-`, with spaces or `..`) rejects with `invalid_request`.
 #[napi(
-    ts_args_type = "repoPath: string, baseBranch: string",
+    ts_args_type = "repoPath: string, baseBranch: string, options?: CallOptions",
     ts_return_type = "Promise<ReviewContext>"
 )]
 pub fn build_review_context<'env>(
     env: &'env Env,
     repo_path: Unknown<'_>,
     base_branch: Unknown<'_>,
+    options: Option<Unknown<'env>>,
 ) -> napi::Result<PromiseRaw<'env, ReviewContext>> {
     let parsed = (|| {
         let repo = path_arg(repo_path, "repoPath")?;
-        let base = args::string(base_branch, "baseBranch")?;
+        let base = args::string_max(base_branch, "baseBranch", 4096)?;
         builders::validate_branch_name(&base, "baseBranch")?;
-        Ok((repo, base))
+        Ok((repo, base, bridge::call_options(options, "options")?))
     })();
     match parsed {
-        Ok((repo, base)) => bridge::spawn_async(
+        Ok((repo, base, call)) => bridge::spawn_async_call(
             env,
-            async move { builders::build_review_context(&repo, &base, None).await },
+            call,
+            move |_| async move { builders::build_review_context(&repo, &base, None).await },
             |_, c| {
                 Ok(ReviewContext {
                     diff: c.diff,
@@ -560,7 +479,7 @@ pub fn build_review_context<'env>(
 /// `parseValidationOutput` does). Paths resolve inside `repoPath` (default: the current
 /// directory); paths outside it are ignored with a warning.
 #[napi(
-    ts_args_type = "validationOutput: ValidationOutput | string, files: string[], repoPath?: string",
+    ts_args_type = "validationOutput: ValidationOutput | string, files: string[], repoPath?: string | null, options?: CallOptions",
     ts_return_type = "Promise<FixContext>"
 )]
 pub fn build_fix_context<'env>(
@@ -568,23 +487,30 @@ pub fn build_fix_context<'env>(
     validation_output: Unknown<'_>,
     files: Unknown<'_>,
     repo_path: Option<Unknown<'_>>,
+    options: Option<Unknown<'env>>,
 ) -> napi::Result<PromiseRaw<'env, FixContext>> {
     let parsed = (|| {
         let source = validation_arg(validation_output)?;
-        let files = string_list(files, "files")?;
-        let repo = match repo_path {
-            Some(v) if !args::is_missing(&v) => path_arg(v, "repoPath")?,
-            _ => std::env::current_dir().map_err(|e| {
+        let files = args::string_list(files, "files", MAX_LIST)?;
+        let repo = match args::present(repo_path) {
+            Some(v) => path_arg(v, "repoPath")?,
+            None => std::env::current_dir().map_err(|e| {
                 CoreError::invalid_request("the current directory is not accessible; pass repoPath")
                     .with_source(e)
             })?,
         };
-        Ok((source, files, repo))
+        Ok((
+            source,
+            files,
+            repo,
+            bridge::call_options(options, "options")?,
+        ))
     })();
     match parsed {
-        Ok((source, files, repo)) => bridge::spawn_async(
+        Ok((source, files, repo, call)) => bridge::spawn_async_call(
             env,
-            async move { builders::build_fix_context(source, &files, &repo).await },
+            call,
+            move |_| async move { builders::build_fix_context(source, &files, &repo).await },
             |_, c| {
                 Ok(FixContext {
                     errors: c.errors,
@@ -598,18 +524,45 @@ pub fn build_fix_context<'env>(
     }
 }
 
+/// Largest input of `parseValidationOutputSync`: 64 KiB, which it parses in well under a
+/// millisecond, so the JS thread is never blocked for long; use `parseValidationOutput` (off
+/// the JS thread) for anything larger.
+const MAX_SYNC_VALIDATION_BYTES: usize = 64 * 1024;
+
+fn parse_validation(text: &str) -> Vec<ParsedError> {
+    builders::parse_validation_output(text)
+        .into_iter()
+        .map(parsed_error_js)
+        .collect()
+}
+
 /// The problems in a validation tool's output, in order: `tsc` (both formats), `eslint`
 /// (stylish, unix), `rustc`/`cargo`/`clippy`, `pytest`, `mypy` and `ruff` (concise, full).
-/// Unrecognised lines are ignored. ANSI colours are stripped.
+/// Unrecognised lines are ignored. ANSI colours are stripped. Parses off the JS thread (up to
+/// 64 MiB of text).
+#[napi(
+    ts_args_type = "text: string",
+    ts_return_type = "Promise<ParsedError[]>"
+)]
+pub fn parse_validation_output<'env>(
+    env: &'env Env,
+    text: Unknown<'_>,
+) -> napi::Result<PromiseRaw<'env, Vec<ParsedError>>> {
+    match args::string(text, "text") {
+        Ok(text) => bridge::spawn(env, move || Ok(parse_validation(&text)), |_, v| Ok(v)),
+        Err(e) => bridge::reject(env, e),
+    }
+}
+
+/// Synchronous twin of `parseValidationOutput` for small outputs: at most 64 KiB of text
+/// (`invalid_request`, reason `too_large`, beyond), so it never blocks the JS thread for long.
 #[napi(catch_unwind, ts_args_type = "text: string")]
-pub fn parse_validation_output(env: &Env, text: Unknown<'_>) -> napi::Result<Vec<ParsedError>> {
-    let text = args::string(text, "text");
-    bridge::run_sync(env, || {
-        Ok(builders::parse_validation_output(&text?)
-            .into_iter()
-            .map(parsed_error_js)
-            .collect())
-    })
+pub fn parse_validation_output_sync(
+    env: &Env,
+    text: Unknown<'_>,
+) -> napi::Result<Vec<ParsedError>> {
+    let text = args::string_max(text, "text", MAX_SYNC_VALIDATION_BYTES);
+    bridge::run_sync(env, || Ok(parse_validation(&text?)))
 }
 
 /// The context of an agent working on a GitHub issue (FR-004): `issue` as text,
@@ -617,19 +570,25 @@ pub fn parse_validation_output(env: &Env, text: Unknown<'_>) -> napi::Result<Vec
 /// safely; `path:line` mentions keep the lines around that line in large files) and
 /// `recent_changes` (the last 10 commits touching them, or the repository).
 #[napi(
-    ts_args_type = "issue: GitHubIssue, repoPath: string",
+    ts_args_type = "issue: GitHubIssue, repoPath: string, options?: CallOptions",
     ts_return_type = "Promise<IssueContext>"
 )]
 pub fn build_issue_context<'env>(
     env: &'env Env,
     issue: Unknown<'_>,
     repo_path: Unknown<'_>,
+    options: Option<Unknown<'env>>,
 ) -> napi::Result<PromiseRaw<'env, IssueContext>> {
-    let parsed = (|| Ok((issue_arg(issue)?, path_arg(repo_path, "repoPath")?)))();
+    let parsed = (|| {
+        let issue = issue_arg(issue)?;
+        let repo = path_arg(repo_path, "repoPath")?;
+        Ok((issue, repo, bridge::call_options(options, "options")?))
+    })();
     match parsed {
-        Ok((issue, repo)) => bridge::spawn_async(
+        Ok((issue, repo, call)) => bridge::spawn_async_call(
             env,
-            async move { builders::build_issue_context(&issue, &repo, None).await },
+            call,
+            move |_| async move { builders::build_issue_context(&issue, &repo, None).await },
             |_, c| {
                 Ok(IssueContext {
                     issue: c.issue,

@@ -1,20 +1,27 @@
 //! The `ContextEngine` class: one engine's long-lived state (caches, indexes, clients), for
 //! callers that want their own instead of the process-wide default behind the module-level
 //! functions. Each capability adds its methods in its own `#[napi] impl ContextEngine` block,
-//! in its own file.
+//! in its own file, calling the same definition as its module-level function with
+//! `self.inner.clone()` (the module function passes `Engine::global()`).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use napi::bindgen_prelude::*;
-use napi::Env;
+use napi::{Env, JsValue};
 use napi_derive::napi;
 
-use super::{args, bridge};
+use super::args::{self, Fields, FromFields};
+use super::bridge;
 use context_engine_core::engine::{Engine, EngineOptions};
-use context_engine_core::error::{Error as CoreError, Result as CoreResult};
+use context_engine_core::error::Result as CoreResult;
 
-/// Options of `new ContextEngine()`. All optional.
+/// Longest `timeoutMs`: one day.
+const MAX_TIMEOUT_MS: u64 = 24 * 3600 * 1000;
+
+/// Options of `new ContextEngine()`. All optional; `null` means the same as absent.
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct ContextEngineOptions {
     /// Limits of the file cache used by `expandChunk`. Defaults: see `FileCacheOptions`.
     pub file_cache: Option<super::expand::FileCacheOptions>,
@@ -31,6 +38,29 @@ pub struct ContextEngineOptions {
     /// root, created as needed) and loaded from when this engine first sees the root, so a
     /// restart re-reads only files changed since. Default: none (indexes live in memory only).
     pub index_cache_dir: Option<String>,
+    /// Directories (absolute paths of existing directories, at most 1024) that every root and
+    /// workspace argument of this engine's methods must lie in, after following symlinks;
+    /// anything else rejects with `invalid_request`, reason `'outside_allowed_roots'`.
+    /// Default: no restriction.
+    pub allowed_roots: Option<Vec<String>>,
+    /// Deadline of each async method call of this engine in milliseconds (1 to 86400000): the
+    /// call rejects with `timeout` (reason `'deadline'`) when it runs longer, and its work
+    /// stops. Default: none.
+    pub timeout_ms: Option<f64>,
+}
+
+impl FromFields for ContextEngineOptions {
+    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
+        Ok(ContextEngineOptions {
+            file_cache: f.nested("fileCache")?,
+            watch: f.boolean("watch")?,
+            max_roots: f.number("maxRoots")?,
+            max_files_per_root: f.number("maxFilesPerRoot")?,
+            index_cache_dir: f.string("indexCacheDir")?,
+            allowed_roots: f.string_list("allowedRoots", 1024)?,
+            timeout_ms: f.number("timeoutMs")?,
+        })
+    }
 }
 
 /// An engine with its own state (file cache, ...). The module-level functions use one
@@ -40,38 +70,37 @@ pub struct ContextEngine {
     pub(crate) inner: Arc<Engine>,
 }
 
-fn parse_options(value: Option<Unknown<'_>>) -> CoreResult<EngineOptions> {
+/// The core options from the JavaScript ones, merged over the core's defaults.
+fn engine_options(parsed: ContextEngineOptions) -> CoreResult<EngineOptions> {
     let mut options = EngineOptions::default();
-    let Some(object) = args::opt_object(value, "options")? else {
-        return Ok(options);
-    };
-    let parsed = unsafe { ContextEngineOptions::from_napi_value(object.value().env, object.raw()) }
-        .map_err(|e| CoreError::invalid_request(format!("options are invalid: {}", e.reason)))?;
     if let Some(cache) = parsed.file_cache {
         options.file_cache = super::expand::cache_config(cache)?;
     }
     options.watch_workspaces = parsed.watch.unwrap_or(false);
-    let whole = |value: Option<f64>, name: &str, default: usize, max: f64| match value {
-        None => Ok(default),
-        Some(n) if n.is_finite() && n.fract() == 0.0 && (1.0..=max).contains(&n) => Ok(n as usize),
-        Some(_) => Err(CoreError::invalid_request(format!(
-            "{name} must be a whole number from 1 to {max}"
-        ))),
-    };
-    options.retrieval.max_roots = whole(
+    options.retrieval.max_roots = args::opt_whole_number(
         parsed.max_roots,
-        "maxRoots",
-        options.retrieval.max_roots,
-        1024.0,
-    )?;
-    options.retrieval.max_files = whole(
+        "options.maxRoots",
+        options.retrieval.max_roots as u64,
+        1,
+        1024,
+    )? as usize;
+    options.retrieval.max_files = args::opt_whole_number(
         parsed.max_files_per_root,
-        "maxFilesPerRoot",
-        options.retrieval.max_files,
-        10_000_000.0,
-    )?;
+        "options.maxFilesPerRoot",
+        options.retrieval.max_files as u64,
+        1,
+        10_000_000,
+    )? as usize;
     if let Some(dir) = parsed.index_cache_dir {
         options.retrieval.cache_dir = Some(cache_dir(&dir)?);
+    }
+    if let Some(roots) = parsed.allowed_roots {
+        options.set_allowed_roots(&roots)?;
+    }
+    if parsed.timeout_ms.is_some() {
+        let ms =
+            args::opt_whole_number(parsed.timeout_ms, "options.timeoutMs", 0, 1, MAX_TIMEOUT_MS)?;
+        options.timeout = Some(Duration::from_millis(ms));
     }
     Ok(options)
 }
@@ -81,8 +110,9 @@ fn parse_options(value: Option<Unknown<'_>>) -> CoreResult<EngineOptions> {
 pub(crate) fn cache_dir(dir: &str) -> CoreResult<std::path::PathBuf> {
     let path = std::path::Path::new(dir);
     if dir.is_empty() || dir.len() > 4096 || dir.contains('\0') || !path.is_absolute() {
-        return Err(CoreError::invalid_request(
-            "indexCacheDir must be an absolute directory path",
+        return Err(args::expected(
+            "options.indexCacheDir",
+            "an absolute directory path",
         ));
     }
     Ok(path.to_path_buf())
@@ -90,14 +120,95 @@ pub(crate) fn cache_dir(dir: &str) -> CoreResult<std::path::PathBuf> {
 
 #[napi]
 impl ContextEngine {
-    /// A new engine. Throws `invalid_request` for malformed options.
+    /// A new engine. Throws `invalid_request` for malformed options (and when called without
+    /// `new`).
     #[napi(constructor, ts_args_type = "options?: ContextEngineOptions")]
     pub fn new(env: Env, options: Option<Unknown<'_>>) -> napi::Result<Self> {
-        let parsed = parse_options(options);
+        let parsed = args::options::<ContextEngineOptions>(options, "options");
         bridge::run_sync(&env, || {
+            let options = engine_options(parsed?)?;
             Ok(ContextEngine {
-                inner: Arc::new(Engine::new(parsed?)),
+                inner: Arc::new(Engine::new(options)),
             })
         })
     }
+}
+
+/// Makes every exported class (an export whose name starts with a capital letter) answer
+/// misuse with our error instead of napi's `InvalidArg` or V8's "Illegal invocation": calling
+/// the class without `new` (the export is a `Proxy` of the class whose `apply` trap throws;
+/// `new`, `instanceof` and subclassing go to the class itself), and calling a method or getter
+/// on an object that is not an instance (each prototype method and getter is wrapped). The
+/// error is `invalid_request`, reason `invalid_argument`.
+///
+/// Why in JavaScript: napi-rs v3 wraps the native object (`napi_unwrap`) and Node checks the
+/// receiver of class methods (a V8 signature) before any of our Rust code runs, so a foreign
+/// `this` cannot be intercepted from Rust; and Node's class template lets a class be called
+/// without `new`, giving our constructor a `this` that is not a fresh instance.
+const GUARD_CLASSES_JS: &str = r"(function guardClasses(exports) {
+  const CODES = new Set(['invalid_request', 'unauthorized', 'unavailable', 'timeout', 'internal', 'ABORT_ERR'])
+  const misuse = (name) => {
+    const e = new Error(`this must be an instance of ${name} (construct it with new)`)
+    e.code = 'invalid_request'
+    e.reason = 'invalid_argument'
+    return e
+  }
+  const guarded = (C, name, f) => function (...args) {
+    if (!(this instanceof C)) throw misuse(name)
+    try {
+      return Reflect.apply(f, this, args)
+    } catch (e) {
+      // Our exports throw only coded errors; anything else is napi's failed unwrap of an
+      // object that only inherits from the class.
+      if (e !== null && typeof e === 'object' && CODES.has(e.code)) throw e
+      throw misuse(name)
+    }
+  }
+  for (const name of Object.keys(exports)) {
+    const C = exports[name]
+    if (typeof C !== 'function' || !/^[A-Z]/.test(name) || typeof C.prototype !== 'object') continue
+    for (const key of Object.getOwnPropertyNames(C.prototype)) {
+      if (key === 'constructor') continue
+      const d = Object.getOwnPropertyDescriptor(C.prototype, key)
+      if (!d || !d.configurable) continue
+      if (typeof d.value === 'function') {
+        const f = guarded(C, name, d.value)
+        Object.defineProperty(f, 'name', { value: key })
+        Object.defineProperty(C.prototype, key, { ...d, value: f })
+      } else if (d.get || d.set) {
+        Object.defineProperty(C.prototype, key, {
+          ...d,
+          get: d.get && guarded(C, name, d.get),
+          set: d.set && guarded(C, name, d.set),
+        })
+      }
+    }
+    exports[name] = new Proxy(C, {
+      apply() {
+        throw misuse(name)
+      },
+    })
+  }
+})";
+
+/// Installs [`GUARD_CLASSES_JS`] on the module's exports once they are all registered.
+#[napi(module_exports)]
+pub fn guard_classes(exports: Object<'_>, env: Env) -> napi::Result<()> {
+    let guard: Unknown<'_> = env.run_script(GUARD_CLASSES_JS)?;
+    let mut undefined = std::ptr::null_mut();
+    let mut out = std::ptr::null_mut();
+    let argv = [exports.raw()];
+    // SAFETY: `guard` is the function compiled above and `exports` the live exports object.
+    unsafe {
+        napi::check_status!(napi::sys::napi_get_undefined(env.raw(), &mut undefined))?;
+        napi::check_status!(napi::sys::napi_call_function(
+            env.raw(),
+            undefined,
+            guard.raw(),
+            argv.len(),
+            argv.as_ptr(),
+            &mut out,
+        ))?;
+    }
+    Ok(())
 }

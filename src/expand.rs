@@ -2,7 +2,7 @@
 //! the file-cache controls and file watching, as module-level functions (on the default
 //! engine) and as `ContextEngine` methods.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,12 +10,12 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
+use super::args::{self, Fields, FromFields};
+use super::bridge::{self, Call};
 use super::engine::ContextEngine;
-use super::{args, bridge};
 use context_engine_core::engine::Engine;
 use context_engine_core::error::{Error as CoreError, Result as CoreResult};
-use context_engine_core::expand::{self, CacheConfig, ExpandOptions, Expansion, Mode, TextChunk};
-use context_engine_core::fs_scope::Scope;
+use context_engine_core::expand::{CacheConfig, ExpandOptions, Expansion, Mode, TextChunk};
 
 /// Largest accepted line number.
 const MAX_LINE: u64 = 1_000_000_000;
@@ -26,8 +26,9 @@ const MAX_CONTEXT: f64 = 1e12;
 /// Longest accepted path argument, in bytes.
 const MAX_PATH_BYTES: usize = 64 * 1024;
 
-/// Options of `expandChunk`. All optional.
+/// Options of `expandChunk`. All optional; `null` means the same as absent.
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct ExpandChunkOptions {
     /// `'lines'` (default): `contextLines` lines on each side, the spec's behaviour.
     /// `'structure'`: the smallest enclosing function, method or class (TypeScript, TSX,
@@ -44,8 +45,10 @@ pub struct ExpandChunkOptions {
     pub redact: Option<bool>,
 }
 
-/// Limits of an engine's file cache (`new ContextEngine({ fileCache })`). All optional.
+/// Limits of an engine's file cache (`new ContextEngine({ fileCache })`). All optional; `null`
+/// means the same as absent.
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct FileCacheOptions {
     /// Most files kept (least recently used dropped first); 0 disables caching. Default 100.
     pub max_files: Option<f64>,
@@ -56,6 +59,27 @@ pub struct FileCacheOptions {
     /// How long a file is served from the cache after it was read, in milliseconds (every hit
     /// is also checked against the file's size and modification time). Default 300000 (5 min).
     pub ttl_ms: Option<f64>,
+}
+
+impl FromFields for ExpandChunkOptions {
+    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
+        Ok(ExpandChunkOptions {
+            mode: f.string("mode")?,
+            max_lines: f.number("maxLines")?,
+            redact: f.boolean("redact")?,
+        })
+    }
+}
+
+impl FromFields for FileCacheOptions {
+    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
+        Ok(FileCacheOptions {
+            max_files: f.number("maxFiles")?,
+            max_file_lines: f.number("maxFileLines")?,
+            max_bytes: f.number("maxBytes")?,
+            ttl_ms: f.number("ttlMs")?,
+        })
+    }
 }
 
 /// What `expandChunkDetailed` returns.
@@ -131,28 +155,28 @@ pub(crate) fn cache_config(o: FileCacheOptions) -> CoreResult<CacheConfig> {
     let d = CacheConfig::default();
     let max_files = args::opt_whole_number(
         o.max_files,
-        "fileCache.maxFiles",
+        "options.fileCache.maxFiles",
         d.max_files as u64,
         0,
         1_000_000,
     )?;
     let max_file_lines = args::opt_whole_number(
         o.max_file_lines,
-        "fileCache.maxFileLines",
+        "options.fileCache.maxFileLines",
         d.max_file_lines as u64,
         0,
         100_000_000,
     )?;
     let max_bytes = args::opt_whole_number(
         o.max_bytes,
-        "fileCache.maxBytes",
+        "options.fileCache.maxBytes",
         d.max_bytes as u64,
         0,
         16 * 1024 * 1024 * 1024,
     )?;
     let ttl = args::opt_whole_number(
         o.ttl_ms,
-        "fileCache.ttlMs",
+        "options.fileCache.ttlMs",
         d.ttl.as_millis() as u64,
         0,
         365 * 24 * 3600 * 1000,
@@ -173,60 +197,36 @@ struct ExpandArgs {
 }
 
 fn chunk_arg(value: Unknown<'_>) -> CoreResult<TextChunk> {
-    let object = args::object(value, "chunk")?;
-    let required = |key: &str| -> CoreResult<Unknown<'_>> {
-        args::field(&object, key)?
-            .filter(|v| !args::is_missing(v))
-            .ok_or_else(|| CoreError::invalid_request(format!("chunk.{key} is required")))
-    };
-    let content = args::string(required("content")?, "chunk.content")?;
-    let file_path = args::string(required("filePath")?, "chunk.filePath")?;
-    if file_path.len() > MAX_PATH_BYTES {
-        return Err(CoreError::invalid_request("chunk.filePath is too long"));
-    }
-    let start_line = args::whole(required("startLine")?, "chunk.startLine", 1, MAX_LINE)?;
-    let end_line = args::whole(required("endLine")?, "chunk.endLine", 1, MAX_LINE)?;
-    let language = args::opt_string(args::field(&object, "language")?, "chunk.language")?;
+    let f = Fields::of(value, "chunk")?;
+    let content = args::string(f.required("content")?, "chunk.content")?;
+    let file_path = args::string_max(f.required("filePath")?, "chunk.filePath", MAX_PATH_BYTES)?;
+    let start_line = args::whole(f.required("startLine")?, "chunk.startLine", 1, MAX_LINE)?;
+    let end_line = args::whole(f.required("endLine")?, "chunk.endLine", 1, MAX_LINE)?;
     Ok(TextChunk {
         content,
         file_path,
         start_line: start_line as usize,
         end_line: end_line as usize,
-        language,
+        language: f.string("language")?,
     })
 }
 
 fn context_arg(value: Unknown<'_>) -> CoreResult<i64> {
-    let bad = || {
-        CoreError::invalid_request("contextLines must be a whole number (0 or less: no expansion)")
-    };
-    if value.get_type().ok() != Some(napi::ValueType::Number) {
-        return Err(bad());
-    }
-    let n: f64 = unsafe { value.cast() }.map_err(|_| bad())?;
+    let bad = || args::expected("contextLines", "a whole number (0 or less: no expansion)");
+    let n = args::number(value, "contextLines").map_err(|_| bad())?;
     if !n.is_finite() || n.fract() != 0.0 {
         return Err(bad());
     }
     Ok(n.clamp(-MAX_CONTEXT, MAX_CONTEXT) as i64)
 }
 
-fn options_arg(value: Option<Unknown<'_>>) -> CoreResult<ExpandOptions> {
+/// The core expansion options from the JavaScript ones, over the core's defaults.
+fn expand_options(parsed: ExpandChunkOptions) -> CoreResult<ExpandOptions> {
     let mut options = ExpandOptions::default();
-    let Some(object) = args::opt_object(value, "options")? else {
-        return Ok(options);
-    };
-    let parsed = unsafe { ExpandChunkOptions::from_napi_value(object.value().env, object.raw()) }
-        .map_err(|e| {
-        CoreError::invalid_request(format!("options are invalid: {}", e.reason))
-    })?;
     options.mode = match parsed.mode.as_deref() {
         None | Some("lines") => Mode::Lines,
         Some("structure") => Mode::Structure,
-        Some(_) => {
-            return Err(CoreError::invalid_request(
-                "options.mode must be 'lines' or 'structure'",
-            ))
-        }
+        Some(_) => return Err(args::expected("options.mode", "'lines' or 'structure'")),
     };
     options.max_lines = args::opt_whole_number(
         parsed.max_lines,
@@ -239,38 +239,29 @@ fn options_arg(value: Option<Unknown<'_>>) -> CoreResult<ExpandOptions> {
     Ok(options)
 }
 
-fn expand_args(
+fn expand_args<'env>(
     workspace: Unknown<'_>,
     chunk: Unknown<'_>,
     context_lines: Unknown<'_>,
-    options: Option<Unknown<'_>>,
-) -> CoreResult<ExpandArgs> {
-    let workspace = args::string(workspace, "workspacePath")?;
-    if workspace.len() > MAX_PATH_BYTES {
-        return Err(CoreError::invalid_request("workspacePath is too long"));
-    }
-    Ok(ExpandArgs {
-        workspace,
-        chunk: chunk_arg(chunk)?,
-        context_lines: context_arg(context_lines)?,
-        options: options_arg(options)?,
-    })
+    options: Option<Unknown<'env>>,
+) -> CoreResult<(ExpandArgs, Call<'env>)> {
+    let workspace = args::string_max(workspace, "workspacePath", MAX_PATH_BYTES)?;
+    let chunk = chunk_arg(chunk)?;
+    let context_lines = context_arg(context_lines)?;
+    let (options, call) = bridge::options_call::<ExpandChunkOptions>(options, "options")?;
+    Ok((
+        ExpandArgs {
+            workspace,
+            chunk,
+            context_lines,
+            options: expand_options(options)?,
+        },
+        call,
+    ))
 }
 
-fn run_expand(engine: &Engine, a: &ExpandArgs) -> Expansion {
-    if engine.options().watch_workspaces && a.context_lines > 0 {
-        // Best effort: a workspace that cannot be watched is still served (and revalidated).
-        if let Ok(scope) = Scope::new(&a.workspace) {
-            let _ = engine.files.watches().watch(scope.root());
-        }
-    }
-    expand::expand(
-        &engine.files,
-        &a.workspace,
-        &a.chunk,
-        a.context_lines,
-        &a.options,
-    )
+fn run_expand(engine: &Engine, a: &ExpandArgs) -> CoreResult<Expansion> {
+    engine.expand(&a.workspace, &a.chunk, a.context_lines, &a.options)
 }
 
 impl From<Expansion> for ExpandedChunk {
@@ -290,34 +281,35 @@ impl From<Expansion> for ExpandedChunk {
     }
 }
 
-fn expand_chunk_on<'env>(
+/// `expandChunk` / `expandChunkDetailed` on `engine`: one definition for the module function
+/// (default engine) and the method; `detailed` picks the result shape.
+fn expand_on<'env, V: ToNapiValue + Send + 'static>(
     env: &'env Env,
     engine: Arc<Engine>,
-    parsed: CoreResult<ExpandArgs>,
-) -> napi::Result<PromiseRaw<'env, String>> {
-    match parsed {
-        Ok(a) => bridge::spawn(
-            env,
-            move || Ok(run_expand(&engine, &a).content),
-            |_, s| Ok(s),
-        ),
+    args: [Unknown<'_>; 3],
+    options: Option<Unknown<'env>>,
+    shape: fn(Expansion) -> V,
+) -> napi::Result<PromiseRaw<'env, V>> {
+    let [workspace, chunk, context_lines] = args;
+    match expand_args(workspace, chunk, context_lines, options) {
+        Ok((a, call)) => {
+            let call = call.with_timeout(engine.options().timeout);
+            bridge::spawn_call(
+                env,
+                call,
+                move |cancel| {
+                    cancel.check()?;
+                    run_expand(&engine, &a).map(shape)
+                },
+                |_, v| Ok(v),
+            )
+        }
         Err(e) => bridge::reject(env, e),
     }
 }
 
-fn expand_detailed_on<'env>(
-    env: &'env Env,
-    engine: Arc<Engine>,
-    parsed: CoreResult<ExpandArgs>,
-) -> napi::Result<PromiseRaw<'env, ExpandedChunk>> {
-    match parsed {
-        Ok(a) => bridge::spawn(
-            env,
-            move || Ok(ExpandedChunk::from(run_expand(&engine, &a))),
-            |_, e| Ok(e),
-        ),
-        Err(e) => bridge::reject(env, e),
-    }
+fn content_of(e: Expansion) -> String {
+    e.content
 }
 
 /// An absolute path argument (for invalidation), `.`/`..` allowed.
@@ -362,27 +354,37 @@ fn watch_on<'env>(
     engine: Arc<Engine>,
     path: Unknown<'_>,
 ) -> napi::Result<PromiseRaw<'env, bool>> {
-    let parsed = args::string(path, "workspacePath");
-    match parsed {
-        Ok(path) => bridge::spawn(
-            env,
-            move || {
-                let scope = Scope::new(&path)?;
-                engine.files.watches().watch(scope.root())
-            },
-            |_, b| Ok(b),
-        ),
+    match args::string_max(path, "workspacePath", MAX_PATH_BYTES) {
+        Ok(path) => {
+            let call = Call::none().with_timeout(engine.options().timeout);
+            bridge::spawn_call(
+                env,
+                call,
+                move |_| engine.watch_workspace(&path),
+                |_, b| Ok(b),
+            )
+        }
         Err(e) => bridge::reject(env, e),
     }
 }
 
-fn unwatch_on(engine: &Engine, path: CoreResult<String>) -> CoreResult<bool> {
-    let path = path?;
-    let watches = engine.files.watches();
-    if watches.unwatch(Path::new(&path)) {
-        return Ok(true);
-    }
-    Ok(std::fs::canonicalize(&path).is_ok_and(|c| watches.unwatch(&c)))
+fn unwatch_on(env: &Env, engine: &Engine, path: Unknown<'_>) -> napi::Result<bool> {
+    let path = args::string_max(path, "workspacePath", MAX_PATH_BYTES);
+    bridge::run_sync(env, || engine.unwatch_workspace(&path?))
+}
+
+fn invalidate_file_on(env: &Env, engine: &Engine, path: Unknown<'_>) -> napi::Result<u32> {
+    let path = abs_path_arg(path, "path");
+    bridge::run_sync(env, || {
+        Ok(args::clamp_u32(engine.files.invalidate_file(&path?)))
+    })
+}
+
+fn invalidate_directory_on(env: &Env, engine: &Engine, path: Unknown<'_>) -> napi::Result<u32> {
+    let path = abs_path_arg(path, "path");
+    bridge::run_sync(env, || {
+        Ok(args::clamp_u32(engine.files.invalidate_directory(&path?)))
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -396,7 +398,7 @@ fn unwatch_on(engine: &Engine, path: CoreResult<String>) -> CoreResult<bool> {
 /// outside the file): `expandChunkDetailed` says why. Rejects (`invalid_request`) only for
 /// arguments of the wrong type or shape.
 #[napi(
-    ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions",
+    ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions & CallOptions",
     ts_return_type = "Promise<string>"
 )]
 pub fn expand_chunk<'env>(
@@ -404,15 +406,15 @@ pub fn expand_chunk<'env>(
     workspace_path: Unknown<'_>,
     chunk: Unknown<'_>,
     context_lines: Unknown<'_>,
-    options: Option<Unknown<'_>>,
+    options: Option<Unknown<'env>>,
 ) -> napi::Result<PromiseRaw<'env, String>> {
-    let parsed = expand_args(workspace_path, chunk, context_lines, options);
-    expand_chunk_on(env, Engine::global(), parsed)
+    let args = [workspace_path, chunk, context_lines];
+    expand_on(env, Engine::global(), args, options, content_of)
 }
 
 /// Like `expandChunk`, with the lines returned, whether the file was used, and if not why.
 #[napi(
-    ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions",
+    ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions & CallOptions",
     ts_return_type = "Promise<ExpandedChunk>"
 )]
 pub fn expand_chunk_detailed<'env>(
@@ -420,10 +422,10 @@ pub fn expand_chunk_detailed<'env>(
     workspace_path: Unknown<'_>,
     chunk: Unknown<'_>,
     context_lines: Unknown<'_>,
-    options: Option<Unknown<'_>>,
+    options: Option<Unknown<'env>>,
 ) -> napi::Result<PromiseRaw<'env, ExpandedChunk>> {
-    let parsed = expand_args(workspace_path, chunk, context_lines, options);
-    expand_detailed_on(env, Engine::global(), parsed)
+    let args = [workspace_path, chunk, context_lines];
+    expand_on(env, Engine::global(), args, options, ExpandedChunk::from)
 }
 
 /// Empties the default engine's file cache; returns how many files were dropped.
@@ -436,24 +438,14 @@ pub fn clear_file_cache(env: &Env) -> napi::Result<u32> {
 /// were dropped (0 when it was not cached).
 #[napi(catch_unwind, ts_args_type = "path: string")]
 pub fn invalidate_file(env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
-    let path = abs_path_arg(path, "path");
-    bridge::run_sync(env, || {
-        Ok(args::clamp_u32(
-            Engine::global().files.invalidate_file(&path?),
-        ))
-    })
+    invalidate_file_on(env, &Engine::global(), path)
 }
 
 /// Drops every cached file under a directory (absolute path, compared by whole components:
 /// `/a/b` does not cover `/a/bc`); returns how many were dropped.
 #[napi(catch_unwind, ts_args_type = "path: string")]
 pub fn invalidate_directory(env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
-    let path = abs_path_arg(path, "path");
-    bridge::run_sync(env, || {
-        Ok(args::clamp_u32(
-            Engine::global().files.invalidate_directory(&path?),
-        ))
-    })
+    invalidate_directory_on(env, &Engine::global(), path)
 }
 
 /// Counters and limits of the default engine's file cache.
@@ -479,8 +471,7 @@ pub fn watch_workspace<'env>(
 /// Stops watching a workspace; false if it was not watched.
 #[napi(catch_unwind, ts_args_type = "workspacePath: string")]
 pub fn unwatch_workspace(env: &Env, workspace_path: Unknown<'_>) -> napi::Result<bool> {
-    let path = args::string(workspace_path, "workspacePath");
-    bridge::run_sync(env, || unwatch_on(&Engine::global(), path))
+    unwatch_on(env, &Engine::global(), workspace_path)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -490,7 +481,7 @@ pub fn unwatch_workspace(env: &Env, workspace_path: Unknown<'_>) -> napi::Result
 impl ContextEngine {
     /// `expandChunk` on this engine's file cache.
     #[napi(
-        ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions",
+        ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions & CallOptions",
         ts_return_type = "Promise<string>"
     )]
     pub fn expand_chunk<'env>(
@@ -499,15 +490,15 @@ impl ContextEngine {
         workspace_path: Unknown<'_>,
         chunk: Unknown<'_>,
         context_lines: Unknown<'_>,
-        options: Option<Unknown<'_>>,
+        options: Option<Unknown<'env>>,
     ) -> napi::Result<PromiseRaw<'env, String>> {
-        let parsed = expand_args(workspace_path, chunk, context_lines, options);
-        expand_chunk_on(env, self.inner.clone(), parsed)
+        let args = [workspace_path, chunk, context_lines];
+        expand_on(env, self.inner.clone(), args, options, content_of)
     }
 
     /// `expandChunkDetailed` on this engine's file cache.
     #[napi(
-        ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions",
+        ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions & CallOptions",
         ts_return_type = "Promise<ExpandedChunk>"
     )]
     pub fn expand_chunk_detailed<'env>(
@@ -516,10 +507,10 @@ impl ContextEngine {
         workspace_path: Unknown<'_>,
         chunk: Unknown<'_>,
         context_lines: Unknown<'_>,
-        options: Option<Unknown<'_>>,
+        options: Option<Unknown<'env>>,
     ) -> napi::Result<PromiseRaw<'env, ExpandedChunk>> {
-        let parsed = expand_args(workspace_path, chunk, context_lines, options);
-        expand_detailed_on(env, self.inner.clone(), parsed)
+        let args = [workspace_path, chunk, context_lines];
+        expand_on(env, self.inner.clone(), args, options, ExpandedChunk::from)
     }
 
     /// `clearFileCache` on this engine.
@@ -531,21 +522,13 @@ impl ContextEngine {
     /// `invalidateFile` on this engine.
     #[napi(catch_unwind, ts_args_type = "path: string")]
     pub fn invalidate_file(&self, env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
-        let path = abs_path_arg(path, "path");
-        bridge::run_sync(env, || {
-            Ok(args::clamp_u32(self.inner.files.invalidate_file(&path?)))
-        })
+        invalidate_file_on(env, &self.inner, path)
     }
 
     /// `invalidateDirectory` on this engine.
     #[napi(catch_unwind, ts_args_type = "path: string")]
     pub fn invalidate_directory(&self, env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
-        let path = abs_path_arg(path, "path");
-        bridge::run_sync(env, || {
-            Ok(args::clamp_u32(
-                self.inner.files.invalidate_directory(&path?),
-            ))
-        })
+        invalidate_directory_on(env, &self.inner, path)
     }
 
     /// `fileCacheStats` of this engine.
@@ -570,7 +553,6 @@ impl ContextEngine {
     /// `unwatchWorkspace` for this engine's cache.
     #[napi(catch_unwind, ts_args_type = "workspacePath: string")]
     pub fn unwatch_workspace(&self, env: &Env, workspace_path: Unknown<'_>) -> napi::Result<bool> {
-        let path = args::string(workspace_path, "workspacePath");
-        bridge::run_sync(env, || unwatch_on(&self.inner, path))
+        unwatch_on(env, &self.inner, workspace_path)
     }
 }

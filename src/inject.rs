@@ -2,12 +2,13 @@
 //! `composeContext`.
 
 use napi::bindgen_prelude::*;
-use napi::{Env, JsValue, ValueType};
+use napi::{Env, ValueType};
 use napi_derive::napi;
 
+use super::args::{self, Fields, FromFields};
+use super::bridge;
 use super::builders::path_arg;
-use super::{args, bridge};
-use context_engine_core::error::{Error as CoreError, Result as CoreResult};
+use context_engine_core::error::Result as CoreResult;
 use context_engine_core::inject::{self, DirOptions, FileOptions, PrRef, SourceKind};
 
 /// Largest accepted `maxChars`.
@@ -59,8 +60,9 @@ pub struct ComposedContext {
     pub omitted: Vec<String>,
 }
 
-/// Options of `dirContext`. All optional.
+/// Options of `dirContext`. All optional; `null` means the same as absent.
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct DirContextOptions {
     /// Files listed at most. Default 200.
     pub max_files: Option<f64>,
@@ -68,8 +70,9 @@ pub struct DirContextOptions {
     pub max_chars: Option<f64>,
 }
 
-/// Options of `fileContext`. All optional.
+/// Options of `fileContext`. All optional; `null` means the same as absent.
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct FileContextOptions {
     /// The directory reads are confined to; `path` may then be relative to it. Default: the
     /// file's own directory.
@@ -80,17 +83,46 @@ pub struct FileContextOptions {
     pub max_chars: Option<f64>,
 }
 
-/// Options of `diffContext`, `prContext` and `composeContext`. All optional.
+/// Options of `diffContext`, `prContext` and `composeContext`. All optional; `null` means the
+/// same as absent.
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct MaxCharsOptions {
     /// Characters (`length`) of the result at most. Default 5000 (ADR-005's cap).
     pub max_chars: Option<f64>,
 }
 
+impl FromFields for DirContextOptions {
+    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
+        Ok(DirContextOptions {
+            max_files: f.number("maxFiles")?,
+            max_chars: f.number("maxChars")?,
+        })
+    }
+}
+
+impl FromFields for FileContextOptions {
+    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
+        Ok(FileContextOptions {
+            root: f.string("root")?,
+            max_lines: f.number("maxLines")?,
+            max_chars: f.number("maxChars")?,
+        })
+    }
+}
+
+impl FromFields for MaxCharsOptions {
+    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
+        Ok(MaxCharsOptions {
+            max_chars: f.number("maxChars")?,
+        })
+    }
+}
+
 fn max_chars(value: Option<f64>) -> CoreResult<usize> {
     args::opt_whole_number(
         value,
-        "maxChars",
+        "options.maxChars",
         inject::DEFAULT_MAX_CHARS as u64,
         0,
         MAX_CHARS,
@@ -121,34 +153,37 @@ fn source_js(s: inject::ContextSource) -> ContextSource {
 /// each source file's key declarations (`kind name:line`), cut at `maxChars` with a marker.
 /// Rejects with `invalid_request` when `path` is not an absolute, existing directory.
 #[napi(
-    ts_args_type = "path: string, options?: DirContextOptions",
+    ts_args_type = "path: string, options?: DirContextOptions & CallOptions",
     ts_return_type = "Promise<ContextSource>"
 )]
 pub fn dir_context<'env>(
     env: &'env Env,
     path: Unknown<'_>,
-    options: Option<Unknown<'_>>,
+    options: Option<Unknown<'env>>,
 ) -> napi::Result<PromiseRaw<'env, ContextSource>> {
     let parsed = (|| {
         let path = path_arg(path, "path")?;
-        let o: Option<DirContextOptions> = args::options_object(options, "options")?;
-        let (files, chars) = o.map_or((None, None), |o| (o.max_files, o.max_chars));
+        let (o, call) = bridge::options_call::<DirContextOptions>(options, "options")?;
         let opts = DirOptions {
             max_files: args::opt_whole_number(
-                files,
-                "maxFiles",
+                o.max_files,
+                "options.maxFiles",
                 inject::DIR_MAX_FILES as u64,
                 0,
                 MAX_COUNT,
             )? as usize,
-            max_chars: max_chars(chars)?,
+            max_chars: max_chars(o.max_chars)?,
         };
-        Ok((path, opts))
+        Ok((path, opts, call))
     })();
     match parsed {
-        Ok((path, opts)) => bridge::spawn(
+        Ok((path, opts, call)) => bridge::spawn_call(
             env,
-            move || inject::dir_context(&path, &opts),
+            call,
+            move |cancel| {
+                cancel.check()?;
+                inject::dir_context(&path, &opts)
+            },
             |_, s| Ok(source_js(s)),
         ),
         Err(e) => bridge::reject(env, e),
@@ -160,41 +195,40 @@ pub fn dir_context<'env>(
 /// directory). Rejects with `invalid_request` for a missing, binary, oversized file or one
 /// outside the root.
 #[napi(
-    ts_args_type = "path: string, options?: FileContextOptions",
+    ts_args_type = "path: string, options?: FileContextOptions & CallOptions",
     ts_return_type = "Promise<ContextSource>"
 )]
 pub fn file_context<'env>(
     env: &'env Env,
     path: Unknown<'_>,
-    options: Option<Unknown<'_>>,
+    options: Option<Unknown<'env>>,
 ) -> napi::Result<PromiseRaw<'env, ContextSource>> {
     let parsed = (|| {
-        let path = args::string(path, "path")?;
+        let path = args::string_max(path, "path", 64 * 1024)?;
         if path.is_empty() {
-            return Err(CoreError::invalid_request("path must not be empty"));
+            return Err(args::bad("path", "must not be empty"));
         }
-        let o: Option<FileContextOptions> = args::options_object(options, "options")?;
-        let (root, lines, chars) =
-            o.map_or((None, None, None), |o| (o.root, o.max_lines, o.max_chars));
-        if root.as_deref() == Some("") {
-            return Err(CoreError::invalid_request("root must not be empty"));
+        let (o, call) = bridge::options_call::<FileContextOptions>(options, "options")?;
+        if o.root.as_deref() == Some("") {
+            return Err(args::bad("options.root", "must not be empty"));
         }
         let opts = FileOptions {
             max_lines: args::opt_whole_number(
-                lines,
-                "maxLines",
+                o.max_lines,
+                "options.maxLines",
                 inject::FILE_MAX_LINES as u64,
                 1,
                 MAX_COUNT,
             )? as usize,
-            max_chars: max_chars(chars)?,
+            max_chars: max_chars(o.max_chars)?,
         };
-        Ok((path, root, opts))
+        Ok((path, o.root, opts, call))
     })();
     match parsed {
-        Ok((path, root, opts)) => bridge::spawn(
+        Ok((path, root, opts, call)) => bridge::spawn_call(
             env,
-            move || inject::file_context(&path, root.as_deref().map(std::path::Path::new), &opts),
+            call,
+            move |_| inject::file_context(&path, root.as_deref().map(std::path::Path::new), &opts),
             |_, s| Ok(source_js(s)),
         ),
         Err(e) => bridge::reject(env, e),
@@ -205,23 +239,24 @@ pub fn file_context<'env>(
 /// `maxChars`. Rejects with `invalid_request` (not a repository), `unavailable` (no `git`),
 /// `timeout`.
 #[napi(
-    ts_args_type = "repoPath: string, options?: MaxCharsOptions",
+    ts_args_type = "repoPath: string, options?: MaxCharsOptions & CallOptions",
     ts_return_type = "Promise<ContextSource>"
 )]
 pub fn diff_context<'env>(
     env: &'env Env,
     repo_path: Unknown<'_>,
-    options: Option<Unknown<'_>>,
+    options: Option<Unknown<'env>>,
 ) -> napi::Result<PromiseRaw<'env, ContextSource>> {
     let parsed = (|| {
         let repo = path_arg(repo_path, "repoPath")?;
-        let o: Option<MaxCharsOptions> = args::options_object(options, "options")?;
-        Ok((repo, max_chars(o.and_then(|o| o.max_chars))?))
+        let (o, call) = bridge::options_call::<MaxCharsOptions>(options, "options")?;
+        Ok((repo, max_chars(o.max_chars)?, call))
     })();
     match parsed {
-        Ok((repo, chars)) => bridge::spawn_async(
+        Ok((repo, chars, call)) => bridge::spawn_async_call(
             env,
-            async move { inject::diff_context(&repo, chars, None).await },
+            call,
+            move |_| async move { inject::diff_context(&repo, chars, None).await },
             |_, s| Ok(source_js(s)),
         ),
         Err(e) => bridge::reject(env, e),
@@ -235,8 +270,9 @@ fn pr_arg(value: Unknown<'_>) -> CoreResult<PrRef> {
             Ok(PrRef::Number(n))
         }
         ValueType::String => PrRef::parse(&args::string(value, "pr")?),
-        _ => Err(CoreError::invalid_request(
-            "pr must be a pull request number, URL or branch name",
+        _ => Err(args::expected(
+            "pr",
+            "a pull request number, URL or branch name",
         )),
     }
 }
@@ -246,25 +282,26 @@ fn pr_arg(value: Unknown<'_>) -> CoreResult<PrRef> {
 /// Rejects with `unavailable` when `gh` is missing or fails, `unauthorized` when it is not
 /// logged in, `invalid_request` for an unknown pull request, `timeout` after 30 s.
 #[napi(
-    ts_args_type = "repoPath: string, pr: number | string, options?: MaxCharsOptions",
+    ts_args_type = "repoPath: string, pr: number | string, options?: MaxCharsOptions & CallOptions",
     ts_return_type = "Promise<ContextSource>"
 )]
 pub fn pr_context<'env>(
     env: &'env Env,
     repo_path: Unknown<'_>,
     pr: Unknown<'_>,
-    options: Option<Unknown<'_>>,
+    options: Option<Unknown<'env>>,
 ) -> napi::Result<PromiseRaw<'env, ContextSource>> {
     let parsed = (|| {
         let repo = path_arg(repo_path, "repoPath")?;
         let pr = pr_arg(pr)?;
-        let o: Option<MaxCharsOptions> = args::options_object(options, "options")?;
-        Ok((repo, pr, max_chars(o.and_then(|o| o.max_chars))?))
+        let (o, call) = bridge::options_call::<MaxCharsOptions>(options, "options")?;
+        Ok((repo, pr, max_chars(o.max_chars)?, call))
     })();
     match parsed {
-        Ok((repo, pr, chars)) => bridge::spawn_async(
+        Ok((repo, pr, chars, call)) => bridge::spawn_async_call(
             env,
-            async move { inject::pr_context(&repo, &pr, chars, None).await },
+            call,
+            move |_| async move { inject::pr_context(&repo, &pr, chars, None).await },
             |_, s| Ok(source_js(s)),
         ),
         Err(e) => bridge::reject(env, e),
@@ -272,55 +309,20 @@ pub fn pr_context<'env>(
 }
 
 fn sources_arg(value: Unknown<'_>) -> CoreResult<Vec<inject::ContextSource>> {
-    let not_array = || CoreError::invalid_request("sources must be an array of context sources");
-    if value.get_type().unwrap_or(ValueType::Unknown) != ValueType::Object
-        || !value.is_array().unwrap_or(false)
-    {
-        return Err(not_array());
-    }
-    let array: Array<'_> = unsafe { value.cast() }.map_err(|_| not_array())?;
-    if array.len() > MAX_SOURCES {
-        return Err(CoreError::invalid_request(format!(
-            "sources has too many entries (at most {MAX_SOURCES})"
-        )));
-    }
+    let items = args::array(value, "sources", "an array of context sources", MAX_SOURCES)?;
     let mut total = 0usize;
-    let mut out = Vec::with_capacity(array.len() as usize);
-    for i in 0..array.len() {
-        let item = array
-            .get::<Unknown<'_>>(i)
-            .ok()
-            .flatten()
-            .ok_or_else(not_array)?;
-        let o = args::object(item, "each source")?;
-        let kind = args::field(&o, "kind")?.ok_or_else(not_array)?;
-        let kind = SourceKind::parse(&args::string(kind, "source.kind")?).ok_or_else(|| {
-            CoreError::invalid_request("source.kind must be 'dir', 'file', 'pr' or 'diff'")
-        })?;
-        let label = args::string(
-            args::field(&o, "label")?.ok_or_else(not_array)?,
-            "source.label",
-        )?;
-        let content = args::string(
-            args::field(&o, "content")?.ok_or_else(not_array)?,
-            "source.content",
-        )?;
-        let truncated = match args::field(&o, "truncated")? {
-            Some(v) if v.get_type().unwrap_or(ValueType::Unknown) == ValueType::Boolean => {
-                unsafe { v.cast::<bool>() }.unwrap_or(false)
-            }
-            Some(v) if !args::is_missing(&v) => {
-                return Err(CoreError::invalid_request(
-                    "source.truncated must be a boolean",
-                ))
-            }
-            _ => false,
-        };
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let f = Fields::of(item, "each source")?;
+        let kind = args::string_max(f.required("kind")?, "source.kind", 16)?;
+        let kind = SourceKind::parse(&kind)
+            .ok_or_else(|| args::expected("source.kind", "'dir', 'file', 'pr' or 'diff'"))?;
+        let label = args::string(f.required("label")?, "source.label")?;
+        let content = args::string(f.required("content")?, "source.content")?;
+        let truncated = f.boolean("truncated")?.unwrap_or(false);
         total += content.len() + label.len();
         if total > args::MAX_TEXT_BYTES {
-            return Err(CoreError::invalid_request(
-                "sources are too large (at most 64 MiB in all)",
-            ));
+            return Err(args::too_large("sources", args::MAX_TEXT_BYTES));
         }
         out.push(inject::ContextSource {
             kind,
@@ -347,8 +349,8 @@ pub fn compose_context(
 ) -> napi::Result<ComposedContext> {
     let parsed = (|| -> CoreResult<_> {
         let sources = sources_arg(sources)?;
-        let o: Option<MaxCharsOptions> = args::options_object(options, "options")?;
-        Ok((sources, max_chars(o.and_then(|o| o.max_chars))?))
+        let o: MaxCharsOptions = args::options(options, "options")?;
+        Ok((sources, max_chars(o.max_chars)?))
     })();
     bridge::run_sync(env, || {
         let (sources, chars) = parsed?;

@@ -5,10 +5,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use napi::bindgen_prelude::*;
-use napi::{Env, JsValue, ValueType};
+use napi::{Env, ValueType};
 use napi_derive::napi;
 
-use super::{args, bridge};
+use super::args;
+use super::bridge;
 use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 use context_engine_core::remote::{
     self, GiteaConfig, HoundConfig, HoundSearch, Paging, RemoteConfig,
@@ -27,26 +28,15 @@ fn opt_field_string(obj: &Object<'_>, key: &str) -> CoreResult<Option<String>> {
 }
 
 fn opt_field_whole(obj: &Object<'_>, key: &str, min: u64, max: u64) -> CoreResult<Option<u64>> {
-    match args::field(obj, key)? {
-        Some(v) if !args::is_missing(&v) => args::whole(v, key, min, max).map(Some),
-        _ => Ok(None),
-    }
+    args::field(obj, key)?
+        .map(|v| args::whole(v, key, min, max))
+        .transpose()
 }
 
 fn opt_field_bool(obj: &Object<'_>, key: &str) -> CoreResult<Option<bool>> {
-    match args::field(obj, key)? {
-        Some(v) if !args::is_missing(&v) => {
-            if v.get_type().ok() != Some(ValueType::Boolean) {
-                return Err(CoreError::invalid_request(format!(
-                    "{key} must be a boolean"
-                )));
-            }
-            unsafe { v.cast::<bool>() }
-                .map(Some)
-                .map_err(|_| CoreError::invalid_request(format!("{key} must be a boolean")))
-        }
-        _ => Ok(None),
-    }
+    args::field(obj, key)?
+        .map(|v| args::boolean(v, key))
+        .transpose()
 }
 
 fn opt_field_ms(obj: &Object<'_>, key: &str) -> CoreResult<Option<Duration>> {
@@ -64,23 +54,8 @@ fn repos_arg(value: Unknown<'_>) -> CoreResult<Option<Vec<String>>> {
             }
             Ok(Some(s.split(',').map(str::to_owned).collect()))
         }
-        ValueType::Object if value.is_array().unwrap_or(false) => {
-            let array: Array<'_> = unsafe { value.cast() }.map_err(|_| bad())?;
-            if array.len() > 10_000 {
-                return Err(CoreError::invalid_request(
-                    "repos has too many entries (at most 10000)",
-                ));
-            }
-            (0..array.len())
-                .map(|i| {
-                    let item = array.get::<Unknown<'_>>(i).ok().flatten().ok_or_else(bad)?;
-                    if item.get_type().ok() != Some(ValueType::String) {
-                        return Err(bad());
-                    }
-                    args::string(item, "each entry of repos")
-                })
-                .collect::<CoreResult<Vec<_>>>()
-                .map(Some)
+        ValueType::Object if args::is_array(&value) => {
+            args::string_list(value, "repos", 10_000).map(Some)
         }
         _ => Err(bad()),
     }
@@ -219,7 +194,7 @@ impl GiteaClient {
     /// `maxBytes` are `invalid_request`; a missing or private file is `invalid_request`
     /// "not found"; 401/403 `unauthorized`; unreachable or 5xx `unavailable`; `timeout`.
     #[napi(
-        ts_args_type = "repo: string, filepath: string, ref?: string",
+        ts_args_type = "repo: string, filepath: string, ref?: string | null, options?: CallOptions",
         ts_return_type = "Promise<string>"
     )]
     pub fn get_raw_file<'env>(
@@ -228,20 +203,23 @@ impl GiteaClient {
         repo: Unknown<'_>,
         filepath: Unknown<'_>,
         r#ref: Option<Unknown<'_>>,
+        options: Option<Unknown<'env>>,
     ) -> napi::Result<PromiseRaw<'env, String>> {
         let parsed = (|| {
             Ok::<_, CoreError>((
-                args::string(repo, "repo")?,
-                args::string(filepath, "filepath")?,
+                args::string_max(repo, "repo", 4096)?,
+                args::string_max(filepath, "filepath", 64 * 1024)?,
                 args::opt_string(r#ref, "ref")?,
+                bridge::call_options(options, "options")?,
             ))
         })();
         match parsed {
-            Ok((repo, path, r#ref)) => {
+            Ok((repo, path, r#ref, call)) => {
                 let client = self.inner.clone();
-                bridge::spawn_async(
+                bridge::spawn_async_call(
                     env,
-                    async move { client.get_raw_file(&repo, &path, r#ref.as_deref()).await },
+                    call,
+                    move |_| async move { client.get_raw_file(&repo, &path, r#ref.as_deref()).await },
                     |_, s| Ok(s),
                 )
             }
@@ -410,16 +388,23 @@ fn remote_env_hound() -> bool {
 /// Rejects with `invalid_request` (bad input, not found, unknown ref, binary file, line past
 /// the end), `unauthorized` (401/403), `unavailable` or `timeout`.
 #[napi(
-    ts_args_type = "request: FileContextRequest, config?: RemoteFileContextConfig",
+    ts_args_type = "request: FileContextRequest, config?: RemoteFileContextConfig & CallOptions",
     ts_return_type = "Promise<FileContextResult>"
 )]
 pub fn remote_file_context<'env>(
     env: &'env Env,
     request: Unknown<'_>,
-    config: Option<Unknown<'_>>,
+    config: Option<Unknown<'env>>,
 ) -> napi::Result<PromiseRaw<'env, FileContextResult>> {
-    match context_args(request, config) {
-        Ok(a) => bridge::spawn_async(env, run_context(a), |_, r| Ok(FileContextResult::from(r))),
+    let parsed = context_args(request, config)
+        .and_then(|a| Ok((a, bridge::call_options(config, "config")?)));
+    match parsed {
+        Ok((a, call)) => bridge::spawn_async_call(
+            env,
+            call,
+            move |_| run_context(a),
+            |_, r| Ok(FileContextResult::from(r)),
+        ),
         Err(e) => bridge::reject(env, e),
     }
 }
@@ -693,59 +678,83 @@ impl HoundClient {
     /// matches every line. A bad regexp (which Hound reports with HTTP 200) rejects with
     /// `invalid_request`; Hound still indexing (503) with `unavailable`.
     #[napi(
-        ts_args_type = "query: string, options?: HoundSearchOptions",
+        ts_args_type = "query: string, options?: HoundSearchOptions & CallOptions",
         ts_return_type = "Promise<HoundSearchResult>"
     )]
     pub fn search<'env>(
         &self,
         env: &'env Env,
         query: Unknown<'_>,
-        options: Option<Unknown<'_>>,
+        options: Option<Unknown<'env>>,
     ) -> napi::Result<PromiseRaw<'env, JsHoundSearchResult>> {
-        match search_args(query, options) {
-            Ok(search) => {
+        let parsed = search_args(query, options)
+            .and_then(|s| Ok((s, bridge::call_options(options, "options")?)));
+        match parsed {
+            Ok((search, call)) => {
                 let client = self.inner.clone();
-                bridge::spawn_async(env, async move { client.search(&search).await }, |_, r| {
-                    Ok(search_to_js(r))
-                })
+                bridge::spawn_async_call(
+                    env,
+                    call,
+                    move |_| async move { client.search(&search).await },
+                    |_, r| Ok(search_to_js(r)),
+                )
             }
             Err(e) => bridge::reject(env, e),
         }
     }
 
     /// The configured repositories (`/api/v1/repos`), by name.
-    #[napi(ts_return_type = "Promise<Record<string, HoundRepo>>")]
+    #[napi(
+        ts_args_type = "options?: CallOptions",
+        ts_return_type = "Promise<Record<string, HoundRepo>>"
+    )]
     pub fn repos<'env>(
         &self,
         env: &'env Env,
+        options: Option<Unknown<'env>>,
     ) -> napi::Result<PromiseRaw<'env, BTreeMap<String, JsHoundRepo>>> {
+        let call = match bridge::call_options(options, "options") {
+            Ok(call) => call,
+            Err(e) => return bridge::reject(env, e),
+        };
         let client = self.inner.clone();
-        bridge::spawn_async(env, async move { client.repos().await }, |_, r| {
-            Ok(r.into_iter().map(|(k, v)| (k, repo_to_js(v))).collect())
-        })
+        bridge::spawn_async_call(
+            env,
+            call,
+            move |_| async move { client.repos().await },
+            |_, r| Ok(r.into_iter().map(|(k, v)| (k, repo_to_js(v))).collect()),
+        )
     }
 
     /// Files of `repo` that Hound did not index (`/api/v1/excludes`), e.g. binaries.
     #[napi(
-        ts_args_type = "repo: string",
+        ts_args_type = "repo: string, options?: CallOptions",
         ts_return_type = "Promise<HoundExcludedFile[]>"
     )]
     pub fn excludes<'env>(
         &self,
         env: &'env Env,
         repo: Unknown<'_>,
+        options: Option<Unknown<'env>>,
     ) -> napi::Result<PromiseRaw<'env, Vec<JsExcluded>>> {
-        match args::string(repo, "repo") {
-            Ok(repo) => {
+        let parsed = args::string_max(repo, "repo", 4096)
+            .and_then(|r| Ok((r, bridge::call_options(options, "options")?)));
+        match parsed {
+            Ok((repo, call)) => {
                 let client = self.inner.clone();
-                bridge::spawn_async(env, async move { client.excludes(&repo).await }, |_, r| {
-                    Ok(r.into_iter()
-                        .map(|e| JsExcluded {
-                            filename: e.filename,
-                            reason: e.reason,
-                        })
-                        .collect())
-                })
+                bridge::spawn_async_call(
+                    env,
+                    call,
+                    move |_| async move { client.excludes(&repo).await },
+                    |_, r| {
+                        Ok(r.into_iter()
+                            .map(|e| JsExcluded {
+                                filename: e.filename,
+                                reason: e.reason,
+                            })
+                            .collect())
+                    },
+                )
             }
             Err(e) => bridge::reject(env, e),
         }

@@ -7,10 +7,11 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
+use super::args::{self, Fields};
+use super::bridge;
 use super::engine::ContextEngine;
-use super::{args, bridge};
 use context_engine_core::engine::Engine;
-use context_engine_core::error::{Error as CoreError, Result as CoreResult};
+use context_engine_core::error::Result as CoreResult;
 use context_engine_core::retrieve::{self, IndexStatus as CoreStatus, Request, Snippet};
 
 /// Which retrieval backend a request selects; the engine serves both.
@@ -109,60 +110,28 @@ enum Provider {
     Mcp,
 }
 
-fn id_string(value: Option<Unknown<'_>>, name: &str) -> CoreResult<String> {
-    let value = value
-        .filter(|v| !args::is_missing(v))
-        .ok_or_else(|| CoreError::invalid_request(format!("{name} is required")))?;
-    let s = args::string(value, name)?;
+fn id_string(f: &Fields<'_>, key: &str) -> CoreResult<String> {
+    let s = args::string_max(f.required(key)?, key, retrieve::MAX_ID_BYTES)?;
     if s.trim().is_empty() {
-        return Err(CoreError::invalid_request(format!(
-            "{name} must not be empty"
-        )));
-    }
-    if s.len() > retrieve::MAX_ID_BYTES {
-        return Err(CoreError::invalid_request(format!(
-            "{name} is too long (at most {} bytes)",
-            retrieve::MAX_ID_BYTES
-        )));
+        return Err(args::bad(key, "must not be empty"));
     }
     Ok(s)
 }
 
 fn request_args(request: Unknown<'_>) -> CoreResult<(Request, Provider)> {
-    let object = args::object(request, "request")?;
-    let required = |key: &str| -> CoreResult<Unknown<'_>> {
-        args::field(&object, key)?
-            .filter(|v| !args::is_missing(v))
-            .ok_or_else(|| CoreError::invalid_request(format!("{key} is required")))
-    };
-    let prompt = args::string(required("prompt")?, "prompt")?;
-    if prompt.len() > retrieve::MAX_PROMPT_BYTES {
-        return Err(CoreError::invalid_request(format!(
-            "prompt is too large (at most {} KiB)",
-            retrieve::MAX_PROMPT_BYTES / 1024
-        )));
-    }
-    id_string(args::field(&object, "spaceId")?, "spaceId")?;
-    id_string(args::field(&object, "sessionId")?, "sessionId")?;
-    let root = args::string(required("rootPath")?, "rootPath")?;
-    if root.trim().is_empty() {
-        return Err(CoreError::invalid_request("rootPath must not be empty"));
-    }
-    let provider = match args::string(required("providerId")?, "providerId")?.as_str() {
+    let f = Fields::of(request, "request")?;
+    let prompt = args::string_max(f.required("prompt")?, "prompt", retrieve::MAX_PROMPT_BYTES)?;
+    id_string(&f, "spaceId")?;
+    id_string(&f, "sessionId")?;
+    let root = root_arg(f.required("rootPath")?)?;
+    let provider = match args::string_max(f.required("providerId")?, "providerId", 64)?.as_str() {
         "mcp" => Provider::Mcp,
         "filesystem" => Provider::Filesystem,
-        _ => {
-            return Err(CoreError::invalid_request(
-                "providerId must be 'filesystem' or 'mcp'",
-            ))
-        }
+        _ => return Err(args::expected("providerId", "'filesystem' or 'mcp'")),
     };
-    let limit = match args::field(&object, "limit")? {
-        Some(v) if !args::is_missing(&v) => {
-            let n = args::whole(v, "limit", 1, u32::MAX as u64)?;
-            (n as usize).min(retrieve::MAX_LIMIT)
-        }
-        _ => retrieve::DEFAULT_LIMIT,
+    let limit = match f.get("limit")? {
+        Some(v) => (args::whole(v, "limit", 1, u32::MAX as u64)? as usize).min(retrieve::MAX_LIMIT),
+        None => retrieve::DEFAULT_LIMIT,
     };
     Ok((
         Request {
@@ -191,15 +160,20 @@ fn to_js(s: Snippet, provider: Provider) -> ContextSnippet {
     }
 }
 
-fn retrieve_with<'env>(
+/// `retrieve` on `engine`: the one definition behind the module function and the method.
+fn retrieve_on<'env>(
     env: &'env Env,
     engine: Arc<Engine>,
     request: Unknown<'_>,
+    options: Option<Unknown<'env>>,
 ) -> napi::Result<PromiseRaw<'env, Vec<ContextSnippet>>> {
-    match request_args(request) {
-        Ok((request, provider)) => bridge::spawn(
+    let parsed =
+        request_args(request).and_then(|r| Ok((r, bridge::call_options(options, "options")?)));
+    match parsed {
+        Ok(((request, provider), call)) => bridge::spawn_call(
             env,
-            move || engine.retrieval.retrieve(&request),
+            call.with_timeout(engine.options().timeout),
+            move |cancel| engine.retrieve(&request, cancel),
             move |_, snippets| Ok(snippets.into_iter().map(|s| to_js(s, provider)).collect()),
         ),
         Err(e) => bridge::reject(env, e),
@@ -207,29 +181,36 @@ fn retrieve_with<'env>(
 }
 
 fn root_arg(root: Unknown<'_>) -> CoreResult<String> {
-    let root = args::string(root, "rootPath")?;
+    let root = args::string_max(root, "rootPath", 64 * 1024)?;
     if root.trim().is_empty() {
-        return Err(CoreError::invalid_request("rootPath must not be empty"));
+        return Err(args::bad("rootPath", "must not be empty"));
     }
     Ok(root)
 }
 
-fn status_with(engine: &Engine, root: Unknown<'_>) -> CoreResult<IndexStatus> {
-    Ok(engine.retrieval.status(&root_arg(root)?)?.into())
+fn status_on(env: &Env, engine: &Engine, root: Unknown<'_>) -> napi::Result<IndexStatus> {
+    let root = root_arg(root);
+    bridge::run_sync(env, || Ok(engine.index_status(&root?)?.into()))
 }
 
-fn prepare_with<'env>(
+fn evict_on(env: &Env, engine: &Engine, root: Unknown<'_>) -> napi::Result<bool> {
+    let root = root_arg(root);
+    bridge::run_sync(env, || engine.evict(&root?))
+}
+
+/// `prepareIndex` on `engine`.
+fn prepare_on<'env>(
     env: &'env Env,
     engine: Arc<Engine>,
     root: Unknown<'_>,
+    options: Option<Unknown<'env>>,
 ) -> napi::Result<PromiseRaw<'env, IndexStatus>> {
-    match root_arg(root) {
-        Ok(root) => bridge::spawn(
+    let parsed = root_arg(root).and_then(|r| Ok((r, bridge::call_options(options, "options")?)));
+    match parsed {
+        Ok((root, call)) => bridge::spawn_call(
             env,
-            move || {
-                engine.retrieval.prepare(&root)?;
-                engine.retrieval.status(&root)
-            },
+            call.with_timeout(engine.options().timeout),
+            move |cancel| engine.prepare_index(&root, cancel),
             |_, s| Ok(s.into()),
         ),
         Err(e) => bridge::reject(env, e),
@@ -240,76 +221,81 @@ fn prepare_with<'env>(
 /// The first call for a root indexes it (concurrent first calls share one build); later calls
 /// see changed, added and deleted files. `[]` when nothing matches. Rejects with
 /// `invalid_request` for a malformed request or a root that is not an absolute path to a
-/// directory.
+/// directory. `options.signal` aborts the call (an `AbortError`); an aborted first build
+/// leaves no index.
 #[napi(
-    ts_args_type = "request: ContextRetrievalRequest",
+    ts_args_type = "request: ContextRetrievalRequest, options?: CallOptions",
     ts_return_type = "Promise<ContextSnippet[]>"
 )]
 pub fn retrieve<'env>(
     env: &'env Env,
     request: Unknown<'_>,
+    options: Option<Unknown<'env>>,
 ) -> napi::Result<PromiseRaw<'env, Vec<ContextSnippet>>> {
-    retrieve_with(env, Engine::global(), request)
+    retrieve_on(env, Engine::global(), request, options)
 }
 
 /// The state of `rootPath`'s index in the default engine, without waiting for a build:
 /// poll it while a first `retrieve` or `prepareIndex` runs to show progress.
 #[napi(catch_unwind, ts_args_type = "rootPath: string")]
 pub fn index_status(env: &Env, root_path: Unknown<'_>) -> napi::Result<IndexStatus> {
-    let engine = Engine::global();
-    bridge::run_sync(env, || status_with(&engine, root_path))
+    status_on(env, &Engine::global(), root_path)
 }
 
 /// Indexes `rootPath` in the default engine ahead of the first `retrieve` (or brings its index
-/// up to date), resolving to the index status.
+/// up to date), resolving to the index status. `options.signal` aborts it (an aborted first
+/// build leaves the root `absent`).
 #[napi(
-    ts_args_type = "rootPath: string",
+    ts_args_type = "rootPath: string, options?: CallOptions",
     ts_return_type = "Promise<IndexStatus>"
 )]
 pub fn prepare_index<'env>(
     env: &'env Env,
     root_path: Unknown<'_>,
+    options: Option<Unknown<'env>>,
 ) -> napi::Result<PromiseRaw<'env, IndexStatus>> {
-    prepare_with(env, Engine::global(), root_path)
+    prepare_on(env, Engine::global(), root_path, options)
 }
 
 #[napi]
 impl ContextEngine {
     /// `retrieve` on this engine's own indexes.
     #[napi(
-        ts_args_type = "request: ContextRetrievalRequest",
+        ts_args_type = "request: ContextRetrievalRequest, options?: CallOptions",
         ts_return_type = "Promise<ContextSnippet[]>"
     )]
     pub fn retrieve<'env>(
         &self,
         env: &'env Env,
         request: Unknown<'_>,
+        options: Option<Unknown<'env>>,
     ) -> napi::Result<PromiseRaw<'env, Vec<ContextSnippet>>> {
-        retrieve_with(env, self.inner.clone(), request)
+        retrieve_on(env, self.inner.clone(), request, options)
     }
 
     /// `indexStatus` on this engine.
     #[napi(catch_unwind, ts_args_type = "rootPath: string")]
     pub fn index_status(&self, env: &Env, root_path: Unknown<'_>) -> napi::Result<IndexStatus> {
-        bridge::run_sync(env, || status_with(&self.inner, root_path))
+        status_on(env, &self.inner, root_path)
     }
 
     /// `prepareIndex` on this engine.
     #[napi(
-        ts_args_type = "rootPath: string",
+        ts_args_type = "rootPath: string, options?: CallOptions",
         ts_return_type = "Promise<IndexStatus>"
     )]
     pub fn prepare_index<'env>(
         &self,
         env: &'env Env,
         root_path: Unknown<'_>,
+        options: Option<Unknown<'env>>,
     ) -> napi::Result<PromiseRaw<'env, IndexStatus>> {
-        prepare_with(env, self.inner.clone(), root_path)
+        prepare_on(env, self.inner.clone(), root_path, options)
     }
 
     /// Drops this engine's index of `rootPath`; returns whether one was kept.
     #[napi(catch_unwind, ts_args_type = "rootPath: string")]
     pub fn evict(&self, env: &Env, root_path: Unknown<'_>) -> napi::Result<bool> {
-        bridge::run_sync(env, || self.inner.retrieval.evict(&root_arg(root_path)?))
+        evict_on(env, &self.inner, root_path)
     }
 }

@@ -29,3 +29,28 @@ export interface KnowledgeChunk extends TextChunk {
   id?: string
   score?: number
 }
+
+/**
+ * The per-call option of every async export that can take long (`retrieve`, `prepareIndex`,
+ * the builders, `dirContext`, `diffContext`, `prContext`, remote calls...), in its last
+ * options argument. `signal` aborts the call the way Node's own APIs do: the promise rejects
+ * at once with an `Error` whose `name` is `'AbortError'` and `code` `'ABORT_ERR'` (`cause`:
+ * the signal's reason), and the work stops (an aborted index build leaves no index). An
+ * already-aborted signal rejects without starting. `null` means the same as absent.
+ */
+export interface CallOptions {
+  signal?: AbortSignal | null
+}
+
+/**
+ * What every rejection and throw of this package is: `code` is one of the five contract
+ * codes, `reason` (when set) a stable `snake_case` word for the sub-case, e.g. `'not_found'`,
+ * `'outside_root'`, `'outside_allowed_roots'`, `'too_large'`, `'binary'`, `'not_a_directory'`,
+ * `'not_a_file'`, `'invalid_path'`, `'permission_denied'`, `'symlink_loop'`,
+ * `'invalid_argument'`, `'deadline'`. Messages never repeat an argument's value. An aborted
+ * call rejects with an `AbortError` (`code: 'ABORT_ERR'`) instead.
+ */
+export interface ContextEngineError extends Error {
+  code: 'invalid_request' | 'unauthorized' | 'unavailable' | 'timeout' | 'internal'
+  reason?: string
+}

@@ -6,8 +6,44 @@
 //! safe to show a user: no secrets, no tokens, no paths outside the caller's root. Details that
 //! are useful for debugging but not safe to show go into `source`, which never crosses the
 //! boundary.
+//!
+//! Besides its kind, an error may carry a [`reason`](Error::reason): a stable `snake_case`
+//! word (see [`reason`]) that says which sub-case of the kind it is (`not_found`,
+//! `outside_root`, `too_large`...), so callers branch on it instead of parsing messages. In
+//! JavaScript it is `err.reason` (absent when the core set none).
 
 use std::fmt;
+
+/// The reasons the core sets on errors (`err.reason` in JavaScript). A reason refines a kind;
+/// new reasons may be added, existing ones keep their meaning.
+pub mod reason {
+    /// A file, directory or remote object does not exist.
+    pub const NOT_FOUND: &str = "not_found";
+    /// A path leads outside the root it must stay in (a `..`, an absolute path, a symlink).
+    pub const OUTSIDE_ROOT: &str = "outside_root";
+    /// A root or workspace lies outside every `allowedRoots` entry of the engine.
+    pub const OUTSIDE_ALLOWED_ROOTS: &str = "outside_allowed_roots";
+    /// A file or input is larger than the limit.
+    pub const TOO_LARGE: &str = "too_large";
+    /// A file looks binary.
+    pub const BINARY: &str = "binary";
+    /// A path that must be a directory is not one.
+    pub const NOT_A_DIRECTORY: &str = "not_a_directory";
+    /// A path that must be a regular file is a directory, FIFO, socket or device.
+    pub const NOT_A_FILE: &str = "not_a_file";
+    /// A path is malformed: empty, relative where it must be absolute, with a NUL byte, `..`.
+    pub const INVALID_PATH: &str = "invalid_path";
+    /// The operating system refused access.
+    pub const PERMISSION_DENIED: &str = "permission_denied";
+    /// A chain of symbolic links is too long or loops.
+    pub const SYMLINK_LOOP: &str = "symlink_loop";
+    /// An argument has the wrong type or shape, or a value out of range.
+    pub const INVALID_ARGUMENT: &str = "invalid_argument";
+    /// The caller cancelled the call (an `AbortSignal`, or [`Cancel::cancel`](crate::engine::Cancel::cancel)).
+    pub const ABORTED: &str = "aborted";
+    /// The call ran past its deadline (`timeoutMs`).
+    pub const DEADLINE: &str = "deadline";
+}
 
 /// The category of a failure, as the contract names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -50,6 +86,7 @@ impl fmt::Display for ErrorKind {
 pub struct Error {
     kind: ErrorKind,
     message: String,
+    reason: Option<&'static str>,
     #[source]
     source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
 }
@@ -63,8 +100,27 @@ impl Error {
         Error {
             kind,
             message: message.into(),
+            reason: None,
             source: None,
         }
+    }
+
+    /// Sets the [`reason`](Self::reason) (one of the [`reason`](mod@reason) constants).
+    pub fn with_reason(mut self, reason: &'static str) -> Self {
+        self.reason = Some(reason);
+        self
+    }
+
+    /// Which sub-case of the kind this is (`not_found`, `outside_root`...), if the core said.
+    pub fn reason(&self) -> Option<&'static str> {
+        self.reason
+    }
+
+    /// The error of a call cancelled by its caller: [`ErrorKind::Timeout`] with reason
+    /// `aborted` (the N-API layer rejects such calls with an `AbortError` before this reaches
+    /// JavaScript).
+    pub fn aborted() -> Self {
+        Error::timeout("the operation was aborted").with_reason(reason::ABORTED)
     }
 
     /// Shorthand for [`ErrorKind::InvalidRequest`].
@@ -149,6 +205,16 @@ mod tests {
         let e = Error::invalid_request("file not found").with_source(io);
         assert_eq!(e.to_string(), "file not found");
         assert!(std::error::Error::source(&e).is_some());
+    }
+
+    #[test]
+    fn reason_is_optional_and_kept() {
+        let e = Error::invalid_request("m");
+        assert_eq!(e.reason(), None);
+        let e = e.with_reason(reason::NOT_FOUND);
+        assert_eq!(e.reason(), Some("not_found"));
+        assert_eq!(e.kind(), ErrorKind::InvalidRequest);
+        assert_eq!(Error::aborted().reason(), Some(reason::ABORTED));
     }
 
     #[test]

@@ -96,6 +96,22 @@ impl ReadError {
         }
     }
 
+    /// The [`reason`](crate::error::reason) word of this failure (`err.reason` in JavaScript).
+    pub fn reason(&self) -> &'static str {
+        use crate::error::reason;
+        match self {
+            ReadError::NotFound { .. } => reason::NOT_FOUND,
+            ReadError::Escape { .. } => reason::OUTSIDE_ROOT,
+            ReadError::InvalidPath { .. } => reason::INVALID_PATH,
+            ReadError::SymlinkLoop { .. } => reason::SYMLINK_LOOP,
+            ReadError::NotRegularFile { .. } => reason::NOT_A_FILE,
+            ReadError::TooLarge { .. } => reason::TOO_LARGE,
+            ReadError::Binary { .. } => reason::BINARY,
+            ReadError::PermissionDenied { .. } => reason::PERMISSION_DENIED,
+            ReadError::Io { .. } => "io",
+        }
+    }
+
     /// Maps an I/O error met while resolving or opening `rel` to the matching variant:
     /// not found / not a directory -> [`NotFound`](ReadError::NotFound), permission denied ->
     /// [`PermissionDenied`](ReadError::PermissionDenied), `ELOOP` ->
@@ -130,7 +146,10 @@ impl From<ReadError> for Error {
     /// Keeps the user-safe message and the category; the [`ReadError`] becomes the private
     /// source.
     fn from(e: ReadError) -> Self {
-        Error::new(e.kind(), e.to_string()).with_source(e)
+        let reason = e.reason();
+        Error::new(e.kind(), e.to_string())
+            .with_reason(reason)
+            .with_source(e)
     }
 }
 

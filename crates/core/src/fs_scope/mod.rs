@@ -41,6 +41,7 @@ pub use text::{
     TRUNCATION_MARKER,
 };
 
+use crate::error::reason;
 use crate::Error;
 use open::Capped;
 
@@ -129,20 +130,24 @@ impl Scope {
     pub fn new(root: impl AsRef<Path>) -> crate::Result<Scope> {
         let given = root.as_ref();
         if given.as_os_str().is_empty() {
-            return Err(Error::invalid_request("rootPath must not be empty"));
+            return Err(Error::invalid_request("rootPath must not be empty")
+                .with_reason(reason::INVALID_PATH));
         }
         if given.as_os_str().as_encoded_bytes().contains(&0) {
-            return Err(Error::invalid_request(
-                "rootPath must not contain a NUL byte",
-            ));
+            return Err(
+                Error::invalid_request("rootPath must not contain a NUL byte")
+                    .with_reason(reason::INVALID_PATH),
+            );
         }
         if !given.is_absolute() {
-            return Err(Error::invalid_request("rootPath must be an absolute path"));
+            return Err(Error::invalid_request("rootPath must be an absolute path")
+                .with_reason(reason::INVALID_PATH));
         }
         let canonical = fs::canonicalize(given).map_err(|e| root_error(e, "resolved"))?;
         let metadata = fs::metadata(&canonical).map_err(|e| root_error(e, "inspected"))?;
         if !metadata.is_dir() {
-            return Err(Error::invalid_request("rootPath is not a directory"));
+            return Err(Error::invalid_request("rootPath is not a directory")
+                .with_reason(reason::NOT_A_DIRECTORY));
         }
         let alias = lexical_absolute(given).filter(|a| *a != canonical);
         Ok(Scope {
@@ -442,7 +447,9 @@ impl Scope {
 
 /// The user-safe error for a bad root.
 fn root_error(e: io::Error, what: &str) -> Error {
-    let message = match ReadError::from_io("", e) {
+    let read = ReadError::from_io("", e);
+    let why = read.reason();
+    let message = match read {
         ReadError::NotFound { .. } => "rootPath does not exist".to_owned(),
         ReadError::PermissionDenied { .. } => {
             "rootPath is not accessible (permission denied)".to_owned()
@@ -457,7 +464,7 @@ fn root_error(e: io::Error, what: &str) -> Error {
         }
         _ => format!("rootPath could not be {what}"),
     };
-    Error::invalid_request(message)
+    Error::invalid_request(message).with_reason(why)
 }
 
 /// An [`ReadError::Escape`] that does not repeat the caller's (absolute) path.

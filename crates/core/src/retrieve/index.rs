@@ -17,6 +17,7 @@ use std::time::{Duration, SystemTime};
 use super::chunk::{self, chunk_file};
 use super::tokenize::for_each_term;
 use super::walk::{self, Listed, Stamp};
+use crate::engine::Cancel;
 use crate::fs_scope::{ReadLimits, Scope};
 
 /// One posting: a chunk and the term's frequencies in its fields.
@@ -334,7 +335,14 @@ impl Index {
     /// is not racy), no file can have been added or deleted: only the known files are
     /// stat'ed. Otherwise the whole tree is walked again.
     pub fn refresh(&mut self, progress: &AtomicUsize) -> usize {
-        if let Some(changed) = self.quick_refresh(progress) {
+        self.refresh_cancellable(progress, &Cancel::default())
+    }
+
+    /// [`Index::refresh`] that stops between batches of files once `cancel` is set or past
+    /// its deadline; the index is then consistent but may miss files (the next refresh walks
+    /// fully). The caller checks `cancel` afterwards.
+    pub fn refresh_cancellable(&mut self, progress: &AtomicUsize, cancel: &Cancel) -> usize {
+        if let Some(changed) = self.quick_refresh(progress, cancel) {
             return changed;
         }
         let started = SystemTime::now();
@@ -370,7 +378,7 @@ impl Index {
             self.remove(fid);
         }
         self.skipped.clear();
-        self.apply(todo, progress);
+        self.apply(todo, progress, cancel);
         if self.dead_chunks > 1024 && self.dead_chunks > self.live_chunks {
             self.compact();
         }
@@ -379,8 +387,13 @@ impl Index {
 
     /// Reads and (re)indexes `todo`, in batches so that the tokenized form of only one batch
     /// is held at a time.
-    fn apply(&mut self, todo: Vec<Listed>, progress: &AtomicUsize) {
+    fn apply(&mut self, todo: Vec<Listed>, progress: &AtomicUsize, cancel: &Cancel) {
         for batch in todo.chunks(PREPARE_BATCH) {
+            if cancel.is_cancelled() {
+                // Files not applied are unknown to the index: force a full walk next time.
+                self.walked_at = None;
+                return;
+            }
             let prepared = prepare_all(&self.scope, batch, progress);
             for (l, p) in batch.iter().zip(prepared) {
                 if let Some(fid) = self.by_path.get(&l.rel).copied() {
@@ -395,7 +408,7 @@ impl Index {
     }
 
     /// The stat-only update, or `None` when a full walk is needed.
-    fn quick_refresh(&mut self, progress: &AtomicUsize) -> Option<usize> {
+    fn quick_refresh(&mut self, progress: &AtomicUsize, cancel: &Cancel) -> Option<usize> {
         let walked_at = self.walked_at?;
         if self.files.len() >= self.max_files {
             return None;
@@ -448,7 +461,7 @@ impl Index {
             }
         }
         self.skipped = still_skipped;
-        self.apply(todo, progress);
+        self.apply(todo, progress, cancel);
         Some(changed)
     }
 

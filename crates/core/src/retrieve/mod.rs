@@ -28,6 +28,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use crate::engine::Cancel;
 use crate::fs_scope::Scope;
 use crate::{Error, Result};
 
@@ -207,6 +208,12 @@ impl Retrieval {
     /// Errors: `invalid_request` for a root that is not an absolute path to an existing
     /// directory, or a prompt over [`MAX_PROMPT_BYTES`].
     pub fn retrieve(&self, request: &Request) -> Result<Vec<Snippet>> {
+        self.retrieve_cancellable(request, &Cancel::default())
+    }
+
+    /// [`Retrieval::retrieve`] that stops when `cancel` is set or its deadline passes (an
+    /// interrupted first build leaves the root without an index).
+    pub fn retrieve_cancellable(&self, request: &Request, cancel: &Cancel) -> Result<Vec<Snippet>> {
         if request.prompt.len() > MAX_PROMPT_BYTES {
             return Err(Error::invalid_request(format!(
                 "prompt is too large (at most {} KiB)",
@@ -221,7 +228,7 @@ impl Retrieval {
         }
         let slot = self.slot(scope.root());
         let mut guard = lock(&slot.index);
-        let index = self.up_to_date(&slot, &mut guard, scope);
+        let index = self.up_to_date(&slot, &mut guard, scope, cancel)?;
         let hits = rank::rank(index, &query, limit);
         Ok(snippets(index, &hits, limit))
     }
@@ -232,7 +239,9 @@ impl Retrieval {
         slot: &Slot,
         guard: &'a mut MutexGuard<'_, Option<Index>>,
         scope: Scope,
-    ) -> &'a mut Index {
+        cancel: &Cancel,
+    ) -> Result<&'a mut Index> {
+        cancel.check()?;
         slot.building.store(true, Ordering::Relaxed);
         slot.files_read.store(0, Ordering::Relaxed);
         let cache_dir = self.options.cache_dir.as_deref();
@@ -244,11 +253,27 @@ impl Retrieval {
             built = loaded.is_none();
             **guard = loaded;
         }
-        let index = guard.get_or_insert_with(|| Index::new(scope, self.options.max_files));
         // A panic while the index was being changed leaves it poisoned and possibly
         // inconsistent: `lock` recovers the guard, and `refresh` works on stamps, so a file
         // half-added is simply re-read. (Panics are bugs; this only keeps the process alive.)
-        let changed = index.refresh(&slot.files_read);
+        let changed = guard
+            .get_or_insert_with(|| Index::new(scope, self.options.max_files))
+            .refresh_cancellable(&slot.files_read, cancel);
+        if let Err(e) = cancel.check() {
+            // Interrupted: a first build is dropped whole (no half-built index is ever
+            // served or reported); a refresh keeps the consistent index it has (files not yet
+            // re-read keep their old stamps and are re-read next time).
+            if built {
+                **guard = None;
+                self.forget(slot);
+            }
+            slot.building.store(false, Ordering::Relaxed);
+            return Err(e);
+        }
+        let Some(index) = guard.as_mut() else {
+            slot.building.store(false, Ordering::Relaxed);
+            return Err(Error::internal("internal error: the index was not built"));
+        };
         if let Some(dir) = cache_dir {
             if changed > 0 || built {
                 // Best effort: an unwritable cache directory only costs the next start a
@@ -260,15 +285,26 @@ impl Retrieval {
         slot.files_total.store(stats.files, Ordering::Relaxed);
         *lock(&slot.stats) = stats;
         slot.building.store(false, Ordering::Relaxed);
-        index
+        Ok(index)
+    }
+
+    /// Removes `slot` from the kept roots (after an interrupted first build).
+    fn forget(&self, slot: &Slot) {
+        lock(&self.roots).retain(|e| !std::ptr::eq(Arc::as_ptr(&e.slot), slot));
     }
 
     /// Indexes `root` (or brings its index up to date) without querying.
     pub fn prepare(&self, root: &str) -> Result<IndexStats> {
+        self.prepare_cancellable(root, &Cancel::default())
+    }
+
+    /// [`Retrieval::prepare`] that stops when `cancel` is set or its deadline passes (an
+    /// interrupted first build leaves the root `absent`).
+    pub fn prepare_cancellable(&self, root: &str, cancel: &Cancel) -> Result<IndexStats> {
         let scope = Scope::new(root)?;
         let slot = self.slot(scope.root());
         let mut guard = lock(&slot.index);
-        Ok(self.up_to_date(&slot, &mut guard, scope).stats())
+        Ok(self.up_to_date(&slot, &mut guard, scope, cancel)?.stats())
     }
 
     /// The state of `root`'s index, without waiting for a build in progress.

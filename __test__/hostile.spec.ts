@@ -1,0 +1,288 @@
+// Hostile input at the N-API boundary, for EVERY export (the list is read from the addon, so a
+// new export is covered without editing this file): throwing getters, Proxies whose traps
+// throw, revoked Proxies, 20 MB strings and tokens that must never come back in a message,
+// wrong types, `null` fields, prototype pollution, classes called without `new`, methods and
+// getters called on a foreign `this`. Every failure must be an Error with one of the contract
+// codes; an async export must reject, never throw synchronously.
+//
+// No host other than this machine is ever contacted: every server setting and proxy variable
+// points at a closed loopback port before the addon is loaded.
+for (const key of ['GITEA_URL', 'HOUND_URL', 'GITHUB_API_URL', 'HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'https_proxy', 'http_proxy', 'all_proxy']) {
+  process.env[key] = 'http://127.0.0.1:9'
+}
+for (const key of ['GITEA_TOKEN', 'GITHUB_TOKEN', 'GH_TOKEN', 'NO_PROXY', 'no_proxy']) delete process.env[key]
+process.env.GITEA_TIMEOUT = '2000'
+process.env.HOUND_TIMEOUT = '2000'
+
+import { test, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const require = createRequire(import.meta.url)
+const binding = require('../index.js') as Record<string, unknown>
+
+const CODES = new Set(['invalid_request', 'unauthorized', 'unavailable', 'timeout', 'internal'])
+const HUGE = 'x'.repeat(20 * 1024 * 1024)
+const TOKEN = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8'
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'ce-hostile-')))
+writeFileSync(join(root, 'a.txt'), 'alpha\nbeta\n')
+after(() => rmSync(root, { recursive: true, force: true }))
+
+/** Arguments that pass validation, per export, so hostile values reach every position. */
+const VALID: Record<string, unknown[]> = {
+  estimateTokens: ['abc'],
+  countTokens: ['abc', 'o200k_base'],
+  countTokensSync: ['abc', 'o200k_base'],
+  truncateFile: ['a\nb\nc', 1, [1], { contextLines: 1 }],
+  truncateFileDetailed: ['a\nb\nc', 1, [1], { contextLines: 1 }],
+  truncateFileSync: ['a\nb\nc', 1, [1], { contextLines: 1 }],
+  fitToBudget: [{ a: 'x' }, 100, { estimate: true }],
+  fitToBudgetSync: [{ a: 'x' }, 100, { estimate: true }],
+  expandChunk: [root, { content: 'alpha', filePath: 'a.txt', startLine: 1, endLine: 1 }, 1, {}],
+  expandChunkDetailed: [root, { content: 'alpha', filePath: 'a.txt', startLine: 1, endLine: 1 }, 1, {}],
+  retrieve: [{ prompt: 'alpha', spaceId: 's', sessionId: 's', rootPath: root, providerId: 'mcp' }, {}],
+  prepareIndex: [root, {}],
+  indexStatus: [root],
+  clearFileCache: [],
+  invalidateFile: [join(root, 'a.txt')],
+  invalidateDirectory: [root],
+  fileCacheStats: [],
+  unwatchWorkspace: [root],
+  dirContext: [root, {}],
+  fileContext: [join(root, 'a.txt'), {}],
+  diffContext: [root, {}],
+  prContext: ['/nonexistent-ce-hostile', 1, {}],
+  composeContext: [[{ kind: 'file', label: 'a', content: 'b' }], {}],
+  buildImplementationContext: ['tasks.md', root, {}],
+  buildReviewContext: [root, 'main', {}],
+  buildFixContext: ['', [], root, {}],
+  buildIssueContext: [{ number: 1, title: 't' }, root, {}],
+  parseValidationOutput: ['x'],
+  parseValidationOutputSync: ['x'],
+  remoteFileContext: [{ repo: 'a/b', file: 'f', line: 1 }, { baseUrl: 'http://127.0.0.1:9', timeout: 2000 }],
+}
+/** Exports that must not run with valid arguments here (they would watch this directory). */
+const SKIP_VALID = new Set(['watchWorkspace'])
+
+const throwingGetters = (): object => {
+  const o: Record<string, unknown> = {}
+  for (const key of ['prompt', 'rootPath', 'spaceId', 'sessionId', 'providerId', 'limit', 'content', 'filePath', 'startLine', 'endLine', 'maxChars', 'maxLines', 'maxFiles', 'root', 'signal', 'encoding', 'estimate', 'minLines', 'contextLines', 'mode', 'number', 'title', 'stages', 'repo', 'file', 'line', 'baseUrl', 'token', 'kind', 'label', 'fileCache', 'a']) {
+    Object.defineProperty(o, key, { enumerable: true, get() { throw new TypeError('getter says no') } })
+  }
+  return o
+}
+const trapAll = (): object =>
+  new Proxy({}, {
+    get() { throw new TypeError('trap get') },
+    has() { throw new TypeError('trap has') },
+    ownKeys() { throw new TypeError('trap ownKeys') },
+    getOwnPropertyDescriptor() { throw new TypeError('trap gopd') },
+    getPrototypeOf() { throw new TypeError('trap proto') },
+  })
+const revoked = (): object => {
+  const r = Proxy.revocable({}, {})
+  r.revoke()
+  return r.proxy
+}
+const everyField = (value: unknown): object =>
+  new Proxy({}, { get: (_t, k) => (typeof k === 'string' && k !== 'then' ? value : undefined) })
+const arrayProxy = (): object => new Proxy([], { get() { throw new TypeError('array trap') } })
+
+const HOSTILE: Array<[string, () => unknown]> = [
+  ['throwing getters', throwingGetters],
+  ['a Proxy whose traps throw', trapAll],
+  ['a revoked Proxy', revoked],
+  ['an array Proxy', arrayProxy],
+  ['a 20 MB string', () => HUGE],
+  ['an object whose every field is a 20 MB string', () => everyField(HUGE)],
+  ['an object whose every field is a token', () => everyField(TOKEN)],
+  ['an object whose every field is null', () => everyField(null)],
+  ['an object whose every field is a number', () => everyField(1.5)],
+  ['an object whose every field is a Proxy that throws', () => everyField(trapAll())],
+  ['a token', () => TOKEN],
+  ['null', () => null],
+  ['a number', () => -1.5],
+  ['NaN', () => NaN],
+  ['a symbol', () => Symbol('s')],
+  ['a bigint', () => 10n],
+  ['a function', () => () => 1],
+  ['an array holding a huge string', () => [HUGE]],
+  ['a Date', () => new Date(0)],
+]
+
+function checkError(err: unknown, where: string): void {
+  assert.ok(err instanceof Error, `${where}: expected an Error, got ${String(err)}`)
+  const e = err as Error & { code?: unknown; reason?: unknown }
+  assert.ok(typeof e.code === 'string' && CODES.has(e.code), `${where}: code ${String(e.code)} (${e.message.slice(0, 200)})`)
+  assert.ok(e.message.length < 2000, `${where}: message of ${e.message.length} characters`)
+  assert.ok(!e.message.includes('x'.repeat(100)), `${where}: the huge string came back`)
+  assert.ok(!e.message.includes(TOKEN), `${where}: the token came back`)
+  assert.doesNotMatch(e.message, /napi value|rust type|Failed to convert|Illegal invocation/, where)
+  if (e.reason !== undefined) assert.match(String(e.reason), /^[a-z_]+$/, where)
+}
+
+/** Calls `f`; an async export must return a promise (rejecting with a coded Error). */
+async function check(name: string, f: () => unknown, isAsync: boolean | undefined, where: string): Promise<void> {
+  let result: unknown
+  try {
+    result = f()
+  } catch (err) {
+    assert.notEqual(isAsync, true, `${where}: an async export threw synchronously`)
+    checkError(err, where)
+    return
+  }
+  if (result instanceof Promise) {
+    assert.notEqual(isAsync, false, `${where}: a sync export returned a promise`)
+    try {
+      await result
+    } catch (err) {
+      checkError(err, where)
+    }
+  }
+}
+
+const functions = Object.keys(binding).filter((k) => typeof binding[k] === 'function' && /^[a-z]/.test(k))
+const classes = Object.keys(binding).filter((k) => typeof binding[k] === 'function' && /^[A-Z]/.test(k))
+
+test('the export list is read from the addon', () => {
+  assert.ok(functions.length >= 25, `only ${functions.length} functions`)
+  assert.ok(classes.includes('ContextEngine'))
+  assert.ok(!functions.some((f) => f.startsWith('__')), 'diagnostics are not in the published addon')
+})
+
+for (const name of functions) {
+  test(`${name}: hostile arguments give coded errors, never a sync throw from an async export`, async () => {
+    const f = binding[name] as (...a: unknown[]) => unknown
+    const valid = VALID[name]
+    let isAsync: boolean | undefined
+    if (valid && !SKIP_VALID.has(name)) {
+      // The valid call itself must resolve or fail with a code; it tells whether the export is async.
+      let r: unknown
+      try {
+        r = f(...valid)
+        isAsync = r instanceof Promise
+      } catch (err) {
+        isAsync = false
+        checkError(err, `${name}(valid)`)
+      }
+      if (r instanceof Promise) await r.catch((err) => checkError(err, `${name}(valid)`))
+    }
+    const positions = valid ? Math.max(valid.length, 1) : 4
+    for (let i = 0; i < positions; i++) {
+      for (const [label, make] of HOSTILE) {
+        const argv = valid ? [...valid] : []
+        argv[i] = make()
+        await check(name, () => f(...argv), isAsync, `${name} with ${label} as argument ${i + 1}`)
+      }
+    }
+  })
+}
+
+test('prototype pollution: an inherited key never becomes a section, a field or an option', async () => {
+  const proto = Object.prototype as Record<string, unknown>
+  proto.polluted = 'from the prototype'
+  proto.maxChars = 'ghp_not_a_number'
+  proto.signal = 42
+  try {
+    const fitted = await (binding.fitToBudget as Function)({ a: 'one line' }, 1000)
+    assert.deepEqual(Object.keys(fitted), ['a'])
+    const sync = (binding.fitToBudgetSync as Function)({ a: 'x' }, 1000)
+    assert.deepEqual(Object.keys(sync), ['a'])
+    const composed = (binding.composeContext as Function)([{ kind: 'file', label: 'a', content: 'b' }])
+    assert.equal(composed.truncated, false)
+  } finally {
+    delete proto.polluted
+    delete proto.maxChars
+    delete proto.signal
+  }
+})
+
+test('null option fields mean absent, everywhere', async () => {
+  const { ContextEngine } = binding as { ContextEngine: new (o?: unknown) => { fileCacheStats(): { maxFiles: number } } }
+  const engine = new ContextEngine({ fileCache: null, watch: null, maxRoots: null, indexCacheDir: null, allowedRoots: null, timeoutMs: null })
+  assert.equal(engine.fileCacheStats().maxFiles, 100)
+  const withNulls = new ContextEngine({ fileCache: { maxFiles: null, ttlMs: null } })
+  assert.equal(withNulls.fileCacheStats().maxFiles, 100)
+  assert.equal(await (binding.truncateFile as Function)('a\nb', 5, null, { contextLines: null }), 'a\nb')
+  const fitted = await (binding.fitToBudget as Function)({ a: 'x' }, null, { encoding: null, estimate: null, minLines: null })
+  assert.deepEqual(fitted, { a: 'x' })
+  const expanded = await (binding.expandChunk as Function)(root, { content: 'alpha', filePath: 'a.txt', startLine: 1, endLine: 1, language: null }, 1, { mode: null, maxLines: null, redact: null, signal: null })
+  assert.match(expanded, /alpha/)
+  const d = await (binding.dirContext as Function)(root, { maxFiles: null, maxChars: null, signal: null })
+  assert.equal(d.kind, 'dir')
+})
+
+test('wrong option types name the field and the type, not Rust types or the value', () => {
+  const { ContextEngine } = binding as { ContextEngine: new (o?: unknown) => unknown }
+  assert.throws(() => new ContextEngine({ fileCache: { maxFiles: TOKEN } }), (err: Error & { code?: string; reason?: string }) => {
+    checkError(err, 'fileCache.maxFiles')
+    assert.equal(err.code, 'invalid_request')
+    assert.equal(err.reason, 'invalid_argument')
+    assert.match(err.message, /options\.fileCache\.maxFiles must be a number/)
+    return true
+  })
+  assert.throws(() => new ContextEngine({ indexCacheDir: HUGE }), (err: Error) => {
+    checkError(err, 'indexCacheDir')
+    return true
+  })
+})
+
+for (const name of classes) {
+  test(`class ${name}: called without new, foreign this and foreign getters give invalid_request`, async () => {
+    const C = binding[name] as { new (...a: unknown[]): object; (...a: unknown[]): unknown; prototype: object }
+    assert.throws(() => C(), (err: Error & { code?: string }) => {
+      checkError(err, `${name}()`)
+      assert.equal(err.code, 'invalid_request')
+      return true
+    })
+    const fakes: Array<[string, unknown]> = [
+      ['a plain object', {}],
+      ['an object inheriting from the class', Object.create(C.prototype)],
+      ['undefined', undefined],
+      ['a number', 1],
+    ]
+    for (const key of Object.getOwnPropertyNames(C.prototype)) {
+      if (key === 'constructor') continue
+      const d = Object.getOwnPropertyDescriptor(C.prototype, key)!
+      for (const [label, fake] of fakes) {
+        const where = `${name}.prototype.${key} on ${label}`
+        if (typeof d.value === 'function') {
+          let r: unknown
+          try {
+            r = (d.value as Function).call(fake, root)
+          } catch (err) {
+            checkError(err, where)
+            continue
+          }
+          if (r instanceof Promise) await r.then(() => assert.fail(`${where} resolved`), (err) => checkError(err, where))
+          else assert.fail(`${where} returned ${String(r)}`)
+        } else if (d.get) {
+          assert.throws(() => d.get!.call(fake), (err: unknown) => {
+            checkError(err, where)
+            return true
+          })
+        }
+      }
+    }
+  })
+}
+
+test('classes still construct, subclass and pass instanceof through the guard', async () => {
+  const { ContextEngine } = binding as { ContextEngine: new (o?: unknown) => { fileCacheStats(): unknown; indexStatus(r: string): { state: string } } }
+  const e = new ContextEngine()
+  assert.ok(e instanceof ContextEngine)
+  assert.equal(e.indexStatus(root).state, 'absent')
+  class Mine extends ContextEngine {
+    hello(): string {
+      return 'hi'
+    }
+  }
+  const m = new Mine()
+  assert.ok(m instanceof ContextEngine)
+  assert.equal(m.hello(), 'hi')
+  assert.equal(m.indexStatus(root).state, 'absent')
+})
