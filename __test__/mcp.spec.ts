@@ -381,6 +381,19 @@ test('a first indexing reports progress to a client that asks for it', async () 
   }
 })
 
+test('a client pinned to the 2026-07-28 revision is served too', async () => {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--root', repo], env: baseEnv(), stderr: 'ignore' })
+  const client = new Client({ name: 'modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  await client.connect(transport)
+  try {
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), LOCAL_TOOLS)
+    assert.equal(ok(await client.callTool({ name: 'search_code', arguments: { query: 'parseCookie', limit: 1 } })).results[0].path, 'src/cookie.ts')
+    assertError(await client.callTool({ name: 'search_code', arguments: { query: 'x', limit: 0 } }), 'invalid_request', /limit must be >= 1/)
+  } finally {
+    await client.close()
+  }
+})
+
 test('stdout carries only protocol messages, and end of stdin ends the process promptly', async () => {
   const child = spawn(process.execPath, [BIN, 'mcp', '--root', repo], { stdio: ['pipe', 'pipe', 'pipe'] })
   let out = ''
