@@ -216,6 +216,9 @@ test('count_tokens and fit_to_budget: exact counts and budgets', async () => {
   assert.equal(fit.metadata.budget, 300)
   const same = ok(await s.client.callTool({ name: 'fit_to_budget', arguments: { sections: { a: 'short' }, budget: 100 } }))
   assert.deepEqual(same, { sections: { a: 'short' }, truncated: false })
+  // A message over the SDK's default 10 MB read buffer is still read.
+  const big = 'token '.repeat(2 * 1024 * 1024)
+  assert.equal(ok(await s.client.callTool({ name: 'count_tokens', arguments: { text: big } })).tokens, await countTokens(big))
 })
 
 test('build_context: implementation, review, fix and issue contexts', async () => {
@@ -400,6 +403,7 @@ test('stdout carries only protocol messages, and end of stdin ends the process p
   child.stdout.on('data', (d: Buffer) => (out += d.toString()))
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   const send = (m: unknown) => child.stdin.write(JSON.stringify(m) + '\n')
+  child.stdin.write('{this is not json\n')
   send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
   await waitFor(() => out.includes('"id":1'))
   send({ jsonrpc: '2.0', method: 'notifications/initialized' })

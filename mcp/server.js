@@ -21,6 +21,8 @@ const CODES = new Set(['invalid_request', 'unauthorized', 'unavailable', 'timeou
 const PROGRESS_INTERVAL_MS = 100
 const ROOTS_WAIT_MS = 2000
 const MAX_PREPARED_ROOTS = 4
+/** Largest protocol message read (the SDK's default is 10 MB; count_tokens takes up to 16 MiB of text). */
+const MAX_MESSAGE_BYTES = 80 * 1024 * 1024
 
 function log(message) {
   process.stderr.write(`context-engine mcp: ${message}\n`)
@@ -115,7 +117,7 @@ async function runMcp(options = {}) {
   }
   const env = options.env ?? process.env
   const roots = new Roots(flagRoot)
-  const { Server, serveStdio } = await loadSdk()
+  const { Server, serveStdio, StdioServerTransport } = await loadSdk()
   const { name, version } = require('../package.json')
 
   let addon
@@ -212,7 +214,8 @@ async function runMcp(options = {}) {
     return server
   }
 
-  const handle = serveStdio(factory, { onerror: (err) => log(`protocol error: ${err && err.message ? err.message : err}`) })
+  const transport = new StdioServerTransport(undefined, undefined, { maxBufferSize: MAX_MESSAGE_BYTES })
+  const handle = serveStdio(factory, { transport, onerror: (err) => log(`protocol error: ${err && err.message ? err.message : err}`) })
 
   let closing = false
   const shutdown = (code) => {
@@ -221,6 +224,14 @@ async function runMcp(options = {}) {
     // Pending index builds run on addon threads: exit without waiting for them.
     const exit = () => process.exit(code)
     Promise.race([handle.close().catch(() => {}), new Promise((r) => setTimeout(r, 200))]).then(exit, exit)
+  }
+  // serveStdio has installed its own close handler; chain ours so that a transport that closes
+  // itself (end of input, a message over MAX_MESSAGE_BYTES) ends the process instead of leaving
+  // it waiting on a paused stdin.
+  const sdkOnClose = transport.onclose
+  transport.onclose = () => {
+    if (sdkOnClose) sdkOnClose.call(transport)
+    shutdown(0)
   }
   process.stdin.on('end', () => shutdown(0))
   process.stdin.on('close', () => shutdown(0))
