@@ -55,7 +55,7 @@ function makeRepo(): string {
   write(root, 'src/router.ts', ROUTER)
   write(root, 'src/cookie.ts', 'export function parseCookie(header: string): Record<string, string> {\n  return Object.fromEntries(header.split(";").map((p) => p.trim().split("=")))\n}\n')
   write(root, 'config/keys.ts', `export const a = 1\nexport const githubToken = "${FAKE_TOKEN}"\nexport const b = 2\n`)
-  write(root, 'TASKS.md', '# Task\n\nAdd a DELETE route to the Router.\n')
+  write(root, 'TASKS.md', `# Task\n\nAdd a DELETE route to the Router.\nDeploy with ${FAKE_TOKEN}\n`)
   write(root, 'CLAUDE.md', 'Use two-space indentation.\n')
   git(root, 'init', '-q')
   git(root, 'add', '-A')
@@ -225,6 +225,8 @@ test('build_context: implementation, review, fix and issue contexts', async () =
   const impl = ok(await s.client.callTool({ name: 'build_context', arguments: { kind: 'implementation', taskFile: 'TASKS.md' } }))
   assert.equal(impl.kind, 'implementation')
   assert.match(impl.sections.tasks, /Add a DELETE route/)
+  assert.match(impl.sections.tasks, /Deploy with \[REDACTED:[a-z_]+\]/, 'secrets in builder sections are redacted')
+  assert.ok(!JSON.stringify(impl).includes(FAKE_TOKEN))
   assert.match(impl.sections.conventions, /two-space/)
   assert.equal(impl.sections.branch, 'feature')
   assert.equal(impl.sections.recent_commits[0].subject, 'remove routes')
@@ -363,7 +365,7 @@ test('two sessions at once answer independently', async () => {
   }
 })
 
-test('a first indexing reports progress to a client that asks for it', async () => {
+test('a first indexing reports progress to a client that asks for it; cancelling a call leaves the server serving', async () => {
   const big = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-big-')))
   for (let i = 0; i < 4000; i++) {
     write(big, `pkg${i % 40}/mod${i}.ts`, `export function handler${i}(input: number): number {\n  return input * ${i} + ${i % 7}\n}\n// ${'filler text '.repeat(40)}\n`)
@@ -372,6 +374,11 @@ test('a first indexing reports progress to a client that asks for it', async () 
   write(big, 'src/needle.ts', 'export function findTheNeedleInTheHaystack() {}\n')
   const c = await connect({ root: big })
   try {
+    // A cancelled call is abandoned by the client; the server keeps serving.
+    const ac = new AbortController()
+    const cancelled = c.client.callTool({ name: 'search_code', arguments: { query: 'handler17' } }, { signal: ac.signal })
+    setTimeout(() => ac.abort(), 5)
+    await assert.rejects(cancelled)
     const progress: Array<{ progress: number; total?: number }> = []
     const r = await c.client.callTool({ name: 'search_code', arguments: { query: 'findTheNeedleInTheHaystack' } }, { onprogress: (p) => progress.push(p) })
     assert.equal(ok(r).results[0].path, 'src/needle.ts')

@@ -21,6 +21,7 @@ const CODES = new Set(['invalid_request', 'unauthorized', 'unavailable', 'timeou
 const PROGRESS_INTERVAL_MS = 100
 const ROOTS_WAIT_MS = 2000
 const MAX_PREPARED_ROOTS = 4
+const PREPARE_FALLBACK_MS = 1000
 /** Largest protocol message read (the SDK's default is 10 MB; count_tokens takes up to 16 MiB of text). */
 const MAX_MESSAGE_BYTES = 80 * 1024 * 1024
 
@@ -140,6 +141,18 @@ async function runMcp(options = {}) {
     engine.prepareIndex(root).catch((err) => log(`indexing failed: ${err && err.code ? err.code : 'error'}`))
   }
 
+  // The default root once the client's roots (if it offers any) are known; loading the addon
+  // here keeps it off the path of the `initialize` answer.
+  const prepareDefault = () => {
+    roots.settled.then(() => {
+      try {
+        prepare(roots.default())
+      } catch (err) {
+        log(`cannot load the addon: ${err && err.message ? err.message : err}`)
+      }
+    })
+  }
+
   const sessionId = `mcp-${process.pid}`
 
   const callTool = async (params, ctx) => {
@@ -195,7 +208,7 @@ async function runMcp(options = {}) {
       }
     })
     server.oninitialized = () => {
-      if (!server.getClientCapabilities()?.roots) return
+      if (!server.getClientCapabilities()?.roots) return prepareDefault()
       const refresh = () => {
         const p = server
           .listRoots(undefined, { timeout: ROOTS_WAIT_MS })
@@ -205,6 +218,7 @@ async function runMcp(options = {}) {
           })
           .catch(() => log('the client did not list its roots; using the default root'))
         roots.settled = p
+        prepareDefault()
       }
       if (server.getClientCapabilities().roots.listChanged) {
         server.setNotificationHandler('notifications/roots/list_changed', refresh)
@@ -239,14 +253,9 @@ async function runMcp(options = {}) {
   process.on('SIGINT', () => shutdown(130))
   process.on('SIGTERM', () => shutdown(143))
 
-  // Index the default root in the background, after the first messages were read.
-  setImmediate(() => {
-    try {
-      prepare(roots.default())
-    } catch (err) {
-      log(`cannot load the addon: ${err && err.message ? err.message : err}`)
-    }
-  })
+  // Index the default root in the background once `initialize` is answered (or soon anyway,
+  // for a client of the 2026-07-28 revision, which sends no `initialized`).
+  setTimeout(prepareDefault, PREPARE_FALLBACK_MS)
 }
 
 /**

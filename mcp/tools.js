@@ -62,6 +62,29 @@ function resolveFile(root, file) {
   return rel.split(path.sep).join('/')
 }
 
+/**
+ * `value` with every string in it passed through the addon's secret redaction (builders and
+ * Hound return file text as it is), and how many secrets were replaced.
+ */
+async function redactDeep(addon, value) {
+  let count = 0
+  const walk = async (v) => {
+    if (typeof v === 'string') {
+      const r = await addon.redactSecrets(v)
+      count += r.redactions
+      return r.text
+    }
+    if (Array.isArray(v)) return Promise.all(v.map(walk))
+    if (v && typeof v === 'object') {
+      const entries = await Promise.all(Object.entries(v).map(async ([k, x]) => [k, await walk(x)]))
+      return Object.fromEntries(entries)
+    }
+    return v
+  }
+  const out = await walk(value)
+  return { value: out, redactions: count }
+}
+
 function fence(text, language) {
   const ticks = text.includes('```') ? '````' : '```'
   return `${ticks}${language ?? ''}\n${text}${text.endsWith('\n') ? '' : '\n'}${ticks}`
@@ -400,7 +423,7 @@ const buildContext = {
     "the conventions (CLAUDE.md, AGENTS.md), branch and recent commits. kind 'review' (baseBranch, default 'main'): the diff from the merge base, " +
     "the changed files and conventions. kind 'fix' (needs validationOutput, optional files): the parsed errors of tsc/eslint/cargo/pytest/mypy/ruff " +
     "output and the source around each error. kind 'issue' (needs issue): the issue, the files it mentions and their recent commits. " +
-    'Use it at the start of such a task. Returns the sections as text and as an object; `metadata` lists anything truncated, missing or redacted.',
+    'Use it at the start of such a task. Returns the sections as text and as an object (secrets redacted); `metadata` lists anything truncated, missing or suspicious.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -431,7 +454,8 @@ const buildContext = {
       if (args[field] !== undefined && owner !== args.kind) throw invalid(`${field} applies only to kind '${owner}'`)
     }
     const root = await ctx.resolveRoot(args.root)
-    const result = await kind.run(args, root, ctx)
+    // The builders report suspected secrets in `_metadata.warnings` but return the text as is.
+    const { value: result } = await redactDeep(ctx.addon, await kind.run(args, root, ctx))
     const sections = {}
     for (const [k, v] of Object.entries(result)) if (k !== '_metadata') sections[k] = v
     const structured = { kind: args.kind, sections }
@@ -547,7 +571,7 @@ const houndSearch = {
   description:
     'Regular-expression (or literal) search over every repository indexed by the configured Hound server, across the organisation, not just the local checkout. ' +
     'Use it to find usages, definitions or examples in other repositories; follow up with remote_file_context to read around a match. ' +
-    `Returns matching lines as repo:path:line with optional context lines (at most ${MAX_HOUND_LINES} lines in all).`,
+    `Returns matching lines as repo:path:line with optional context lines (at most ${MAX_HOUND_LINES} lines in all), secrets redacted.`,
   inputSchema: {
     type: 'object',
     properties: {
@@ -588,7 +612,7 @@ const houndSearch = {
   async handler(args, ctx) {
     const options = {}
     for (const k of ['literal', 'ignoreCase', 'repos', 'files', 'excludeFiles', 'context', 'limit']) if (args[k] !== undefined) options[k] = args[k]
-    const result = await new ctx.addon.HoundClient().search(args.query, options)
+    const result = (await redactDeep(ctx.addon, await new ctx.addon.HoundClient().search(args.query, options))).value
     const matches = []
     let truncated = false
     let lines = 0
