@@ -925,6 +925,23 @@ export declare function prContext(repoPath: string, pr: number | string, options
  */
 export declare function prepareIndex(rootPath: string, options?: CallOptions): Promise<IndexStatus>
 
+/** What `redactSecrets` returns. */
+export interface RedactedText {
+  /**
+   * The text with every suspected secret (API keys, tokens, private keys...) replaced by
+   * `[REDACTED:<kind>]`; the rest of each line and every line break are kept.
+   */
+  text: string
+  /** How many secrets were replaced. */
+  redactions: number
+}
+
+/**
+ * Replaces the suspected secrets in `text` by `[REDACTED:<kind>]`, as retrieval does.
+ * Redacting the result again changes nothing. Runs off the JS thread.
+ */
+export declare function redactSecrets(text: string): Promise<RedactedText>
+
 /**
  * Lines `line - context ..= line + context` of a file on Gitea, numbered, with a web link to
  * the exact ref served (ADR-003's `hound_file_context`). The body is streamed and reading

@@ -865,6 +865,7 @@ module.exports.parseValidationOutput = nativeBinding.parseValidationOutput
 module.exports.parseValidationOutputSync = nativeBinding.parseValidationOutputSync
 module.exports.prContext = nativeBinding.prContext
 module.exports.prepareIndex = nativeBinding.prepareIndex
+module.exports.redactSecrets = nativeBinding.redactSecrets
 module.exports.remoteFileContext = nativeBinding.remoteFileContext
 module.exports.retrieve = nativeBinding.retrieve
 module.exports.TokenEncoding = nativeBinding.TokenEncoding

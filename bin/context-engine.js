@@ -3,21 +3,24 @@
 //
 //   context-engine query "<prompt>" --root DIR [--limit N] [--json]
 //   context-engine serve --stdio
+//   context-engine mcp [--root DIR]
 //
 // `serve --stdio` speaks JSON Lines: one request per line on stdin,
 //   {"id": "...", "root": "/abs/dir", "prompt": "...", "limit": 50}
 // one response per line on stdout, in request order,
 //   {"id": "...", "results": [{"path", "startLine", "endLine", "content", "score"}, ...]}
 // or {"id": "...", "error": {"code", "message"}} when a request fails. It exits when stdin closes.
+//
+// `mcp` serves the Model Context Protocol over stdio (see mcp/server.js and the README).
 'use strict'
 
 const path = require('node:path')
 const readline = require('node:readline')
-const { ContextEngine } = require(path.join(__dirname, '..', 'index.js'))
 
 const USAGE = `usage:
   context-engine query "<prompt>" --root DIR [--limit N] [--json]
-  context-engine serve --stdio`
+  context-engine serve --stdio
+  context-engine mcp [--root DIR]`
 
 function fail(message, code = 2) {
   process.stderr.write(`context-engine: ${message}\n${USAGE}\n`)
@@ -106,6 +109,11 @@ async function main() {
     process.stdout.write(USAGE + '\n')
     return
   }
+  if (positional[0] === 'mcp') {
+    if (positional.length > 1 || flags.limit !== undefined || flags.json || flags.stdio) fail('mcp takes only --root DIR')
+    return require(path.join(__dirname, '..', 'mcp', 'server.js')).runMcp({ root: flags.root })
+  }
+  const { ContextEngine } = require(path.join(__dirname, '..', 'index.js'))
   const engine = new ContextEngine()
   switch (positional[0]) {
     case 'query':

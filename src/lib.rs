@@ -27,3 +27,4 @@ mod expand;
 mod inject;
 mod remote;
 mod retrieve;
+mod secrets;

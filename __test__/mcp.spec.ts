@@ -1,0 +1,488 @@
+// The MCP server (`context-engine mcp`) driven through the official SDK client over stdio:
+// the tool list and schemas, every tool on a real temporary git repository, bad input as
+// `isError` results with our error codes, escape attempts (dot-dot, absolute paths, symlinks,
+// roots), client roots, two sessions at once, progress, shutdown on end of stdin, and the
+// remote tools against local fake Gitea and Hound servers on 127.0.0.1.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, realpathSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, dirname } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+import { Client } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+
+import { countTokens } from '../index.js'
+import { startGitea, startHound, TOKEN, type Running } from './support/remote-servers'
+
+const BIN = join(__dirname, '..', 'bin', 'context-engine.js')
+const LOCAL_TOOLS = ['search_code', 'expand_chunk', 'file_context', 'count_tokens', 'fit_to_budget', 'build_context']
+/** A made-up GitHub token: file_context must redact it. */
+const FAKE_TOKEN = 'ghp_R8sK2mQ9vX4tL7wN1pZ6cB3yH5jF0dG8eA2u'
+
+type Result = Awaited<ReturnType<Client['callTool']>>
+
+function write(root: string, rel: string, text: string): void {
+  const p = join(root, rel)
+  mkdirSync(dirname(p), { recursive: true })
+  writeFileSync(p, text)
+}
+
+function git(root: string, ...args: string[]): void {
+  execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=Test', '-c', 'init.defaultBranch=main', ...args], { cwd: root, stdio: 'ignore' })
+}
+
+const ROUTER = [
+  '/** Routes requests to handlers. */',
+  'export class Router {',
+  '  private routes: Route[] = []',
+  '',
+  '  add(method: string, path: string, handler: Handler): void {',
+  '    this.routes.push({ method, path, handler })',
+  '  }',
+  '',
+  '  match(method: string, path: string): Handler | undefined {',
+  '    return this.routes.find((r) => r.method === method && r.path === path)?.handler',
+  '  }',
+  '}',
+  '',
+].join('\n')
+
+function makeRepo(): string {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-')))
+  write(root, 'src/router.ts', ROUTER)
+  write(root, 'src/cookie.ts', 'export function parseCookie(header: string): Record<string, string> {\n  return Object.fromEntries(header.split(";").map((p) => p.trim().split("=")))\n}\n')
+  write(root, 'config/keys.ts', `export const a = 1\nexport const githubToken = "${FAKE_TOKEN}"\nexport const b = 2\n`)
+  write(root, 'TASKS.md', `# Task\n\nAdd a DELETE route to the Router.\nDeploy with ${FAKE_TOKEN}\n`)
+  write(root, 'CLAUDE.md', 'Use two-space indentation.\n')
+  git(root, 'init', '-q')
+  git(root, 'add', '-A')
+  git(root, 'commit', '-qm', 'initial router')
+  git(root, 'checkout', '-qb', 'feature')
+  write(root, 'src/router.ts', ROUTER.replace('  add(', '  remove(path: string): void {\n    this.routes = this.routes.filter((r) => r.path !== path)\n  }\n\n  add('))
+  git(root, 'commit', '-qam', 'remove routes')
+  return root
+}
+
+const baseEnv = (): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !['GITEA_URL', 'GITEA_TOKEN', 'HOUND_URL', 'GITHUB_TOKEN'].includes(k)) env[k] = v
+  }
+  return env
+}
+
+interface Session {
+  client: Client
+  transport: StdioClientTransport
+  stderr: () => string
+}
+
+async function connect(opts: { root?: string; cwd?: string; env?: Record<string, string>; roots?: string[] } = {}): Promise<Session> {
+  const args = [BIN, 'mcp']
+  if (opts.root) args.push('--root', opts.root)
+  const transport = new StdioClientTransport({ command: process.execPath, args, cwd: opts.cwd, env: opts.env ?? baseEnv(), stderr: 'pipe' })
+  let err = ''
+  transport.stderr?.on('data', (d: Buffer) => (err += d.toString()))
+  const client = new Client({ name: 'mcp-spec', version: '1.0.0' }, opts.roots ? { capabilities: { roots: { listChanged: true } } } : undefined)
+  if (opts.roots) {
+    const roots = opts.roots
+    client.setRequestHandler('roots/list', async () => ({ roots: roots.map((r) => ({ uri: pathToFileURL(r).href, name: r })) }))
+  }
+  await client.connect(transport)
+  return { client, transport, stderr: () => err }
+}
+
+function text(r: Result): string {
+  const c = (r.content as Array<{ type: string; text?: string }>)[0]
+  assert.equal(c.type, 'text')
+  return c.text ?? ''
+}
+
+function assertError(r: Result, code: string, pattern?: RegExp): void {
+  assert.equal(r.isError, true, `expected an error result, got ${JSON.stringify(r).slice(0, 300)}`)
+  const t = text(r)
+  assert.ok(t.startsWith(`${code}: `), `expected "${code}: ..." got ${t}`)
+  if (pattern) assert.match(t, pattern)
+}
+
+function ok(r: Result): Record<string, any> {
+  assert.notEqual(r.isError, true, `unexpected error: ${JSON.stringify(r.content)}`)
+  assert.ok(r.structuredContent, 'structuredContent')
+  return r.structuredContent as Record<string, any>
+}
+
+let repo: string
+let outside: string
+let s: Session
+
+before(async () => {
+  repo = makeRepo()
+  outside = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-outside-')))
+  write(outside, 'secret.txt', 'outside the root\n')
+  write(outside, 'src/other.ts', 'export const other = 1\n')
+  symlinkSync(join(outside, 'secret.txt'), join(repo, 'link-out.txt'))
+  symlinkSync(outside, join(repo, 'dir-out'))
+  s = await connect({ root: repo })
+})
+
+after(async () => {
+  await s?.client.close()
+  rmSync(repo, { recursive: true, force: true })
+  rmSync(outside, { recursive: true, force: true })
+})
+
+test('tools/list: the six local tools with precise JSON schemas and output schemas', async () => {
+  const { tools } = await s.client.listTools()
+  assert.deepEqual(tools.map((t) => t.name), LOCAL_TOOLS)
+  for (const t of tools) {
+    assert.ok(t.description && t.description.length > 80, `${t.name} has a description for a model`)
+    assert.equal(t.inputSchema.type, 'object')
+    assert.equal((t.inputSchema as any).additionalProperties, false, `${t.name} rejects unknown arguments`)
+    assert.equal(t.outputSchema?.type, 'object', `${t.name} has an output schema`)
+  }
+  const search = tools.find((t) => t.name === 'search_code')!
+  assert.deepEqual(search.inputSchema.required, ['query'])
+  assert.deepEqual((search.inputSchema.properties as any).limit, { type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'Snippets wanted (1-100). Default 10.' })
+  const build = tools.find((t) => t.name === 'build_context')!
+  assert.deepEqual((build.inputSchema.properties as any).kind.enum, ['implementation', 'review', 'fix', 'issue'])
+  assert.deepEqual(tools.find((t) => t.name === 'expand_chunk')!.inputSchema.required, ['path', 'startLine', 'endLine'])
+})
+
+test('search_code: ranked snippets of the repository, text and structured', async () => {
+  const r = await s.client.callTool({ name: 'search_code', arguments: { query: 'where are routes matched by method and path', limit: 3 } })
+  const out = ok(r)
+  assert.ok(out.results.length >= 1 && out.results.length <= 3)
+  const top = out.results[0]
+  assert.equal(top.path, 'src/router.ts')
+  assert.ok(top.content.includes('match(method: string, path: string)'))
+  assert.ok(top.score > 0 && top.startLine >= 1 && top.endLine >= top.startLine)
+  assert.ok(text(r).startsWith(`src/router.ts:${top.startLine}-${top.endLine}  score `))
+  // Fresh: a file written now is found by the next call.
+  write(repo, 'src/zebra.ts', 'export function zebraStripes(count: number) {\n  return count * 2\n}\n')
+  const again = ok(await s.client.callTool({ name: 'search_code', arguments: { query: 'zebraStripes' } }))
+  assert.equal(again.results[0].path, 'src/zebra.ts')
+  const none = await s.client.callTool({ name: 'search_code', arguments: { query: 'qqqxyznothinghere' } })
+  assert.deepEqual(ok(none).results, [])
+  assert.equal(text(none), 'No matching code.')
+})
+
+test('expand_chunk: lines around a snippet, or its enclosing block', async () => {
+  const lines = ok(await s.client.callTool({ name: 'expand_chunk', arguments: { path: 'src/router.ts', startLine: 10, endLine: 10, contextLines: 2 } }))
+  assert.equal(lines.startLine, 8)
+  assert.equal(lines.mode, 'lines')
+  // Line 14 (on the feature branch) is the body of `match`.
+  const structure = await s.client.callTool({ name: 'expand_chunk', arguments: { path: 'src/router.ts', startLine: 14, endLine: 14, structure: true } })
+  const st = ok(structure)
+  assert.equal(st.mode, 'structure')
+  assert.equal(st.blockKind, 'method')
+  assert.deepEqual([st.startLine, st.endLine], [13, 15])
+  assert.ok(st.content.startsWith('  match(method: string, path: string)'))
+  assert.match(text(structure), /^src\/router\.ts:13-15 \(method\)\n13 \|   match\(/)
+  assertError(await s.client.callTool({ name: 'expand_chunk', arguments: { path: 'src/router.ts', startLine: 500, endLine: 501 } }), 'invalid_request', /outside the file/)
+  assertError(await s.client.callTool({ name: 'expand_chunk', arguments: { path: 'src/router.ts', startLine: 5, endLine: 4 } }), 'invalid_request', /startLine must be <= endLine/)
+})
+
+test('file_context: numbered lines, ranges, secrets redacted', async () => {
+  const r = await s.client.callTool({ name: 'file_context', arguments: { path: 'config/keys.ts' } })
+  const out = ok(r)
+  assert.equal(out.startLine, 1)
+  assert.equal(out.endLine, 3)
+  assert.equal(out.moreAfter, false)
+  assert.ok(!text(r).includes(FAKE_TOKEN) && !out.content.includes(FAKE_TOKEN), 'the token is redacted')
+  assert.match(text(r), /\[REDACTED/)
+  assert.match(text(r), /^config\/keys\.ts:1-3\n1 \| export const a = 1\n/)
+  const range = ok(await s.client.callTool({ name: 'file_context', arguments: { path: 'src/router.ts', startLine: 2, endLine: 3 } }))
+  assert.deepEqual([range.startLine, range.endLine, range.moreAfter], [2, 3, true])
+  assert.equal(range.content, ROUTER.split('\n').slice(1, 3).join('\n'))
+  const abs = ok(await s.client.callTool({ name: 'file_context', arguments: { path: join(repo, 'src/cookie.ts'), endLine: 1 } }))
+  assert.equal(abs.path, 'src/cookie.ts')
+  assertError(await s.client.callTool({ name: 'file_context', arguments: { path: 'src/missing.ts' } }), 'invalid_request', /not found/)
+})
+
+test('count_tokens and fit_to_budget: exact counts and budgets', async () => {
+  const sample = 'function add(a, b) { return a + b }\n'.repeat(20)
+  const c = ok(await s.client.callTool({ name: 'count_tokens', arguments: { text: sample } }))
+  assert.deepEqual(c, { tokens: await countTokens(sample), encoding: 'o200k_base' })
+  const cl = ok(await s.client.callTool({ name: 'count_tokens', arguments: { text: sample, encoding: 'cl100k_base' } }))
+  assert.equal(cl.tokens, await countTokens(sample, 'cl100k_base'))
+  const sections = { diff: 'line of the diff\n'.repeat(400), notes: 'a note\n'.repeat(50) }
+  const fit = ok(await s.client.callTool({ name: 'fit_to_budget', arguments: { sections, budget: 300 } }))
+  assert.equal(fit.truncated, true)
+  assert.deepEqual(Object.keys(fit.sections), ['diff', 'notes'])
+  assert.ok((await countTokens(fit.sections.diff + fit.sections.notes)) <= 300)
+  assert.equal(fit.metadata.budget, 300)
+  const same = ok(await s.client.callTool({ name: 'fit_to_budget', arguments: { sections: { a: 'short' }, budget: 100 } }))
+  assert.deepEqual(same, { sections: { a: 'short' }, truncated: false })
+  // A message over the SDK's default 10 MB read buffer is still read.
+  const big = 'token '.repeat(2 * 1024 * 1024)
+  assert.equal(ok(await s.client.callTool({ name: 'count_tokens', arguments: { text: big } })).tokens, await countTokens(big))
+})
+
+test('build_context: implementation, review, fix and issue contexts', async () => {
+  const impl = ok(await s.client.callTool({ name: 'build_context', arguments: { kind: 'implementation', taskFile: 'TASKS.md' } }))
+  assert.equal(impl.kind, 'implementation')
+  assert.match(impl.sections.tasks, /Add a DELETE route/)
+  assert.match(impl.sections.tasks, /Deploy with \[REDACTED:[a-z_]+\]/, 'secrets in builder sections are redacted')
+  assert.ok(!JSON.stringify(impl).includes(FAKE_TOKEN))
+  assert.match(impl.sections.conventions, /two-space/)
+  assert.equal(impl.sections.branch, 'feature')
+  assert.equal(impl.sections.recent_commits[0].subject, 'remove routes')
+
+  const review = await s.client.callTool({ name: 'build_context', arguments: { kind: 'review', baseBranch: 'main' } })
+  const rv = ok(review)
+  assert.match(rv.sections.diff, /\+  remove\(path: string\): void/)
+  assert.deepEqual(Object.keys(rv.sections.changed_files), ['src/router.ts'])
+  assert.equal(rv.sections.stats.filesChanged, 1)
+  assert.match(text(review), /^## diff\n/)
+
+  const tsc = 'src/router.ts(6,5): error TS2322: Type \'string\' is not assignable to type \'number\'.\n'
+  const fix = ok(await s.client.callTool({ name: 'build_context', arguments: { kind: 'fix', validationOutput: tsc } }))
+  assert.match(fix.sections.errors, /TS2322/)
+  assert.ok(fix.sections.source_files['src/router.ts'].includes('this.routes.push'))
+
+  const issue = ok(
+    await s.client.callTool({
+      name: 'build_context',
+      arguments: { kind: 'issue', issue: { number: 7, title: 'Cookie parsing drops values', body: 'See src/cookie.ts:2', labels: ['bug'] } },
+    }),
+  )
+  assert.match(issue.sections.issue, /Cookie parsing drops values/)
+  assert.deepEqual(Object.keys(issue.sections.related_files), ['src/cookie.ts'])
+})
+
+test('bad arguments: isError results starting with invalid_request, never protocol errors', async () => {
+  const cases: Array<[string, Record<string, unknown> | undefined, RegExp]> = [
+    ['search_code', {}, /query is required/],
+    ['search_code', undefined, /query is required/],
+    ['search_code', { query: 42 }, /query must be a string/],
+    ['search_code', { query: '' }, /query must not be empty/],
+    ['search_code', { query: 'x', limit: 0 }, /limit must be >= 1/],
+    ['search_code', { query: 'x', limit: 101 }, /limit must be <= 100/],
+    ['search_code', { query: 'x', limit: 2.5 }, /limit must be a whole number/],
+    ['search_code', { query: 'x', colour: 'red' }, /unknown argument colour/],
+    ['expand_chunk', { path: 'src/router.ts', startLine: 1 }, /endLine is required/],
+    ['expand_chunk', { path: 'src/router.ts', startLine: '1', endLine: 2 }, /startLine must be a whole number/],
+    ['file_context', { path: ['a'] }, /path must be a string/],
+    ['count_tokens', { text: 'x', encoding: 'p50k' }, /encoding must be one of "o200k_base", "cl100k_base"/],
+    ['fit_to_budget', { sections: { a: 1 }, budget: 10 }, /sections\["a"\] must be a string/],
+    ['fit_to_budget', { sections: {}, budget: 10 }, /sections must have at least 1 entry/],
+    ['fit_to_budget', { sections: { a: 'x' }, budget: -1 }, /budget must be >= 1/],
+    ['build_context', { kind: 'deploy' }, /kind must be one of/],
+    ['build_context', { kind: 'implementation' }, /taskFile is required for kind 'implementation'/],
+    ['build_context', { kind: 'review', taskFile: 'TASKS.md' }, /taskFile applies only to kind 'implementation'/],
+    ['build_context', { kind: 'issue', issue: { number: 1 } }, /issue.title is required/],
+    ['build_context', { kind: 'review', baseBranch: '--output=/tmp/x' }, /./],
+    ['no_such_tool', {}, /unknown tool/],
+  ]
+  for (const [name, args, pattern] of cases) {
+    const r = await s.client.callTool({ name, arguments: args })
+    assertError(r, 'invalid_request', pattern)
+    assert.ok(!text(r).includes('/tmp/x'), 'the value is not echoed')
+  }
+  // The server is still answering.
+  assert.ok(ok(await s.client.callTool({ name: 'count_tokens', arguments: { text: 'still alive' } })).tokens > 0)
+})
+
+test('escape attempts: dot-dot, absolute paths, symlinks and roots outside are refused', async () => {
+  const attempts: Array<[string, Record<string, unknown>]> = [
+    ['file_context', { path: '../../etc/passwd' }],
+    ['file_context', { path: '/etc/passwd' }],
+    ['file_context', { path: join(outside, 'secret.txt') }],
+    ['file_context', { path: 'link-out.txt' }],
+    ['file_context', { path: 'dir-out/secret.txt' }],
+    ['file_context', { path: 'src/../../' + outside.split('/').pop() + '/secret.txt' }],
+    ['expand_chunk', { path: '../../etc/passwd', startLine: 1, endLine: 1 }],
+    ['expand_chunk', { path: 'link-out.txt', startLine: 1, endLine: 1 }],
+    ['search_code', { query: 'other', root: outside }],
+    ['search_code', { query: 'other', root: '/' }],
+    ['search_code', { query: 'other', root: 'dir-out' }],
+    ['search_code', { query: 'other', root: '..' }],
+    ['build_context', { kind: 'review', root: '/etc' }],
+    ['build_context', { kind: 'implementation', taskFile: '../../etc/passwd' }],
+    ['build_context', { kind: 'implementation', taskFile: 'link-out.txt' }],
+  ]
+  for (const [name, args] of attempts) {
+    const r = await s.client.callTool({ name, arguments: args })
+    assertError(r, 'invalid_request', /outside|not found|not an existing directory/)
+    assert.ok(!text(r).includes('outside the root\n'), 'nothing of the outside file is returned')
+    assert.ok(!text(r).includes(outside), 'the outside path is not echoed')
+  }
+  // A root inside the allowed root is fine.
+  const inner = ok(await s.client.callTool({ name: 'search_code', arguments: { query: 'parseCookie', root: 'src' } }))
+  assert.equal(inner.results[0].path, 'cookie.ts')
+})
+
+test('client roots replace the working directory; --root stays allowed', async () => {
+  const other = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-cwd-')))
+  write(other, 'cwd.ts', 'export const inWorkingDirectory = true\n')
+  const c = await connect({ cwd: other, roots: [outside] })
+  try {
+    // The default root is the client's first root.
+    const found = ok(await c.client.callTool({ name: 'search_code', arguments: { query: 'other' } }))
+    assert.equal(found.results[0].path, 'src/other.ts')
+    assert.equal(ok(await c.client.callTool({ name: 'file_context', arguments: { path: 'secret.txt' } })).content, 'outside the root')
+    // The working directory is not a root once the client named its own.
+    assertError(await c.client.callTool({ name: 'search_code', arguments: { query: 'x', root: other } }), 'invalid_request', /outside the roots/)
+    assertError(await c.client.callTool({ name: 'search_code', arguments: { query: 'x', root: repo } }), 'invalid_request', /outside the roots/)
+  } finally {
+    await c.client.close()
+  }
+  // Without client roots the working directory is the root.
+  const d = await connect({ cwd: other })
+  try {
+    assert.equal(ok(await d.client.callTool({ name: 'search_code', arguments: { query: 'inWorkingDirectory' } })).results[0].path, 'cwd.ts')
+    assertError(await d.client.callTool({ name: 'search_code', arguments: { query: 'x', root: repo } }), 'invalid_request', /outside the roots/)
+  } finally {
+    await d.client.close()
+  }
+  // --root plus client roots: both allowed, --root is the default.
+  const e = await connect({ root: repo, roots: [outside] })
+  try {
+    assert.equal(ok(await e.client.callTool({ name: 'search_code', arguments: { query: 'parseCookie' } })).results[0].path, 'src/cookie.ts')
+    assert.equal(ok(await e.client.callTool({ name: 'search_code', arguments: { query: 'other', root: outside } })).results[0].path, 'src/other.ts')
+    assertError(await e.client.callTool({ name: 'search_code', arguments: { query: 'x', root: other } }), 'invalid_request', /outside the roots/)
+  } finally {
+    await e.client.close()
+    rmSync(other, { recursive: true, force: true })
+  }
+})
+
+test('two sessions at once answer independently', async () => {
+  const [a, b] = await Promise.all([connect({ root: repo }), connect({ root: outside })])
+  try {
+    const [ra, rb] = await Promise.all([
+      a.client.callTool({ name: 'search_code', arguments: { query: 'parseCookie' } }),
+      b.client.callTool({ name: 'search_code', arguments: { query: 'other' } }),
+    ])
+    assert.equal(ok(ra).results[0].path, 'src/cookie.ts')
+    assert.equal(ok(rb).results[0].path, 'src/other.ts')
+    assertError(await b.client.callTool({ name: 'file_context', arguments: { path: join(repo, 'TASKS.md') } }), 'invalid_request', /outside the root/)
+  } finally {
+    await Promise.all([a.client.close(), b.client.close()])
+  }
+})
+
+test('a first indexing reports progress to a client that asks for it; cancelling a call leaves the server serving', async () => {
+  const big = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-big-')))
+  for (let i = 0; i < 4000; i++) {
+    write(big, `pkg${i % 40}/mod${i}.ts`, `export function handler${i}(input: number): number {\n  return input * ${i} + ${i % 7}\n}\n// ${'filler text '.repeat(40)}\n`)
+  }
+  write(big, 'target/needle.ts', 'nothing here\n')
+  write(big, 'src/needle.ts', 'export function findTheNeedleInTheHaystack() {}\n')
+  const c = await connect({ root: big })
+  try {
+    // A cancelled call is abandoned by the client; the server keeps serving.
+    const ac = new AbortController()
+    const cancelled = c.client.callTool({ name: 'search_code', arguments: { query: 'handler17' } }, { signal: ac.signal })
+    setTimeout(() => ac.abort(), 5)
+    await assert.rejects(cancelled)
+    const progress: Array<{ progress: number; total?: number }> = []
+    const r = await c.client.callTool({ name: 'search_code', arguments: { query: 'findTheNeedleInTheHaystack' } }, { onprogress: (p) => progress.push(p) })
+    assert.equal(ok(r).results[0].path, 'src/needle.ts')
+    assert.ok(progress.length >= 1, 'at least one progress notification while indexing')
+    for (let i = 1; i < progress.length; i++) assert.ok(progress[i].progress > progress[i - 1].progress, 'progress increases')
+    for (const p of progress) if (p.total !== undefined) assert.ok(p.progress <= p.total)
+  } finally {
+    await c.client.close()
+    rmSync(big, { recursive: true, force: true })
+  }
+})
+
+test('a client pinned to the 2026-07-28 revision is served too', async () => {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--root', repo], env: baseEnv(), stderr: 'ignore' })
+  const client = new Client({ name: 'modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  await client.connect(transport)
+  try {
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), LOCAL_TOOLS)
+    assert.equal(ok(await client.callTool({ name: 'search_code', arguments: { query: 'parseCookie', limit: 1 } })).results[0].path, 'src/cookie.ts')
+    assertError(await client.callTool({ name: 'search_code', arguments: { query: 'x', limit: 0 } }), 'invalid_request', /limit must be >= 1/)
+  } finally {
+    await client.close()
+  }
+})
+
+test('stdout carries only protocol messages, and end of stdin ends the process promptly', async () => {
+  const child = spawn(process.execPath, [BIN, 'mcp', '--root', repo], { stdio: ['pipe', 'pipe', 'pipe'] })
+  let out = ''
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const send = (m: unknown) => child.stdin.write(JSON.stringify(m) + '\n')
+  child.stdin.write('{this is not json\n')
+  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
+  await waitFor(() => out.includes('"id":1'))
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_code', arguments: { query: 'Router' } } })
+  await waitFor(() => out.includes('"id":2'))
+  const started = Date.now()
+  child.stdin.end()
+  const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 5000))])
+  if (code === 'hung') child.kill('SIGKILL')
+  assert.equal(code, 0, 'exits with 0 after end of stdin')
+  assert.ok(Date.now() - started < 3000, 'promptly')
+  for (const line of out.split('\n').filter(Boolean)) assert.equal(JSON.parse(line).jsonrpc, '2.0')
+})
+
+test('mcp with a --root that is not a directory fails before serving', () => {
+  assert.throws(() => execFileSync(process.execPath, [BIN, 'mcp', '--root', join(repo, 'TASKS.md')], { stdio: 'pipe', input: '' }), (e: any) => {
+    assert.equal(e.status, 2)
+    assert.equal(e.stdout.toString(), '')
+    assert.match(e.stderr.toString(), /--root must be an existing directory/)
+    return true
+  })
+})
+
+async function waitFor(cond: () => boolean, ms = 20000): Promise<void> {
+  const end = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+test('remote tools: hidden without configuration, listed and working with GITEA_URL and HOUND_URL', async () => {
+  let gitea: Running | undefined
+  let hound: Running | undefined
+  try {
+    gitea = await startGitea()
+    hound = await startHound()
+    const env = { ...baseEnv(), GITEA_URL: gitea.url, GITEA_TOKEN: TOKEN, HOUND_URL: hound.url }
+    const c = await connect({ root: repo, env })
+    try {
+      const { tools } = await c.client.listTools()
+      assert.deepEqual(tools.map((t) => t.name), [...LOCAL_TOOLS, 'remote_file_context', 'hound_search'])
+      const remote = tools.find((t) => t.name === 'remote_file_context')!
+      assert.deepEqual((remote.inputSchema.properties as any).provider.enum, ['gitea'])
+      const r = await c.client.callTool({ name: 'remote_file_context', arguments: { repo: 'acme/alpha', file: 'config/app.ts', line: 2, context: 1 } })
+      const out = ok(r)
+      assert.deepEqual([out.startLine, out.endLine, out.ref, out.source], [1, 3, 'trunk', 'gitea'])
+      assert.ok(!out.content.includes('ghp_'), 'the token in the remote file is redacted')
+      assert.ok(out.url.startsWith(gitea.url))
+      assertError(await c.client.callTool({ name: 'remote_file_context', arguments: { repo: 'acme/alpha', file: 'nope.ts', line: 1 } }), 'invalid_request')
+      assertError(await c.client.callTool({ name: 'remote_file_context', arguments: { repo: 'acme/alpha', file: 'x', line: 0 } }), 'invalid_request', /line must be >= 1/)
+      const h = await c.client.callTool({ name: 'hound_search', arguments: { query: 'fetchUser', context: 2 } })
+      const hs = ok(h)
+      assert.ok(hs.matches.length > 0)
+      assert.ok(hs.matches.every((m: any) => m.text.includes('fetchUser')))
+      assert.match(text(h), /^(alpha|beta):[^:]+:\d+[:-] /)
+      assertError(await c.client.callTool({ name: 'hound_search', arguments: { query: 'x', context: 21 } }), 'invalid_request', /context must be <= 20/)
+    } finally {
+      await c.client.close()
+    }
+    // GITHUB_TOKEN alone lists remote_file_context only when the addon has a GitHub provider.
+    const g = await connect({ root: repo, env: { ...baseEnv(), GITHUB_TOKEN: 'ghp_not_a_real_token_000000000000000000' } })
+    try {
+      const names = (await g.client.listTools()).tools.map((t) => t.name)
+      assert.ok(!names.includes('hound_search'))
+      const { addonSupportsProvider } = require('../mcp/tools.js')
+      assert.equal(names.includes('remote_file_context'), addonSupportsProvider(require('../index.js'), 'github'))
+    } finally {
+      await g.client.close()
+    }
+  } finally {
+    await gitea?.close()
+    await hound?.close()
+  }
+})

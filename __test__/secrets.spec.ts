@@ -1,0 +1,34 @@
+// `redactSecrets`: the engine's redaction for text it did not read itself (used by the MCP
+// server on builder sections and Hound results before they reach a model).
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+
+import { redactSecrets } from '../index.js'
+
+/** Made-up credentials in the shapes the rules know. */
+const GITHUB = 'ghp_R8sK2mQ9vX4tL7wN1pZ6cB3yH5jF0dG8eA2u'
+const AWS = 'AKIAQ3EGRV5XNTWJ7KPZ'
+
+test('redactSecrets replaces secrets, keeps the rest of each line and every line break', async () => {
+  const text = `const a = 1\nconst token = "${GITHUB}"\nconst key = '${AWS}'\nconst b = 2\n`
+  const r = await redactSecrets(text)
+  assert.equal(r.redactions, 2)
+  assert.ok(!r.text.includes(GITHUB) && !r.text.includes(AWS))
+  assert.equal(r.text.split('\n').length, text.split('\n').length)
+  assert.match(r.text, /^const a = 1\nconst token = "\[REDACTED:[a-z_]+\]"\n/)
+  assert.ok(r.text.endsWith('const b = 2\n'))
+  const again = await redactSecrets(r.text)
+  assert.deepEqual(again, { text: r.text, redactions: 0 })
+})
+
+test('redactSecrets leaves text without secrets unchanged', async () => {
+  const text = 'export function add(a: number, b: number) {\n  return a + b\n}\n'
+  assert.deepEqual(await redactSecrets(text), { text, redactions: 0 })
+  assert.deepEqual(await redactSecrets(''), { text: '', redactions: 0 })
+})
+
+test('redactSecrets rejects a non-string with invalid_request', async () => {
+  for (const bad of [undefined, null, 42, { text: 'x' }]) {
+    await assert.rejects(redactSecrets(bad as unknown as string), (e: any) => e.code === 'invalid_request' && /text/.test(e.message))
+  }
+})
