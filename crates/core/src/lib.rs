@@ -29,6 +29,7 @@ pub mod inject;
 pub mod remote;
 pub mod retrieve;
 pub mod secrets;
+pub mod stamp;
 pub mod syntax;
 
 pub use error::{Error, ErrorKind, Result};

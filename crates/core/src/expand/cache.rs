@@ -23,9 +23,10 @@ use lru::LruCache;
 use crate::fs_scope::{ReadError, ReadLimits, Resolved, Scope};
 use crate::syntax::{self, Definition, Lang};
 
+use crate::stamp::Stamp;
 /// A file modified less than this long before it was read is not cached: a later edit could
-/// keep the same modification time (file systems stamp with a coarse clock tick).
-pub const RACY_WINDOW: Duration = Duration::from_millis(50);
+/// keep the same modification time. The one window shared with retrieval's index.
+pub use crate::stamp::RACY_WINDOW;
 
 /// Limits of a [`FileCache`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,39 +48,6 @@ impl Default for CacheConfig {
             max_file_lines: 10_000,
             max_bytes: 64 * 1024 * 1024,
             ttl: Duration::from_secs(5 * 60),
-        }
-    }
-}
-
-/// What identifies one version of a file on disk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    len: u64,
-    modified: Option<SystemTime>,
-    #[cfg(unix)]
-    unix: (u64, u64, i64, i64),
-}
-
-impl Stamp {
-    fn of(path: &Path) -> std::io::Result<Stamp> {
-        let m = std::fs::metadata(path)?;
-        Ok(Stamp {
-            len: m.len(),
-            modified: m.modified().ok(),
-            #[cfg(unix)]
-            unix: {
-                use std::os::unix::fs::MetadataExt;
-                (m.dev(), m.ino(), m.ctime(), m.ctime_nsec())
-            },
-        })
-    }
-
-    /// True if the file was changed so shortly before `read_start` that a later change could
-    /// carry the same stamp.
-    fn is_racy(&self, read_start: SystemTime) -> bool {
-        match self.modified {
-            Some(m) => m + RACY_WINDOW > read_start,
-            None => true,
         }
     }
 }
@@ -373,7 +341,7 @@ impl FileCache {
             found.filter(|(_, _, loaded)| loaded.elapsed() < shared.config.ttl)
         };
         if let Some((lines, stamp, _)) = cached {
-            match Stamp::of(key) {
+            match Stamp::of_path(key) {
                 Ok(now) if now == stamp => {
                     c.hits.fetch_add(1, Ordering::Relaxed);
                     return Ok(lines);
@@ -395,10 +363,10 @@ impl FileCache {
         }
         c.misses.fetch_add(1, Ordering::Relaxed);
         let read_start = SystemTime::now();
-        let before = Stamp::of(key).map_err(|e| ReadError::from_io(&resolved.rel, e))?;
+        let before = Stamp::of_path(key).map_err(|e| ReadError::from_io(&resolved.rel, e))?;
         let file = scope.read_resolved(resolved, limits)?;
         let lines = Arc::new(FileLines::new(file.text));
-        let after = Stamp::of(key).ok();
+        let after = Stamp::of_path(key).ok();
         let config = &shared.config;
         let cacheable = config.max_files > 0
             && lines.len() <= config.max_file_lines

@@ -12,13 +12,15 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use super::chunk::{self, chunk_file};
 use super::tokenize::for_each_term;
-use super::walk::{self, Listed, Stamp};
+use super::walk::{self, Listed, Stamp, Targets, Verdict};
+use super::watch::{DirWatch, Drained};
 use crate::engine::Cancel;
-use crate::fs_scope::{ReadLimits, Scope};
+use crate::fs_scope::{ReadError, ReadLimits, Scope};
+use crate::stamp::racy;
 
 /// One posting: a chunk and the term's frequencies in its fields.
 #[derive(Debug, Clone, Copy)]
@@ -50,20 +52,99 @@ pub(crate) struct FileMeta {
     /// Tokens in the whole file.
     pub len: u32,
     pub language: Option<&'static str>,
-    /// When the file was read: a file modified within [`RACY`] of it is read again on the
-    /// next update even if its stamp is unchanged (a write in the same clock tick).
+    /// When the file was read: a file modified within
+    /// [`RACY_WINDOW`](crate::stamp::RACY_WINDOW) of it is read again on the next update
+    /// even if its stamp is unchanged (a write in the same clock tick).
     pub read_at: SystemTime,
 }
 
-/// Changes this close to a read or walk may share a timestamp with it (coarse file-system
-/// clocks), so they are not trusted to be complete.
-const RACY: Duration = Duration::from_secs(2);
+/// Why a listed file is not in the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkipReason {
+    /// Its content looks binary.
+    Binary,
+    /// Larger than [`walk::MAX_FILE_BYTES`].
+    TooLarge,
+    /// It could not be read (permissions, not a regular file, gone, not inside the root).
+    Unreadable,
+    /// Its head says it is generated code.
+    Generated,
+}
 
-fn racy(modified: Option<SystemTime>, since: SystemTime) -> bool {
-    match modified {
-        Some(m) => m + RACY >= since,
-        None => true,
+impl SkipReason {
+    /// The reason as a byte, for the on-disk index.
+    pub(crate) fn code(self) -> u8 {
+        match self {
+            SkipReason::Binary => 0,
+            SkipReason::TooLarge => 1,
+            SkipReason::Unreadable => 2,
+            SkipReason::Generated => 3,
+        }
     }
+
+    /// The reason of a byte written by [`SkipReason::code`].
+    pub(crate) fn from_code(b: u8) -> Option<SkipReason> {
+        Some(match b {
+            0 => SkipReason::Binary,
+            1 => SkipReason::TooLarge,
+            2 => SkipReason::Unreadable,
+            3 => SkipReason::Generated,
+            _ => return None,
+        })
+    }
+
+    fn of(e: &ReadError) -> SkipReason {
+        match e {
+            ReadError::Binary { .. } => SkipReason::Binary,
+            ReadError::TooLarge { .. } => SkipReason::TooLarge,
+            _ => SkipReason::Unreadable,
+        }
+    }
+}
+
+/// Files of a root the index does not hold, by reason.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SkippedFiles {
+    /// Binary content.
+    pub binary: usize,
+    /// Over the size cap.
+    pub too_large: usize,
+    /// Could not be read.
+    pub unreadable: usize,
+    /// Generated code.
+    pub generated: usize,
+    /// Beyond the per-root file cap (the last ones in path order).
+    pub over_limit: usize,
+}
+
+/// How an index learns about changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// File-system events (inotify): a warm call reads only what changed.
+    Watching,
+    /// A stat of every known directory and file on each call.
+    Polling,
+}
+
+impl Freshness {
+    /// `"watching" | "polling"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Freshness::Watching => "watching",
+            Freshness::Polling => "polling",
+        }
+    }
+}
+
+/// What an index covers of its root, for status reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// Entries hidden by ignore rules (an ignored directory counts once).
+    pub ignored: usize,
+    /// Listed files not indexed, by reason.
+    pub skipped: SkippedFiles,
+    /// Things the caller should know, such as ignore rules hiding the whole root.
+    pub warnings: Vec<String>,
 }
 
 /// A file read, chunked and tokenized, ready to be added (built off the index lock and in
@@ -118,15 +199,52 @@ pub struct Index {
     /// Directories of the last full walk, and when it started.
     pub(super) dirs: Vec<walk::WatchedDir>,
     pub(super) walked_at: Option<SystemTime>,
-    /// Listed files that were not indexed (unreadable, binary, generated), re-checked by
-    /// stamp.
-    pub(super) skipped: Vec<Listed>,
+    /// Listed files that were not indexed and why, re-checked by stamp (an unchanged one is
+    /// not read again).
+    pub(super) skipped: HashMap<String, (Stamp, SkipReason)>,
+    /// Files beyond the cap, entries hidden by ignore rules, and warnings of the last walk.
+    pub(super) over_limit: usize,
+    pub(super) ignored: usize,
+    pub(super) warnings: Vec<String>,
+    /// File-system events of the walked directories, when watching works here.
+    watch: Option<DirWatch>,
+    /// Whether to try watching at all (polling only when false).
+    watching: bool,
+    /// Watching was tried since the last full walk and failed: poll until the next one.
+    watch_failed: bool,
     /// Texts of recently shown files (by file id, so a changed file is never served stale),
     /// at most [`TEXT_CACHE_BYTES`] in all.
     texts: std::collections::VecDeque<(u32, std::sync::Arc<str>)>,
     text_bytes: usize,
     /// Full walks and quick (stat-only) updates done, for tests and status.
     pub(crate) full_walks: u64,
+}
+
+/// Counters of an update in progress: files read of files to read.
+#[derive(Clone, Copy)]
+struct Progress<'a> {
+    read: &'a AtomicUsize,
+    found: &'a AtomicUsize,
+    /// Checked between batches of files: a cancelled refresh stops early.
+    cancel: &'a Cancel,
+}
+
+/// The contents of an index restored from disk ([`persist`](super::persist)), already checked
+/// for consistency there; [`Index::from_parts`] derives the counters.
+pub(crate) struct Parts {
+    pub terms: HashMap<Box<str>, u32>,
+    pub postings: Vec<Vec<Posting>>,
+    pub path_postings: Vec<Vec<u32>>,
+    pub chunks: Vec<ChunkMeta>,
+    pub files: Vec<Option<FileMeta>>,
+    pub by_path: HashMap<String, u32>,
+    pub dirs: Vec<walk::WatchedDir>,
+    pub walked_at: Option<SystemTime>,
+    pub skipped: HashMap<String, (Stamp, SkipReason)>,
+    pub over_limit: usize,
+    pub ignored: usize,
+    pub warnings: Vec<String>,
+    pub full_walks: u64,
 }
 
 /// Files read and tokenized together before they are added to the index.
@@ -188,13 +306,16 @@ fn stat_all(root: &std::path::Path, files: &[&FileMeta]) -> Vec<Option<Stamp>> {
     })
 }
 
-/// Reads and tokenizes one listed file; `None` if it cannot be read or is not worth indexing.
-pub(crate) fn prepare(scope: &Scope, listed: &Listed) -> Option<Prepared> {
+/// Reads and tokenizes one listed file; why not if it cannot be read or is not worth
+/// indexing.
+pub(crate) fn prepare(scope: &Scope, listed: &Listed) -> Result<Prepared, SkipReason> {
     let read_at = SystemTime::now();
-    let resolved = scope.resolve(&listed.rel).ok()?;
-    let file = scope.read_resolved(&resolved, &read_limits()).ok()?;
+    let resolved = scope.resolve(&listed.rel).map_err(|e| SkipReason::of(&e))?;
+    let file = scope
+        .read_resolved(&resolved, &read_limits())
+        .map_err(|e| SkipReason::of(&e))?;
     if looks_generated(&file.text) {
-        return None;
+        return Err(SkipReason::Generated);
     }
     let language = chunk::language(&listed.rel);
     let lines: Vec<&str> = file.text.split('\n').collect();
@@ -235,7 +356,7 @@ pub(crate) fn prepare(scope: &Scope, listed: &Listed) -> Option<Prepared> {
             terms,
         });
     }
-    Some(Prepared {
+    Ok(Prepared {
         rel: listed.rel.clone(),
         stamp: listed.stamp,
         read_at,
@@ -251,7 +372,7 @@ pub(crate) fn prepare_all(
     scope: &Scope,
     listed: &[Listed],
     progress: &AtomicUsize,
-) -> Vec<Option<Prepared>> {
+) -> Vec<Result<Prepared, SkipReason>> {
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .clamp(1, 8)
@@ -267,9 +388,9 @@ pub(crate) fn prepare_all(
             .collect();
     }
     let next = AtomicUsize::new(0);
-    let mut slots: Vec<Option<Prepared>> = Vec::with_capacity(listed.len());
-    slots.resize_with(listed.len(), || None);
-    let results: Vec<Vec<(usize, Option<Prepared>)>> = std::thread::scope(|s| {
+    let mut slots: Vec<Result<Prepared, SkipReason>> = Vec::with_capacity(listed.len());
+    slots.resize_with(listed.len(), || Err(SkipReason::Unreadable));
+    let results: Vec<Vec<(usize, Result<Prepared, SkipReason>)>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(|| {
@@ -296,7 +417,8 @@ pub(crate) fn prepare_all(
 }
 
 impl Index {
-    /// An empty index for `scope` that will hold at most `max_files` files.
+    /// An empty index for `scope` that will hold at most `max_files` files. It watches the
+    /// tree for changes where it can ([`Index::set_watching`] turns that off).
     pub fn new(scope: Scope, max_files: usize) -> Index {
         Index {
             scope,
@@ -314,11 +436,48 @@ impl Index {
             max_files,
             dirs: Vec::new(),
             walked_at: None,
-            skipped: Vec::new(),
+            skipped: HashMap::default(),
+            over_limit: 0,
+            ignored: 0,
+            warnings: Vec::new(),
+            watch: None,
+            watching: true,
+            watch_failed: false,
             texts: std::collections::VecDeque::new(),
             text_bytes: 0,
             full_walks: 0,
         }
+    }
+
+    /// An index from restored parts (see [`Parts`]).
+    pub(crate) fn from_parts(scope: Scope, max_files: usize, p: Parts) -> Index {
+        let mut index = Index::new(scope, max_files);
+        for f in p.files.iter().flatten() {
+            index.live_files += 1;
+            index.live_file_tokens += u64::from(f.len);
+        }
+        for c in &p.chunks {
+            if c.alive {
+                index.live_chunks += 1;
+                index.live_chunk_tokens += u64::from(c.len);
+            } else {
+                index.dead_chunks += 1;
+            }
+        }
+        index.terms = p.terms;
+        index.postings = p.postings;
+        index.path_postings = p.path_postings;
+        index.chunks = p.chunks;
+        index.files = p.files;
+        index.by_path = p.by_path;
+        index.dirs = p.dirs;
+        index.walked_at = p.walked_at;
+        index.skipped = p.skipped;
+        index.over_limit = p.over_limit;
+        index.ignored = p.ignored;
+        index.warnings = p.warnings;
+        index.full_walks = p.full_walks;
+        index
     }
 
     /// The scope files are read through.
@@ -326,34 +485,136 @@ impl Index {
         &self.scope
     }
 
-    /// Walks the root and brings the index up to date: new and changed files are (re)indexed,
-    /// deleted ones dropped. Returns how many files changed (by stamp: a file re-read only
-    /// because it was written in the same clock tick as its last read does not count).
-    /// `progress` counts files read.
-    ///
-    /// When no directory and no ignore file changed since the last full walk (and that walk
-    /// is not racy), no file can have been added or deleted: only the known files are
-    /// stat'ed. Otherwise the whole tree is walked again.
-    pub fn refresh(&mut self, progress: &AtomicUsize) -> usize {
-        self.refresh_cancellable(progress, &Cancel::default())
+    /// Turns file-system watching on (the default) or off (every update stats the known
+    /// directories and files instead).
+    pub fn set_watching(&mut self, on: bool) {
+        self.watching = on;
+        if !on {
+            self.watch = None;
+        }
     }
 
-    /// [`Index::refresh`] that stops between batches of files once `cancel` is set or past
+    /// How this index learns about changes now.
+    pub fn freshness(&self) -> Freshness {
+        if self.watch.is_some() {
+            Freshness::Watching
+        } else {
+            Freshness::Polling
+        }
+    }
+
+    /// What the index does not hold of its root, and warnings.
+    pub fn coverage(&self) -> Coverage {
+        let mut skipped = SkippedFiles {
+            over_limit: self.over_limit,
+            ..SkippedFiles::default()
+        };
+        for (_, reason) in self.skipped.values() {
+            match reason {
+                SkipReason::Binary => skipped.binary += 1,
+                SkipReason::TooLarge => skipped.too_large += 1,
+                SkipReason::Unreadable => skipped.unreadable += 1,
+                SkipReason::Generated => skipped.generated += 1,
+            }
+        }
+        Coverage {
+            ignored: self.ignored,
+            skipped,
+            warnings: self.warnings.clone(),
+        }
+    }
+
+    /// Brings the index up to date: new and changed files are (re)indexed, deleted ones
+    /// dropped. Returns how many files changed (by stamp: a file re-read only because it was
+    /// written in the same clock tick as its last read does not count). `progress` counts
+    /// files read.
+    ///
+    /// Watching, only the paths the file-system events name are looked at. Polling, when no
+    /// directory and no ignore file changed since the last full walk (and that walk is not
+    /// racy), no file can have been added or deleted: only the known files are stat'ed.
+    /// Otherwise, and whenever events were lost, the whole tree is walked again.
+    pub fn refresh(&mut self, progress: &AtomicUsize) -> usize {
+        self.refresh_with(progress, &AtomicUsize::new(0))
+    }
+
+    /// [`Index::refresh`], counting in `found` the files it is going to read (so `progress`
+    /// of `found` is the progress of a build).
+    pub fn refresh_with(&mut self, progress: &AtomicUsize, found: &AtomicUsize) -> usize {
+        self.refresh_cancellable(progress, found, &Cancel::default())
+    }
+
+    /// [`Index::refresh_with`] that stops between batches of files once `cancel` is set or past
     /// its deadline; the index is then consistent but may miss files (the next refresh walks
     /// fully). The caller checks `cancel` afterwards.
-    pub fn refresh_cancellable(&mut self, progress: &AtomicUsize, cancel: &Cancel) -> usize {
-        if let Some(changed) = self.quick_refresh(progress, cancel) {
-            return changed;
+    pub fn refresh_cancellable(
+        &mut self,
+        progress: &AtomicUsize,
+        found: &AtomicUsize,
+        cancel: &Cancel,
+    ) -> usize {
+        let p = Progress {
+            read: progress,
+            found,
+            cancel,
+        };
+        if self.walked_at.is_some() {
+            let quick = if self.watch.is_some() {
+                self.event_refresh(p)
+            } else {
+                self.watch_known_dirs();
+                self.quick_refresh(p)
+            };
+            if let Some(changed) = quick {
+                return changed;
+            }
         }
+        self.full_refresh(p)
+    }
+
+    /// Starts watching the directories of the last walk (an index loaded from disk), unless
+    /// watching is off or failed since the last walk. The stat pass that follows covers
+    /// whatever changed before the watches existed.
+    fn watch_known_dirs(&mut self) {
+        if !self.watching || self.watch_failed || self.watch.is_some() {
+            return;
+        }
+        let mut watch = DirWatch::new(self.scope.root()).ok();
+        for d in &self.dirs {
+            super::watch::add_or_give_up(&mut watch, &d.path);
+        }
+        self.watch_failed = watch.is_none();
+        self.watch = watch;
+    }
+
+    /// Walks the whole tree (watching each directory as it is reached) and reconciles.
+    fn full_refresh(&mut self, progress: Progress<'_>) -> usize {
         let started = SystemTime::now();
-        let listing = walk::list(self.scope.root(), self.max_files);
+        self.watch = None;
+        let mut watch = if self.watching {
+            DirWatch::new(self.scope.root()).ok()
+        } else {
+            None
+        };
+        let listing = walk::list(self.scope.root(), self.max_files, &mut watch);
+        self.watch_failed = self.watching && watch.is_none();
+        self.watch = watch;
         self.dirs = listing.dirs;
         self.walked_at = Some(started);
         self.full_walks += 1;
-        let listed = listing.files;
+        self.over_limit = listing.over_limit;
+        self.ignored = listing.ignored;
+        self.warnings = listing.warnings;
         let mut todo: Vec<Listed> = Vec::new();
         let mut seen = vec![false; self.files.len()];
-        for l in listed {
+        let mut still_skipped: HashMap<String, (Stamp, SkipReason)> = HashMap::default();
+        let mut changed = 0usize;
+        for l in listing.too_large {
+            if self.skipped.get(&l.rel).map(|s| s.0) != Some(l.stamp) {
+                changed += 1;
+            }
+            still_skipped.insert(l.rel, (l.stamp, SkipReason::TooLarge));
+        }
+        for l in listing.files {
             match self.by_path.get(&l.rel) {
                 Some(&fid) => {
                     seen[fid as usize] = true;
@@ -364,7 +625,13 @@ impl Index {
                         todo.push(l);
                     }
                 }
-                None => todo.push(l),
+                None => match self.skipped.get(&l.rel) {
+                    // Skipped before and unchanged: not read again, not a change.
+                    Some(&(stamp, reason)) if stamp == l.stamp => {
+                        still_skipped.insert(l.rel, (stamp, reason));
+                    }
+                    _ => todo.push(l),
+                },
             }
         }
         let gone: Vec<u32> = self
@@ -373,46 +640,220 @@ impl Index {
             .copied()
             .filter(|&fid| !seen[fid as usize])
             .collect();
-        let changed = todo.len() + gone.len();
+        changed += todo.len() + gone.len();
+        changed += self
+            .skipped
+            .keys()
+            .filter(|k| !still_skipped.contains_key(*k) && !self.by_path.contains_key(*k))
+            .count();
         for fid in gone {
             self.remove(fid);
         }
-        self.skipped.clear();
-        self.apply(todo, progress, cancel);
-        if self.dead_chunks > 1024 && self.dead_chunks > self.live_chunks {
-            self.compact();
-        }
+        self.skipped = still_skipped;
+        self.apply(todo, progress);
+        self.maybe_compact();
         changed
     }
 
     /// Reads and (re)indexes `todo`, in batches so that the tokenized form of only one batch
     /// is held at a time.
-    fn apply(&mut self, todo: Vec<Listed>, progress: &AtomicUsize, cancel: &Cancel) {
+    fn apply(&mut self, todo: Vec<Listed>, progress: Progress<'_>) {
+        progress.found.fetch_add(todo.len(), Ordering::Relaxed);
         for batch in todo.chunks(PREPARE_BATCH) {
-            if cancel.is_cancelled() {
+            if progress.cancel.is_cancelled() {
                 // Files not applied are unknown to the index: force a full walk next time.
                 self.walked_at = None;
                 return;
             }
-            let prepared = prepare_all(&self.scope, batch, progress);
+            let prepared = prepare_all(&self.scope, batch, progress.read);
             for (l, p) in batch.iter().zip(prepared) {
                 if let Some(fid) = self.by_path.get(&l.rel).copied() {
                     self.remove(fid);
                 }
                 match p {
-                    Some(p) => self.add(p),
-                    None => self.skipped.push(l.clone()),
+                    Ok(p) => {
+                        self.skipped.remove(&l.rel);
+                        self.add(p);
+                    }
+                    Err(reason) => {
+                        self.skipped.insert(l.rel.clone(), (l.stamp, reason));
+                    }
                 }
             }
         }
     }
 
-    /// The stat-only update, or `None` when a full walk is needed.
-    fn quick_refresh(&mut self, progress: &AtomicUsize, cancel: &Cancel) -> Option<usize> {
-        let walked_at = self.walked_at?;
-        if self.files.len() >= self.max_files {
+    /// The update from file-system events, or `None` when a full walk is needed (events lost,
+    /// ignore rules changed, the cap reached by new files).
+    fn event_refresh(&mut self, progress: Progress<'_>) -> Option<usize> {
+        let changes = match self.watch.as_mut()?.drain() {
+            Drained::Rescan => return None,
+            Drained::Changes(c) => c,
+        };
+        if changes.is_empty() {
+            return Some(0);
+        }
+        let root = self.scope.root().to_path_buf();
+        let mut targets = Targets::default();
+        let mut check: Vec<String> = Vec::new();
+        for c in changes {
+            let Ok(rest) = c.path.strip_prefix(&root) else {
+                continue;
+            };
+            let rel = walk::rel_string(rest)?;
+            if walk::is_ignore_file(&rel) {
+                return None;
+            }
+            if !walk::may_list(&rel) {
+                continue;
+            }
+            let parent = rel.rsplit_once('/').map_or("", |(p, _)| p).to_owned();
+            if c.dir {
+                targets.shallow.insert(parent);
+                targets.deep.insert(rel);
+            } else if self.by_path.contains_key(&rel) || self.skipped.contains_key(&rel) {
+                check.push(rel);
+            } else if std::fs::symlink_metadata(&c.path).is_ok_and(|m| m.is_dir()) {
+                targets.shallow.insert(parent);
+                targets.deep.insert(rel);
+            } else {
+                targets.shallow.insert(parent);
+            }
+        }
+        let mut changed = 0usize;
+        let mut todo: Vec<Listed> = Vec::new();
+        if !targets.shallow.is_empty() {
+            let listing = walk::list_targets(&root, &targets, &mut self.watch);
+            if self.watch.is_none() {
+                return None;
+            }
+            self.merge_dirs(&targets, listing.dirs);
+            let mut listed: HashMap<String, ()> = HashMap::default();
+            for l in listing.too_large {
+                listed.insert(l.rel.clone(), ());
+                if self.skipped.get(&l.rel).map(|s| s.0) != Some(l.stamp) {
+                    changed += 1;
+                    if let Some(&fid) = self.by_path.get(&l.rel) {
+                        self.remove(fid);
+                    }
+                    self.skipped.insert(l.rel, (l.stamp, SkipReason::TooLarge));
+                }
+            }
+            for l in listing.files {
+                listed.insert(l.rel.clone(), ());
+                let known = self
+                    .by_path
+                    .get(&l.rel)
+                    .and_then(|&f| self.files[f as usize].as_ref());
+                let unchanged = match known {
+                    Some(f) => f.stamp == l.stamp && !racy(f.stamp.modified, f.read_at),
+                    None => self.skipped.get(&l.rel).is_some_and(|s| s.0 == l.stamp),
+                };
+                if !unchanged {
+                    changed += usize::from(known.is_none_or(|f| f.stamp != l.stamp));
+                    todo.push(l);
+                }
+            }
+            // Known files in the listed part of the tree that the walk did not list: gone (or
+            // now ignored).
+            let gone: Vec<String> = self
+                .by_path
+                .keys()
+                .chain(self.skipped.keys())
+                .filter(|k| targets.covers_file(k) && !listed.contains_key(*k))
+                .cloned()
+                .collect();
+            for rel in gone {
+                changed += 1;
+                self.forget(&rel);
+            }
+            check.retain(|rel| !targets.covers_file(rel));
+        }
+        for rel in check {
+            let Some(meta) = std::fs::symlink_metadata(root.join(&rel))
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+            else {
+                changed += 1;
+                self.forget(&rel);
+                continue;
+            };
+            let stamp = Stamp::of(&meta);
+            match walk::verdict(meta.len()) {
+                Verdict::Empty => {
+                    changed += 1;
+                    self.forget(&rel);
+                }
+                Verdict::TooLarge => {
+                    if self.skipped.get(&rel).map(|s| s.0) != Some(stamp) {
+                        changed += 1;
+                        self.forget(&rel);
+                        self.skipped.insert(rel, (stamp, SkipReason::TooLarge));
+                    }
+                }
+                Verdict::Index => {
+                    let known = self
+                        .by_path
+                        .get(&rel)
+                        .and_then(|&f| self.files[f as usize].as_ref());
+                    let unchanged = match known {
+                        Some(f) => f.stamp == stamp && !racy(f.stamp.modified, f.read_at),
+                        None => self.skipped.get(&rel).is_some_and(|s| s.0 == stamp),
+                    };
+                    if !unchanged {
+                        changed += usize::from(known.is_none_or(|f| f.stamp != stamp));
+                        todo.push(Listed { rel, stamp });
+                    }
+                }
+            }
+        }
+        let new_files = todo
+            .iter()
+            .filter(|l| !self.by_path.contains_key(&l.rel))
+            .count();
+        if self.live_files as usize + new_files > self.max_files {
             return None;
         }
+        self.apply(todo, progress);
+        self.maybe_compact();
+        Some(changed)
+    }
+
+    /// Drops `rel` from the index and from the skipped files.
+    fn forget(&mut self, rel: &str) {
+        if let Some(fid) = self.by_path.get(rel).copied() {
+            self.remove(fid);
+        }
+        self.skipped.remove(rel);
+    }
+
+    /// Replaces the recorded directories under `targets` with those a partial walk found.
+    fn merge_dirs(&mut self, targets: &Targets, found: Vec<walk::WatchedDir>) {
+        let root = self.scope.root().to_path_buf();
+        let rel_of = |p: &std::path::Path| {
+            p.strip_prefix(&root)
+                .ok()
+                .and_then(walk::rel_string)
+                .unwrap_or_default()
+        };
+        self.dirs.retain(|d| {
+            let rel = rel_of(&d.path);
+            !targets
+                .deep
+                .iter()
+                .any(|t| rel == *t || walk::is_under(&rel, t))
+        });
+        for d in found {
+            match self.dirs.iter_mut().find(|e| e.path == d.path) {
+                Some(e) => *e = d,
+                None => self.dirs.push(d),
+            }
+        }
+    }
+
+    /// The stat-only update, or `None` when a full walk is needed.
+    fn quick_refresh(&mut self, progress: Progress<'_>) -> Option<usize> {
+        let walked_at = self.walked_at?;
         for d in &self.dirs {
             if walk::stamp_of(&d.path) != Some(d.stamp) || racy(d.stamp.modified, walked_at) {
                 return None;
@@ -449,19 +890,26 @@ impl Index {
                 }
             }
         }
-        let mut still_skipped = Vec::new();
-        for l in std::mem::take(&mut self.skipped) {
-            match walk::stamp_of(&root.join(&l.rel)) {
-                Some(stamp) if stamp == l.stamp => still_skipped.push(l),
+        let mut skipped_changed = Vec::new();
+        for (rel, (stamp, _)) in &self.skipped {
+            match walk::stamp_of(&root.join(rel)) {
+                Some(now) if now == *stamp => {}
                 None => return None,
-                Some(stamp) => {
-                    changed += 1;
-                    todo.push(Listed { rel: l.rel, stamp })
-                }
+                Some(now) => skipped_changed.push(Listed {
+                    rel: rel.clone(),
+                    stamp: now,
+                }),
             }
         }
-        self.skipped = still_skipped;
-        self.apply(todo, progress, cancel);
+        for l in skipped_changed {
+            changed += 1;
+            if walk::verdict(l.stamp.size) == Verdict::TooLarge {
+                self.skipped.insert(l.rel, (l.stamp, SkipReason::TooLarge));
+            } else {
+                todo.push(l);
+            }
+        }
+        self.apply(todo, progress);
         Some(changed)
     }
 
@@ -568,17 +1016,60 @@ impl Index {
         self.live_file_tokens -= u64::from(meta.len);
     }
 
-    /// Drops postings of dead chunks and files (ids stay valid).
+    /// Compacts when dead chunks or dead file slots outnumber live ones (past a floor), so
+    /// a long-lived index does not drift toward its cap or grow with every edit.
+    fn maybe_compact(&mut self) {
+        let dead_files = self.files.len() as u64 - self.live_files;
+        if (self.dead_chunks > 1024 && self.dead_chunks > self.live_chunks)
+            || (dead_files > 64 && dead_files > self.live_files)
+        {
+            self.compact();
+        }
+    }
+
+    /// Renumbers live files and chunks densely and drops every posting of a dead one.
     fn compact(&mut self) {
-        let chunks = &self.chunks;
+        let mut file_map: Vec<u32> = vec![u32::MAX; self.files.len()];
+        let mut chunk_map: Vec<u32> = vec![u32::MAX; self.chunks.len()];
+        let mut files: Vec<Option<FileMeta>> = Vec::with_capacity(self.live_files as usize);
+        let mut chunks: Vec<ChunkMeta> = Vec::with_capacity(self.live_chunks as usize);
+        for (old, f) in std::mem::take(&mut self.files).into_iter().enumerate() {
+            let Some(mut f) = f else { continue };
+            let fid = files.len() as u32;
+            file_map[old] = fid;
+            let first = chunks.len() as u32;
+            for cid in f.chunks.clone() {
+                let mut c = self.chunks[cid as usize].clone();
+                chunk_map[cid as usize] = chunks.len() as u32;
+                c.file = fid;
+                chunks.push(c);
+            }
+            f.chunks = first..chunks.len() as u32;
+            files.push(Some(f));
+        }
         for list in &mut self.postings {
-            list.retain(|p| chunks[p.chunk as usize].alive);
+            list.retain_mut(|p| {
+                let new = chunk_map[p.chunk as usize];
+                p.chunk = new;
+                new != u32::MAX
+            });
             list.shrink_to_fit();
         }
-        let files = &self.files;
         for list in &mut self.path_postings {
-            list.retain(|&f| files[f as usize].is_some());
+            list.retain_mut(|f| {
+                let new = file_map[*f as usize];
+                *f = new;
+                new != u32::MAX
+            });
+            list.shrink_to_fit();
         }
+        for fid in self.by_path.values_mut() {
+            *fid = file_map[*fid as usize];
+        }
+        self.texts.clear();
+        self.text_bytes = 0;
+        self.files = files;
+        self.chunks = chunks;
         self.dead_chunks = 0;
     }
 

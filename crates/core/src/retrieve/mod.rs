@@ -6,7 +6,8 @@
 //!   generated, lock, binary and oversized files skipped);
 //! - [`chunk`]: each file split into structure-aware line ranges with the names they define;
 //! - [`tokenize`]: code-aware terms (identifiers whole and split, light stemming);
-//! - [`index`]: the inverted index of one root, updated incrementally from a stat walk;
+//! - [`index`]: the inverted index of one root, updated incrementally from file-system events
+//!   (or, where watching is not available, a stat walk);
 //! - [`rank`]: BM25F over content, symbols and paths, prompt mentions, per-file aggregation;
 //! - [`Retrieval`]: the indexes of several roots, least recently used evicted, each built once
 //!   even under concurrent first calls.
@@ -20,6 +21,7 @@ pub mod persist;
 pub mod rank;
 pub mod tokenize;
 pub mod walk;
+mod watch;
 
 #[cfg(test)]
 mod tests;
@@ -32,7 +34,7 @@ use crate::engine::Cancel;
 use crate::fs_scope::Scope;
 use crate::{Error, Result};
 
-pub use index::{Index, IndexStats};
+pub use index::{Coverage, Freshness, Index, IndexStats, SkipReason, SkippedFiles};
 pub use rank::Query;
 
 /// Snippets returned when the request has no `limit`.
@@ -58,6 +60,12 @@ pub struct RetrievalOptions {
     /// Directory where each root's index is saved and loaded from across restarts (see
     /// [`persist`]); `None` (the default) keeps indexes in memory only.
     pub cache_dir: Option<PathBuf>,
+    /// Watch indexed trees for changes (default `true`); `false` stats every known directory
+    /// and file on each call instead (for trees where events are not trusted).
+    pub watch: bool,
+    /// Most bytes all indexes together may hold (their own estimate); the least recently used
+    /// roots are dropped beyond it, never the one just used. `None` (the default): no budget.
+    pub max_index_bytes: Option<usize>,
 }
 
 impl Default for RetrievalOptions {
@@ -66,6 +74,8 @@ impl Default for RetrievalOptions {
             max_roots: 8,
             max_files: 200_000,
             cache_dir: None,
+            watch: true,
+            max_index_bytes: None,
         }
     }
 }
@@ -127,26 +137,42 @@ impl IndexState {
 }
 
 /// What [`Retrieval::status`] reports about a root.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexStatus {
     /// Absent, building or ready.
     pub state: IndexState,
     /// Files read so far by the current or last build or update.
     pub files_read: usize,
-    /// Files found by the walk of the current or last build.
+    /// Files to read by the current or last build or update (of those its walk found).
     pub files_total: usize,
     /// Counts of the index when ready.
     pub stats: IndexStats,
+    /// How the index learns about changes (`None` when absent).
+    pub freshness: Option<Freshness>,
+    /// What the index does not hold, and warnings.
+    pub coverage: Coverage,
+}
+
+/// What the last build or update of a slot left for [`Retrieval::status`].
+#[derive(Debug, Clone, Default)]
+struct Report {
+    stats: IndexStats,
+    freshness: Option<Freshness>,
+    coverage: Coverage,
 }
 
 /// One root's index and its progress counters.
 #[derive(Debug, Default)]
 struct Slot {
     index: Mutex<Option<Index>>,
+    /// An index exists (built or loaded) in this slot.
+    ready: AtomicBool,
     building: AtomicBool,
     files_read: AtomicUsize,
     files_total: AtomicUsize,
-    stats: Mutex<IndexStats>,
+    report: Mutex<Report>,
+    /// A background save of this slot is queued or running.
+    saving: AtomicBool,
 }
 
 #[derive(Debug)]
@@ -162,6 +188,16 @@ pub struct Retrieval {
     options: RetrievalOptions,
     roots: Mutex<Vec<Entry>>,
     clock: AtomicU64,
+    /// Background saves still running (joined when the state is dropped).
+    saves: Mutex<Vec<std::thread::JoinHandle<()>>>,
+}
+
+impl Drop for Retrieval {
+    fn drop(&mut self) {
+        for h in std::mem::take(&mut *lock(&self.saves)) {
+            let _ = h.join();
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -175,6 +211,7 @@ impl Retrieval {
             options,
             roots: Mutex::new(Vec::new()),
             clock: AtomicU64::new(0),
+            saves: Mutex::new(Vec::new()),
         }
     }
 
@@ -230,13 +267,16 @@ impl Retrieval {
         let mut guard = lock(&slot.index);
         let index = self.up_to_date(&slot, &mut guard, scope, cancel)?;
         let hits = rank::rank(index, &query, limit);
-        Ok(snippets(index, &hits, limit))
+        let out = snippets(index, &hits, limit);
+        drop(guard);
+        self.enforce_budget(&slot);
+        Ok(out)
     }
 
     /// Builds or refreshes the index of a slot whose lock is held.
     fn up_to_date<'a>(
         &self,
-        slot: &Slot,
+        slot: &Arc<Slot>,
         guard: &'a mut MutexGuard<'_, Option<Index>>,
         scope: Scope,
         cancel: &Cancel,
@@ -244,6 +284,7 @@ impl Retrieval {
         cancel.check()?;
         slot.building.store(true, Ordering::Relaxed);
         slot.files_read.store(0, Ordering::Relaxed);
+        slot.files_total.store(0, Ordering::Relaxed);
         let cache_dir = self.options.cache_dir.as_deref();
         // A new index starts from the saved copy when there is a usable one; the refresh
         // below then re-reads only what changed since it was saved.
@@ -253,12 +294,12 @@ impl Retrieval {
             built = loaded.is_none();
             **guard = loaded;
         }
+        let index = guard.get_or_insert_with(|| Index::new(scope, self.options.max_files));
+        index.set_watching(self.options.watch);
         // A panic while the index was being changed leaves it poisoned and possibly
         // inconsistent: `lock` recovers the guard, and `refresh` works on stamps, so a file
         // half-added is simply re-read. (Panics are bugs; this only keeps the process alive.)
-        let changed = guard
-            .get_or_insert_with(|| Index::new(scope, self.options.max_files))
-            .refresh_cancellable(&slot.files_read, cancel);
+        let changed = index.refresh_cancellable(&slot.files_read, &slot.files_total, cancel);
         if let Err(e) = cancel.check() {
             // Interrupted: a first build is dropped whole (no half-built index is ever
             // served or reported); a refresh keeps the consistent index it has (files not yet
@@ -274,16 +315,15 @@ impl Retrieval {
             slot.building.store(false, Ordering::Relaxed);
             return Err(Error::internal("internal error: the index was not built"));
         };
-        if let Some(dir) = cache_dir {
-            if changed > 0 || built {
-                // Best effort: an unwritable cache directory only costs the next start a
-                // rebuild, so the request does not fail for it.
-                let _ = persist::save(dir, index);
-            }
+        if changed > 0 || built {
+            self.save_later(slot);
         }
-        let stats = index.stats();
-        slot.files_total.store(stats.files, Ordering::Relaxed);
-        *lock(&slot.stats) = stats;
+        *lock(&slot.report) = Report {
+            stats: index.stats(),
+            freshness: Some(index.freshness()),
+            coverage: index.coverage(),
+        };
+        slot.ready.store(true, Ordering::Relaxed);
         slot.building.store(false, Ordering::Relaxed);
         Ok(index)
     }
@@ -293,7 +333,67 @@ impl Retrieval {
         lock(&self.roots).retain(|e| !std::ptr::eq(Arc::as_ptr(&e.slot), slot));
     }
 
-    /// Indexes `root` (or brings its index up to date) without querying.
+    /// Saves the slot's index in the cache directory (if any) on a background thread, so the
+    /// request that changed it does not wait for the write. Best effort: an unwritable cache
+    /// directory only costs the next start a rebuild. One save per slot is queued at a time;
+    /// it takes the index lock when the request has released it.
+    fn save_later(&self, slot: &Arc<Slot>) {
+        let Some(dir) = self.options.cache_dir.clone() else {
+            return;
+        };
+        if slot.saving.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let queued = slot.clone();
+        let handle = std::thread::Builder::new()
+            .name("context-engine-save".into())
+            .spawn(move || {
+                let guard = lock(&queued.index);
+                queued.saving.store(false, Ordering::Release);
+                if let Some(index) = guard.as_ref() {
+                    let _ = persist::save(&dir, index);
+                }
+            });
+        match handle {
+            Ok(h) => {
+                let mut saves = lock(&self.saves);
+                saves.retain(|h| !h.is_finished());
+                saves.push(h);
+            }
+            Err(_) => slot.saving.store(false, Ordering::Release),
+        }
+    }
+
+    /// Drops least recently used roots (never `keep`) while all indexes together hold more
+    /// than [`RetrievalOptions::max_index_bytes`].
+    fn enforce_budget(&self, keep: &Arc<Slot>) {
+        let Some(budget) = self.options.max_index_bytes else {
+            return;
+        };
+        let mut roots = lock(&self.roots);
+        loop {
+            let total: usize = roots.iter().map(|e| lock(&e.slot.report).stats.bytes).sum();
+            if total <= budget {
+                return;
+            }
+            let victim = roots
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| !Arc::ptr_eq(&e.slot, keep))
+                .min_by_key(|(_, e)| e.used)
+                .map(|(i, _)| i);
+            match victim {
+                Some(i) => {
+                    roots.remove(i);
+                }
+                None => return,
+            }
+        }
+    }
+
+    /// Indexes `root` (or brings its index up to date) without querying. When it returns,
+    /// the root's status is `ready`, even if [`Retrieval::evict`] raced with it (the index
+    /// just built is kept rather than dropped).
     pub fn prepare(&self, root: &str) -> Result<IndexStats> {
         self.prepare_cancellable(root, &Cancel::default())
     }
@@ -302,9 +402,34 @@ impl Retrieval {
     /// interrupted first build leaves the root `absent`).
     pub fn prepare_cancellable(&self, root: &str, cancel: &Cancel) -> Result<IndexStats> {
         let scope = Scope::new(root)?;
-        let slot = self.slot(scope.root());
+        let canonical = scope.root().to_path_buf();
+        let slot = self.slot(&canonical);
         let mut guard = lock(&slot.index);
-        Ok(self.up_to_date(&slot, &mut guard, scope, cancel)?.stats())
+        let stats = self.up_to_date(&slot, &mut guard, scope, cancel)?.stats();
+        drop(guard);
+        self.keep(&canonical, &slot);
+        self.enforce_budget(&slot);
+        Ok(stats)
+    }
+
+    /// Makes `slot` the root's entry again if an eviction (or a newer, not yet ready slot)
+    /// replaced it while it was being built.
+    fn keep(&self, root: &std::path::Path, slot: &Arc<Slot>) {
+        let now = self.clock.fetch_add(1, Ordering::Relaxed);
+        let mut roots = lock(&self.roots);
+        match roots.iter_mut().find(|e| e.root == root) {
+            Some(e) => {
+                if !Arc::ptr_eq(&e.slot, slot) && !e.slot.ready.load(Ordering::Relaxed) {
+                    e.slot = slot.clone();
+                }
+                e.used = now;
+            }
+            None => roots.push(Entry {
+                root: root.to_path_buf(),
+                slot: slot.clone(),
+                used: now,
+            }),
+        }
     }
 
     /// The state of `root`'s index, without waiting for a build in progress.
@@ -317,20 +442,23 @@ impl Retrieval {
                 files_read: 0,
                 files_total: 0,
                 stats: IndexStats::default(),
+                freshness: None,
+                coverage: Coverage::default(),
             });
         };
         let slot = &e.slot;
-        let building = slot.building.load(Ordering::Relaxed);
-        let stats = *lock(&slot.stats);
+        let report = lock(&slot.report).clone();
         Ok(IndexStatus {
-            state: if building {
-                IndexState::Building
-            } else {
+            state: if slot.ready.load(Ordering::Relaxed) {
                 IndexState::Ready
+            } else {
+                IndexState::Building
             },
             files_read: slot.files_read.load(Ordering::Relaxed),
             files_total: slot.files_total.load(Ordering::Relaxed),
-            stats,
+            stats: report.stats,
+            freshness: report.freshness,
+            coverage: report.coverage,
         })
     }
 

@@ -2,34 +2,41 @@
 //! repository.
 //!
 //! One file per root in the caller's cache directory, named by a hash of the canonical root
-//! path, written atomically (a temporary file, then a rename). The format is hand-written
-//! little-endian binary: a magic, the format version, the engine version, the root path, the
-//! body length and an FNV-1a hash of the body, then the body (files, chunks, terms with their
-//! postings, the directories of the last walk and the skipped files). Anything that does not
-//! match — another version, another root, a short or altered file, an index that refers
-//! outside itself, a path that is not a plain relative path inside the root — makes
-//! [`load`] return `None`, and the index is built again: a cache file is never an error.
+//! path. The format is hand-written little-endian binary: a magic, the format version, the
+//! engine version, the root path, then the body (files, chunks, terms with their postings, the
+//! directories of the last walk, the skipped files, the coverage counts), then a trailer with
+//! the body's length and an FNV-1a hash of it. Anything that does not match — another version,
+//! another root, a short or altered file, an index that refers outside itself, a path that is
+//! not a plain relative path inside the root — makes [`load`] return `None`, and the index is
+//! built again: a cache file is never an error.
+//!
+//! Hostile cache directories: [`load`] opens without following a symlink and without blocking
+//! (a FIFO), checks on the open descriptor that it is a regular file no larger than
+//! [`MAX_CACHE_BYTES`], and reads at most that. [`save`] streams the index into a temporary
+//! file with an unpredictable name created exclusively (`O_CREAT | O_EXCL`, so a link planted
+//! at that name is never followed), then renames it over the old file.
 //!
 //! A loaded index is only a starting point: the caller runs the usual freshness check
 //! ([`Index::refresh`]), which stats the known files and walks changed directories, so files
 //! changed, added or deleted while the app was down are re-read and nothing else is.
 
 use rustc_hash::FxHashMap as HashMap;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::chunk;
-use super::index::{ChunkMeta, FileMeta, Index, Posting};
-use super::walk::{Listed, Stamp, WatchedDir};
+use super::index::{ChunkMeta, FileMeta, Index, Parts, Posting, SkipReason};
+use super::walk::{Stamp, WatchedDir};
 use crate::fs_scope::Scope;
 
 const MAGIC: &[u8; 8] = b"CEIDX\r\n\0";
 /// Version of the body layout; bump on any change.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// The engine version written in the header; a file from another release is ignored.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// Largest cache file read; a larger one is ignored (and rebuilt).
+pub const MAX_CACHE_BYTES: u64 = 4 << 30;
 
 /// The cache file of `root` in `dir`.
 pub fn cache_path(dir: &Path, root: &Path) -> PathBuf {
@@ -37,63 +44,148 @@ pub fn cache_path(dir: &Path, root: &Path) -> PathBuf {
     dir.join(format!("{h:016x}.ceidx"))
 }
 
+/// An unpredictable 64-bit value (the standard library's randomly keyed hasher, the clock,
+/// the process and a counter), for temporary file names.
+fn unpredictable() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(SEQ.fetch_add(1, Ordering::Relaxed));
+    h.write_u32(std::process::id());
+    if let Ok(d) = SystemTime::now().duration_since(UNIX_EPOCH) {
+        h.write_u128(d.as_nanos());
+    }
+    h.finish()
+}
+
+/// Creates a new file exclusively, never through a symlink, readable by the owner only.
+fn create_exclusive(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path)
+}
+
 /// Saves `index` in `dir` (created if needed), replacing the root's previous file atomically.
 /// Returns the bytes written.
 pub fn save(dir: &Path, index: &Index) -> std::io::Result<u64> {
-    let bytes = encode(index, ENGINE_VERSION);
     std::fs::create_dir_all(dir)?;
     let target = cache_path(dir, index.scope().root());
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let tmp = dir.join(format!(
-        ".{}.{}.{}.tmp",
-        target
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("index"),
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ));
+    let stem = target
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("index")
+        .to_owned();
+    let (tmp, file) = {
+        let mut attempt = 0;
+        loop {
+            let tmp = dir.join(format!(".{stem}.{:016x}.tmp", unpredictable()));
+            match create_exclusive(&tmp) {
+                Ok(f) => break (tmp, f),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => {
+                    attempt += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    };
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&bytes)?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, &target)
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+        let n = encode_into(index, ENGINE_VERSION, &mut w)?;
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, &target)?;
+        Ok(n)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    result.map(|()| bytes.len() as u64)
+    result
+}
+
+/// The bytes of the cache file at `path` if it is a regular file of at most
+/// [`MAX_CACHE_BYTES`]: opened without following a symlink and without blocking.
+fn read_cache_file(path: &Path) -> Option<Vec<u8>> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_NOCTTY);
+    }
+    let file = options.open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > MAX_CACHE_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).ok()?);
+    file.take(MAX_CACHE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    (bytes.len() as u64 <= MAX_CACHE_BYTES).then_some(bytes)
 }
 
 /// The saved index of `scope`'s root in `dir`, or `None` if there is none or it cannot be
-/// used (any mismatch or damage).
+/// used (any mismatch or damage, or not a regular file).
 pub fn load(dir: &Path, scope: &Scope, max_files: usize) -> Option<Index> {
-    let bytes = std::fs::read(cache_path(dir, scope.root())).ok()?;
+    let bytes = read_cache_file(&cache_path(dir, scope.root()))?;
     decode(&bytes, scope.clone(), max_files, ENGINE_VERSION)
 }
 
-struct Out(Vec<u8>);
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
-impl Out {
+fn fnv_update(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(FNV_PRIME);
+    }
+    h
+}
+
+/// A writer of the format's primitives that counts and hashes what it writes; the first I/O
+/// error is kept and reported by [`Out::finish`].
+struct Out<'w, W: Write> {
+    w: &'w mut W,
+    hash: u64,
+    len: u64,
+    err: Option<std::io::Error>,
+}
+
+impl<W: Write> Out<'_, W> {
+    fn raw(&mut self, b: &[u8]) {
+        if self.err.is_none() {
+            if let Err(e) = self.w.write_all(b) {
+                self.err = Some(e);
+            }
+        }
+        self.hash = fnv_update(self.hash, b);
+        self.len += b.len() as u64;
+    }
     fn u8(&mut self, v: u8) {
-        self.0.push(v);
+        self.raw(&[v]);
     }
     fn u16(&mut self, v: u16) {
-        self.0.extend_from_slice(&v.to_le_bytes());
+        self.raw(&v.to_le_bytes());
     }
     fn u32(&mut self, v: u32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
+        self.raw(&v.to_le_bytes());
     }
     fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
+        self.raw(&v.to_le_bytes());
     }
     fn len(&mut self, n: usize) {
         self.u64(n as u64);
     }
     fn bytes(&mut self, b: &[u8]) {
         self.len(b.len());
-        self.0.extend_from_slice(b);
+        self.raw(b);
     }
     fn time(&mut self, t: Option<SystemTime>) {
         match t.and_then(|t| t.duration_since(UNIX_EPOCH).ok()) {
@@ -108,16 +200,59 @@ impl Out {
     fn stamp(&mut self, s: &Stamp) {
         self.u64(s.size);
         self.time(s.modified);
+        self.u64(s.dev);
         self.u64(s.ino);
+        self.u64(s.ctime_ns as u64);
     }
     fn path(&mut self, p: &Path) {
         self.bytes(p.as_os_str().as_encoded_bytes());
     }
+    fn finish(self) -> std::io::Result<u64> {
+        match self.err {
+            Some(e) => Err(e),
+            None => Ok(self.len),
+        }
+    }
 }
 
 /// The bytes of `index`, with `version` as the engine version (a parameter for tests).
+#[cfg(test)]
 pub(crate) fn encode(index: &Index, version: &str) -> Vec<u8> {
-    let mut b = Out(Vec::with_capacity(1 << 16));
+    let mut v = Vec::new();
+    encode_into(index, version, &mut v).expect("writing to memory");
+    v
+}
+
+/// Writes `index` to `w`; returns the bytes written.
+fn encode_into<W: Write>(index: &Index, version: &str, w: &mut W) -> std::io::Result<u64> {
+    let mut h = Out {
+        w,
+        hash: FNV_OFFSET,
+        len: 0,
+        err: None,
+    };
+    h.raw(MAGIC);
+    h.u32(FORMAT_VERSION);
+    h.bytes(version.as_bytes());
+    h.path(index.scope().root());
+    let header = h.finish()?;
+    let mut b = Out {
+        w,
+        hash: FNV_OFFSET,
+        len: 0,
+        err: None,
+    };
+    write_files(&mut b, index);
+    write_terms(&mut b, index);
+    write_walk(&mut b, index);
+    let (hash, body) = (b.hash, b.len);
+    b.finish()?;
+    w.write_all(&body.to_le_bytes())?;
+    w.write_all(&hash.to_le_bytes())?;
+    Ok(header + body + 16)
+}
+
+fn write_files<W: Write>(b: &mut Out<'_, W>, index: &Index) {
     b.len(index.files.len());
     for f in &index.files {
         match f {
@@ -141,6 +276,9 @@ pub(crate) fn encode(index: &Index, version: &str) -> Vec<u8> {
         b.u32(c.len);
         b.u8(u8::from(c.alive));
     }
+}
+
+fn write_terms<W: Write>(b: &mut Out<'_, W>, index: &Index) {
     let mut terms: Vec<(&str, u32)> = index.terms.iter().map(|(k, &v)| (&**k, v)).collect();
     terms.sort_unstable_by_key(|&(_, id)| id);
     b.len(terms.len());
@@ -159,6 +297,9 @@ pub(crate) fn encode(index: &Index, version: &str) -> Vec<u8> {
             b.u32(f);
         }
     }
+}
+
+fn write_walk<W: Write>(b: &mut Out<'_, W>, index: &Index) {
     b.len(index.dirs.len());
     for d in &index.dirs {
         b.path(&d.path);
@@ -170,23 +311,21 @@ pub(crate) fn encode(index: &Index, version: &str) -> Vec<u8> {
         }
     }
     b.time(index.walked_at);
-    b.len(index.skipped.len());
-    for l in &index.skipped {
-        b.bytes(l.rel.as_bytes());
-        b.stamp(&l.stamp);
+    let mut skipped: Vec<(&String, &(Stamp, SkipReason))> = index.skipped.iter().collect();
+    skipped.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    b.len(skipped.len());
+    for (rel, (stamp, reason)) in skipped {
+        b.bytes(rel.as_bytes());
+        b.stamp(stamp);
+        b.u8(reason.code());
+    }
+    b.u64(index.over_limit as u64);
+    b.u64(index.ignored as u64);
+    b.len(index.warnings.len());
+    for w in &index.warnings {
+        b.bytes(w.as_bytes());
     }
     b.u64(index.full_walks);
-    let body = b.0;
-
-    let mut h = Out(Vec::with_capacity(body.len() + 256));
-    h.0.extend_from_slice(MAGIC);
-    h.u32(FORMAT_VERSION);
-    h.bytes(version.as_bytes());
-    h.path(index.scope().root());
-    h.len(body.len());
-    h.u64(super::fnv1a(&[&body]));
-    h.0.extend_from_slice(&body);
-    h.0
 }
 
 struct In<'a> {
@@ -245,7 +384,9 @@ impl<'a> In<'a> {
         Some(Stamp {
             size: self.u64()?,
             modified: self.time()?,
+            dev: self.u64()?,
             ino: self.u64()?,
+            ctime_ns: self.u64()? as i64,
         })
     }
     fn path(&mut self) -> Option<PathBuf> {
@@ -261,10 +402,11 @@ impl<'a> In<'a> {
     }
 }
 
-/// True for a plain relative `'/'`-separated path: no root, no `.`/`..`/empty component, no
-/// backslash or NUL. Loaded paths must be this; they are resolved through the scope anyway.
+/// True if `rel` is a plain `'/'`-separated relative path: no empty, `.` or `..` component,
+/// not absolute, no backslash or NUL.
 fn plain_relative(rel: &str) -> bool {
     !rel.is_empty()
+        && !rel.starts_with('/')
         && !rel.contains(['\\', '\0'])
         && rel
             .split('/')
@@ -276,26 +418,70 @@ fn inside(root: &Path, p: &Path) -> bool {
     p.starts_with(root) && !p.components().any(|c| matches!(c, Component::ParentDir))
 }
 
-/// The index in `bytes`, checked in full, or `None`.
+/// The index in `bytes`, checked in full, or `None`. The steps follow the layout: header and
+/// trailer, files, chunks (then their cross-references), terms, the last walk.
 pub(crate) fn decode(bytes: &[u8], scope: Scope, max_files: usize, version: &str) -> Option<Index> {
-    let mut r = In { b: bytes };
+    let mut r = checked_body(bytes, &scope, version)?;
+    let files = read_files(&mut r)?;
+    let chunks = read_chunks(&mut r, files.len())?;
+    let by_path = check_references(&files, &chunks)?;
+    let (terms, postings, path_postings) = read_terms(&mut r, files.len(), chunks.len())?;
+    let dirs = read_dirs(&mut r, scope.root())?;
+    let walked_at = r.time()?;
+    let skipped = read_skipped(&mut r)?;
+    let over_limit = usize::try_from(r.u64()?).ok()?;
+    let ignored = usize::try_from(r.u64()?).ok()?;
+    let n_warnings = r.len(8)?;
+    let mut warnings = Vec::with_capacity(n_warnings);
+    for _ in 0..n_warnings {
+        warnings.push(r.str()?.to_owned());
+    }
+    let full_walks = r.u64()?;
+    if !r.b.is_empty() {
+        return None;
+    }
+    Some(Index::from_parts(
+        scope,
+        max_files,
+        Parts {
+            terms,
+            postings,
+            path_postings,
+            chunks,
+            files,
+            by_path,
+            dirs,
+            walked_at,
+            skipped,
+            over_limit,
+            ignored,
+            warnings,
+            full_walks,
+        },
+    ))
+}
+
+/// The body of `bytes` once the header (magic, versions, root) and the trailer (length and
+/// hash) match.
+fn checked_body<'a>(bytes: &'a [u8], scope: &Scope, version: &str) -> Option<In<'a>> {
+    let split = bytes.len().checked_sub(16)?;
+    let (head, trailer) = bytes.split_at(split);
+    let body_len = usize::try_from(u64::from_le_bytes(trailer[..8].try_into().ok()?)).ok()?;
+    let hash = u64::from_le_bytes(trailer[8..].try_into().ok()?);
+    let mut r = In { b: head };
     if r.take(MAGIC.len())? != MAGIC || r.u32()? != FORMAT_VERSION {
         return None;
     }
-    if r.bytes()? != version.as_bytes() {
+    if r.bytes()? != version.as_bytes() || r.path()? != scope.root() {
         return None;
     }
-    if r.path()? != scope.root() {
+    if r.b.len() != body_len || fnv_update(FNV_OFFSET, r.b) != hash {
         return None;
     }
-    let body_len = usize::try_from(r.u64()?).ok()?;
-    let hash = r.u64()?;
-    if r.b.len() != body_len || super::fnv1a(&[r.b]) != hash {
-        return None;
-    }
-    let root = scope.root().to_path_buf();
-    let mut index = Index::new(scope, max_files);
+    Some(r)
+}
 
+fn read_files(r: &mut In<'_>) -> Option<Vec<Option<FileMeta>>> {
     let n_files = r.len(1)?;
     let mut files: Vec<Option<FileMeta>> = Vec::with_capacity(n_files);
     for _ in 0..n_files {
@@ -325,6 +511,10 @@ pub(crate) fn decode(bytes: &[u8], scope: Scope, max_files: usize, version: &str
             _ => return None,
         }
     }
+    Some(files)
+}
+
+fn read_chunks(r: &mut In<'_>, n_files: usize) -> Option<Vec<ChunkMeta>> {
     let n_chunks = r.len(17)?;
     let mut chunks: Vec<ChunkMeta> = Vec::with_capacity(n_chunks);
     for _ in 0..n_chunks {
@@ -344,13 +534,19 @@ pub(crate) fn decode(bytes: &[u8], scope: Scope, max_files: usize, version: &str
         }
         chunks.push(c);
     }
-    // Cross-references: a live file's chunks are its own and alive; every alive chunk belongs
-    // to a live file; paths are unique.
+    Some(chunks)
+}
+
+/// Cross-references: a live file's chunks are its own and alive, with the file's token count;
+/// every alive chunk belongs to a live file; paths are unique. Returns the path map.
+fn check_references(
+    files: &[Option<FileMeta>],
+    chunks: &[ChunkMeta],
+) -> Option<HashMap<String, u32>> {
     let mut by_path: HashMap<String, u32> = HashMap::default();
-    let (mut live_files, mut live_file_tokens) = (0u64, 0u64);
     for (fid, f) in files.iter().enumerate() {
         let Some(f) = f else { continue };
-        if f.chunks.end as usize > n_chunks {
+        if f.chunks.end as usize > chunks.len() {
             return None;
         }
         let mut tokens = 0u32;
@@ -364,23 +560,21 @@ pub(crate) fn decode(bytes: &[u8], scope: Scope, max_files: usize, version: &str
         if tokens != f.len || by_path.insert(f.rel.clone(), fid as u32).is_some() {
             return None;
         }
-        live_files += 1;
-        live_file_tokens += u64::from(f.len);
     }
-    let (mut live_chunks, mut live_chunk_tokens, mut dead_chunks) = (0u64, 0u64, 0u64);
     for (cid, c) in chunks.iter().enumerate() {
         if c.alive {
             match &files[c.file as usize] {
                 Some(f) if f.chunks.contains(&(cid as u32)) => {}
                 _ => return None,
             }
-            live_chunks += 1;
-            live_chunk_tokens += u64::from(c.len);
-        } else {
-            dead_chunks += 1;
         }
     }
+    Some(by_path)
+}
 
+type Terms = (HashMap<Box<str>, u32>, Vec<Vec<Posting>>, Vec<Vec<u32>>);
+
+fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> {
     let n_terms = r.len(17)?;
     let mut terms: HashMap<Box<str>, u32> = HashMap::default();
     terms.reserve(n_terms);
@@ -416,7 +610,10 @@ pub(crate) fn decode(bytes: &[u8], scope: Scope, max_files: usize, version: &str
         }
         path_postings.push(list);
     }
+    Some((terms, postings, path_postings))
+}
 
+fn read_dirs(r: &mut In<'_>, root: &Path) -> Option<Vec<WatchedDir>> {
     let n_dirs = r.len(18)?;
     let mut dirs = Vec::with_capacity(n_dirs);
     for _ in 0..n_dirs {
@@ -427,12 +624,12 @@ pub(crate) fn decode(bytes: &[u8], scope: Scope, max_files: usize, version: &str
         for _ in 0..n {
             let p = r.path()?;
             let s = r.stamp()?;
-            if !inside(&root, &p) {
+            if !inside(root, &p) {
                 return None;
             }
             ignore_files.push((p, s));
         }
-        if !inside(&root, &path) {
+        if !inside(root, &path) {
             return None;
         }
         dirs.push(WatchedDir {
@@ -441,40 +638,24 @@ pub(crate) fn decode(bytes: &[u8], scope: Scope, max_files: usize, version: &str
             ignore_files,
         });
     }
-    let walked_at = r.time()?;
+    Some(dirs)
+}
+
+fn read_skipped(r: &mut In<'_>) -> Option<HashMap<String, (Stamp, SkipReason)>> {
     let n_skipped = r.len(18)?;
-    let mut skipped = Vec::with_capacity(n_skipped);
+    let mut skipped = HashMap::default();
     for _ in 0..n_skipped {
         let rel = r.str()?;
         if !plain_relative(rel) {
             return None;
         }
-        skipped.push(Listed {
-            rel: rel.to_owned(),
-            stamp: r.stamp()?,
-        });
+        let stamp = r.stamp()?;
+        let reason = SkipReason::from_code(r.u8()?)?;
+        if skipped.insert(rel.to_owned(), (stamp, reason)).is_some() {
+            return None;
+        }
     }
-    let full_walks = r.u64()?;
-    if !r.b.is_empty() {
-        return None;
-    }
-
-    index.terms = terms;
-    index.postings = postings;
-    index.path_postings = path_postings;
-    index.chunks = chunks;
-    index.files = files;
-    index.by_path = by_path;
-    index.live_chunks = live_chunks;
-    index.live_chunk_tokens = live_chunk_tokens;
-    index.live_files = live_files;
-    index.live_file_tokens = live_file_tokens;
-    index.dead_chunks = dead_chunks;
-    index.dirs = dirs;
-    index.walked_at = walked_at;
-    index.skipped = skipped;
-    index.full_walks = full_walks;
-    Some(index)
+    Some(skipped)
 }
 
 #[cfg(test)]
@@ -691,7 +872,9 @@ mod tests {
             let r = Retrieval::new(options(cache.path()));
             assert_eq!(ask(&r, root, "parseCookie")[0].path, "src/cookie.ts");
             assert_eq!(r.status(root.to_str().unwrap()).unwrap().files_read, 3);
-            // ...and the rebuild replaced the bad file with a good one.
+            // ...and the rebuild replaced the bad file with a good one (saved in the
+            // background; dropping the state waits for it).
+            drop(r);
             let again = Retrieval::new(options(cache.path()));
             assert_eq!(ask(&again, root, "parseCookie")[0].path, "src/cookie.ts");
             assert_eq!(again.status(root.to_str().unwrap()).unwrap().files_read, 0);

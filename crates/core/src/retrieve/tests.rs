@@ -315,8 +315,10 @@ fn updates_without_walking_when_no_directory_changed() {
     all_old(dir.path());
     let scope = Scope::new(dir.path()).unwrap();
     let mut index = Index::new(scope, 1000);
+    index.set_watching(false);
     let progress = AtomicUsize::new(0);
     index.refresh(&progress);
+    assert_eq!(index.freshness(), crate::retrieve::Freshness::Polling);
     assert_eq!(index.full_walks, 1);
     assert_eq!(index.refresh(&progress), 0);
     assert_eq!(index.full_walks, 1, "an unchanged tree is only stat'ed");

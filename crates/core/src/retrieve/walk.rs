@@ -9,10 +9,14 @@
 //! Skipped without reading: vendored and build directories, lock files, minified and
 //! generated files, files over the size cap, and binary formats by extension.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::sync::Arc;
 
+use ignore::gitignore::GitignoreBuilder;
 use ignore::WalkBuilder;
+
+use super::watch::{add_or_give_up, DirWatch};
 
 /// Largest file indexed, in bytes. Larger files are data or generated code.
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -70,31 +74,7 @@ pub struct Listed {
     pub stamp: Stamp,
 }
 
-/// Size, modification time and inode: when all are equal the file is taken as unchanged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
-    /// Size in bytes.
-    pub size: u64,
-    /// Modification time, if the platform has one.
-    pub modified: Option<SystemTime>,
-    /// Inode (unix) or 0.
-    pub ino: u64,
-}
-
-impl Stamp {
-    /// The stamp of a file's metadata.
-    pub fn of(metadata: &std::fs::Metadata) -> Stamp {
-        #[cfg(unix)]
-        let ino = std::os::unix::fs::MetadataExt::ino(metadata);
-        #[cfg(not(unix))]
-        let ino = 0;
-        Stamp {
-            size: metadata.len(),
-            modified: metadata.modified().ok(),
-            ino,
-        }
-    }
-}
+pub use crate::stamp::Stamp;
 
 /// True if a file with this relative path is skipped by name alone.
 pub fn skipped_by_name(rel: &str) -> bool {
@@ -135,15 +115,23 @@ pub struct WatchedDir {
 /// What a walk found.
 #[derive(Debug, Clone, Default)]
 pub struct Listing {
-    /// Indexable files, sorted by path.
+    /// Indexable files, sorted by path, at most the cap.
     pub files: Vec<Listed>,
+    /// Files over [`MAX_FILE_BYTES`], listed but not to be read.
+    pub too_large: Vec<Listed>,
+    /// Files beyond the cap (the last ones in path order).
+    pub over_limit: usize,
+    /// Entries (files or directories, a directory counted once) hidden by ignore rules.
+    pub ignored: usize,
+    /// What the caller should be told (for example that ignore rules hide the whole root).
+    pub warnings: Vec<String>,
     /// Every directory descended into.
     pub dirs: Vec<WatchedDir>,
 }
 
 /// The stamp of `path` without following a final symlink, if it exists.
 pub fn stamp_of(path: &Path) -> Option<Stamp> {
-    std::fs::symlink_metadata(path).ok().map(|m| Stamp::of(&m))
+    Stamp::of_link(path)
 }
 
 fn watched(path: &Path, metadata: &std::fs::Metadata) -> WatchedDir {
@@ -161,11 +149,85 @@ fn watched(path: &Path, metadata: &std::fs::Metadata) -> WatchedDir {
     }
 }
 
+/// True for the files whose change alters the ignore rules (a full walk follows).
+pub fn is_ignore_file(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name == ".gitignore" || name == ".ignore" || rel == ".git/info/exclude"
+}
+
+/// True if no component of `rel` is hidden or a directory that is never indexed, i.e. the
+/// walk could list it (ignore rules aside).
+pub fn may_list(rel: &str) -> bool {
+    let mut parts = rel.split('/').peekable();
+    while let Some(p) = parts.next() {
+        if p.starts_with('.') {
+            return false;
+        }
+        if parts.peek().is_some() && SKIPPED_DIRS.contains(&p) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Which directories a partial walk lists: the files directly in `shallow` ones and
+/// everything under `deep` ones (relative, `'/'`-separated; `""` is the root).
+#[derive(Debug, Clone, Default)]
+pub struct Targets {
+    /// Directories whose own entries changed.
+    pub shallow: BTreeSet<String>,
+    /// Directories created or deleted: their whole subtree.
+    pub deep: BTreeSet<String>,
+}
+
+impl Targets {
+    /// True if the file `rel` is in the part of the tree these targets list.
+    pub fn covers_file(&self, rel: &str) -> bool {
+        let parent = rel.rsplit_once('/').map_or("", |(p, _)| p);
+        self.shallow.contains(parent) || self.deep.iter().any(|d| is_under(rel, d))
+    }
+
+    /// True if the walk must descend into the directory `rel`.
+    fn descends(&self, rel: &str) -> bool {
+        let all = self.shallow.iter().chain(self.deep.iter());
+        self.deep.iter().any(|d| is_under(rel, d) || rel == d)
+            || self.shallow.contains(rel)
+            || all.into_iter().any(|t| is_under(t, rel))
+    }
+}
+
+/// True if `rel` is strictly below the directory `dir`.
+pub fn is_under(rel: &str, dir: &str) -> bool {
+    dir.is_empty() && !rel.is_empty()
+        || rel.len() > dir.len() && rel.starts_with(dir) && rel.as_bytes()[dir.len()] == b'/'
+}
+
 /// Lists the indexable files under `root` (canonical), sorted by path, at most `max_files`,
-/// and the directories walked. Unreadable directories and entries are skipped.
-pub fn list(root: &Path, max_files: usize) -> Listing {
-    let mut out = Vec::new();
-    let mut dirs = Vec::new();
+/// and the directories walked; each directory reached is added to `watch` before its entries
+/// are read. Unreadable directories and entries are skipped.
+pub(crate) fn list(root: &Path, max_files: usize, watch: &mut Option<DirWatch>) -> Listing {
+    walk(root, max_files, None, watch)
+}
+
+/// Lists only the part of the tree `targets` names (same rules, same order, no cap).
+pub(crate) fn list_targets(
+    root: &Path,
+    targets: &Targets,
+    watch: &mut Option<DirWatch>,
+) -> Listing {
+    walk(root, usize::MAX, Some(Arc::new(targets.clone())), watch)
+}
+
+fn walk(
+    root: &Path,
+    max_files: usize,
+    targets: Option<Arc<Targets>>,
+    watch: &mut Option<DirWatch>,
+) -> Listing {
+    let mut out = Listing::default();
+    let full = targets.is_none();
+    let filter_root = root.to_path_buf();
+    let scope = targets.clone();
     let walker = WalkBuilder::new(root)
         .follow_links(false)
         .hidden(true)
@@ -176,20 +238,41 @@ pub fn list(root: &Path, max_files: usize) -> Listing {
         .parents(false)
         .require_git(false)
         .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(|e| {
+        .filter_entry(move |e| {
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-            !(is_dir
-                && e.depth() > 0
-                && e.file_name()
-                    .to_str()
-                    .is_some_and(|n| SKIPPED_DIRS.contains(&n)))
+            if !is_dir || e.depth() == 0 {
+                return true;
+            }
+            if e.file_name()
+                .to_str()
+                .is_some_and(|n| SKIPPED_DIRS.contains(&n))
+            {
+                return false;
+            }
+            match &targets {
+                None => true,
+                Some(t) => e
+                    .path()
+                    .strip_prefix(&filter_root)
+                    .ok()
+                    .and_then(rel_string)
+                    .is_some_and(|rel| t.descends(&rel)),
+            }
         })
         .build();
+    // Entries the walk yielded per directory, to count what ignore rules hid.
+    let mut yielded: rustc_hash::FxHashMap<PathBuf, usize> = rustc_hash::FxHashMap::default();
     for entry in walker {
         let Ok(entry) = entry else { continue };
+        if full && entry.depth() > 0 {
+            if let Some(parent) = entry.path().parent() {
+                *yielded.entry(parent.to_path_buf()).or_default() += 1;
+            }
+        }
         if entry.file_type().is_some_and(|t| t.is_dir()) {
+            add_or_give_up(watch, entry.path());
             if let Ok(metadata) = entry.metadata() {
-                dirs.push(watched(entry.path(), &metadata));
+                out.dirs.push(watched(entry.path(), &metadata));
             }
             continue;
         }
@@ -202,28 +285,140 @@ pub fn list(root: &Path, max_files: usize) -> Listing {
         let Some(rel) = rel_string(rest) else {
             continue;
         };
-        if skipped_by_name(&rel) {
+        if skipped_by_name(&rel) || scope.as_ref().is_some_and(|t| !t.covers_file(&rel)) {
             continue;
         }
         let Ok(metadata) = entry.metadata() else {
             continue;
         };
-        if metadata.len() > MAX_FILE_BYTES || metadata.len() == 0 {
-            continue;
-        }
-        out.push(Listed {
+        let listed = Listed {
             rel,
             stamp: Stamp::of(&metadata),
-        });
-        if out.len() >= max_files {
-            break;
+        };
+        match verdict(metadata.len()) {
+            Verdict::Index => out.files.push(listed),
+            Verdict::TooLarge => out.too_large.push(listed),
+            Verdict::Empty => {}
         }
     }
-    out.sort_by(|a, b| a.rel.cmp(&b.rel));
-    Listing { files: out, dirs }
+    out.files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out.too_large.sort_by(|a, b| a.rel.cmp(&b.rel));
+    if out.files.len() > max_files {
+        out.over_limit = out.files.len() - max_files;
+        out.files.truncate(max_files);
+    }
+    if full {
+        count_ignored(root, &yielded, &mut out);
+    }
+    out
 }
 
-fn rel_string(rest: &Path) -> Option<String> {
+/// What a file's size says about indexing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Worth reading.
+    Index,
+    /// Over [`MAX_FILE_BYTES`].
+    TooLarge,
+    /// Empty: nothing to index.
+    Empty,
+}
+
+/// The verdict for a file of `size` bytes.
+pub fn verdict(size: u64) -> Verdict {
+    if size == 0 {
+        Verdict::Empty
+    } else if size > MAX_FILE_BYTES {
+        Verdict::TooLarge
+    } else {
+        Verdict::Index
+    }
+}
+
+/// Counts the entries ignore rules hid (each walked directory's visible entries the walk did
+/// not yield), and warns when they are all or nearly all of the root's.
+fn count_ignored(root: &Path, yielded: &rustc_hash::FxHashMap<PathBuf, usize>, out: &mut Listing) {
+    let mut root_hidden: Vec<(PathBuf, bool)> = Vec::new();
+    let mut root_visible = 0usize;
+    for d in &out.dirs {
+        let Ok(entries) = std::fs::read_dir(&d.path) else {
+            continue;
+        };
+        let mut visible = 0usize;
+        let mut names: Vec<(PathBuf, bool)> = Vec::new();
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            if name.starts_with('.') || is_dir && SKIPPED_DIRS.contains(&name) {
+                continue;
+            }
+            visible += 1;
+            if d.path == root {
+                names.push((e.path(), is_dir));
+            }
+        }
+        let seen = yielded.get(&d.path).copied().unwrap_or(0);
+        out.ignored += visible.saturating_sub(seen);
+        if d.path == root {
+            root_visible = visible;
+            root_hidden = names;
+        }
+    }
+    let root_seen = yielded.get(root).copied().unwrap_or(0);
+    let hidden = root_visible.saturating_sub(root_seen);
+    if hidden == 0 || hidden * 10 < root_visible * 9 {
+        return;
+    }
+    let mut rule = String::new();
+    if let Some(found) = hiding_rule(root, &root_hidden) {
+        rule = format!(" (rule `{}` at {})", found.0, found.1);
+    }
+    out.warnings.push(format!(
+        "ignore rules hide {hidden} of the {root_visible} entries at the top of the root{rule}; \
+         the index holds {} files",
+        out.files.len()
+    ));
+}
+
+/// The rule (pattern and `file:line`, relative to the root) that ignores most of `entries`.
+fn hiding_rule(root: &Path, entries: &[(PathBuf, bool)]) -> Option<(String, String)> {
+    let mut builder = GitignoreBuilder::new(root);
+    for f in [".gitignore", ".ignore", ".git/info/exclude"] {
+        let p = root.join(f);
+        if p.is_file() {
+            builder.add(&p);
+        }
+    }
+    let matcher = builder.build().ok()?;
+    let mut counts: Vec<((String, PathBuf), usize)> = Vec::new();
+    for (p, is_dir) in entries {
+        if let ignore::Match::Ignore(glob) = matcher.matched(p, *is_dir) {
+            let key = (
+                glob.original().to_owned(),
+                glob.from().map(Path::to_path_buf).unwrap_or_default(),
+            );
+            match counts.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((key, 1)),
+            }
+        }
+    }
+    let ((pattern, file), _) = counts.into_iter().max_by_key(|(_, n)| *n)?;
+    let rel = file
+        .strip_prefix(root)
+        .ok()
+        .and_then(rel_string)
+        .unwrap_or_else(|| ".gitignore".into());
+    let line = std::fs::read_to_string(&file)
+        .ok()
+        .and_then(|text| text.lines().position(|l| l.trim() == pattern))
+        .map_or(String::new(), |i| format!(":{}", i + 1));
+    Some((pattern, format!("{rel}{line}")))
+}
+
+/// The `'/'`-separated relative path of `rest`, `None` if it is empty or not plain UTF-8.
+pub fn rel_string(rest: &Path) -> Option<String> {
     let mut rel = String::new();
     for c in rest.components() {
         let std::path::Component::Normal(s) = c else {
