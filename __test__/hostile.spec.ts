@@ -21,8 +21,8 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-const require = createRequire(import.meta.url)
-const binding = require('../index.js') as Record<string, unknown>
+const load = createRequire(__filename)
+const binding = load('../index.js') as Record<string, unknown>
 
 const CODES = new Set(['invalid_request', 'unauthorized', 'unavailable', 'timeout', 'internal'])
 const HUGE = 'x'.repeat(20 * 1024 * 1024)

@@ -9,5 +9,5 @@ export interface Diagnostics {
   countTokens(text: string, encoding?: string): Promise<number>
 }
 
-const require = createRequire(import.meta.url)
-export const diagnostics: Diagnostics = require('../../target/test-addon/context-engine.node')
+const load = createRequire(__filename)
+export const diagnostics: Diagnostics = load('../../target/test-addon/context-engine.node')
