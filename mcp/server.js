@@ -214,7 +214,6 @@ async function runMcp(options = {}) {
           .listRoots(undefined, { timeout: ROOTS_WAIT_MS })
           .then((r) => {
             roots.setClient(r.roots ?? [])
-            for (const d of roots.client ?? []) prepare(d)
           })
           .catch(() => log('the client did not list its roots; using the default root'))
         roots.settled = p
