@@ -421,8 +421,14 @@ test('stdout carries only protocol messages, and end of stdin ends the process p
   send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
   await waitFor(() => out.includes('"id":1'))
   send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  // A request that breaks the protocol (arguments not an object) is a JSON-RPC error from the SDK,
+  // and the server keeps serving.
+  send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'search_code', arguments: ['Router'] } })
   send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_code', arguments: { query: 'Router' } } })
   await waitFor(() => out.includes('"id":2'))
+  const answers = out.split('\n').filter(Boolean).map((l) => JSON.parse(l))
+  assert.equal(answers.find((m) => m.id === 9).error.code, -32602)
+  assert.equal(answers.find((m) => m.id === 2).result.structuredContent.results[0].path, 'src/router.ts')
   const started = Date.now()
   child.stdin.end()
   const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 5000))])
