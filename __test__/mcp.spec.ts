@@ -372,19 +372,26 @@ test('a first indexing reports progress to a client that asks for it; cancelling
   }
   write(big, 'target/needle.ts', 'nothing here\n')
   write(big, 'src/needle.ts', 'export function findTheNeedleInTheHaystack() {}\n')
-  const c = await connect({ root: big })
+  // The server prepares only its default root (the client's first root) in the background, so
+  // the first search of the second root indexes it and must report progress.
+  const c = await connect({ cwd: outside, roots: [outside, big] })
   try {
-    // A cancelled call is abandoned by the client; the server keeps serving.
-    const ac = new AbortController()
-    const cancelled = c.client.callTool({ name: 'search_code', arguments: { query: 'handler17' } }, { signal: ac.signal })
-    setTimeout(() => ac.abort(), 5)
-    await assert.rejects(cancelled)
     const progress: Array<{ progress: number; total?: number }> = []
-    const r = await c.client.callTool({ name: 'search_code', arguments: { query: 'findTheNeedleInTheHaystack' } }, { onprogress: (p) => progress.push(p) })
+    const r = await c.client.callTool({ name: 'search_code', arguments: { query: 'findTheNeedleInTheHaystack', root: big } }, { onprogress: (p) => progress.push(p) })
     assert.equal(ok(r).results[0].path, 'src/needle.ts')
     assert.ok(progress.length >= 1, 'at least one progress notification while indexing')
     for (let i = 1; i < progress.length; i++) assert.ok(progress[i].progress > progress[i - 1].progress, 'progress increases')
     for (const p of progress) if (p.total !== undefined) assert.ok(p.progress <= p.total)
+    // Warm: no progress.
+    const warm: unknown[] = []
+    ok(await c.client.callTool({ name: 'search_code', arguments: { query: 'handler17', root: big } }, { onprogress: (p) => warm.push(p) }))
+    assert.deepEqual(warm, [])
+    // A cancelled call is abandoned by the client; the server keeps serving.
+    const ac = new AbortController()
+    const cancelled = c.client.callTool({ name: 'search_code', arguments: { query: 'handler42 handler43', root: big } }, { signal: ac.signal })
+    ac.abort()
+    await assert.rejects(cancelled)
+    assert.equal(ok(await c.client.callTool({ name: 'search_code', arguments: { query: 'other' } })).results[0].path, 'src/other.ts')
   } finally {
     await c.client.close()
     rmSync(big, { recursive: true, force: true })
@@ -414,8 +421,14 @@ test('stdout carries only protocol messages, and end of stdin ends the process p
   send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
   await waitFor(() => out.includes('"id":1'))
   send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  // A request that breaks the protocol (arguments not an object) is a JSON-RPC error from the SDK,
+  // and the server keeps serving.
+  send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'search_code', arguments: ['Router'] } })
   send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_code', arguments: { query: 'Router' } } })
   await waitFor(() => out.includes('"id":2'))
+  const answers = out.split('\n').filter(Boolean).map((l) => JSON.parse(l))
+  assert.equal(answers.find((m) => m.id === 9).error.code, -32602)
+  assert.equal(answers.find((m) => m.id === 2).result.structuredContent.results[0].path, 'src/router.ts')
   const started = Date.now()
   child.stdin.end()
   const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 5000))])
@@ -485,4 +498,22 @@ test('remote tools: hidden without configuration, listed and working with GITEA_
     await gitea?.close()
     await hound?.close()
   }
+})
+
+test('remote providers: GitHub is offered with GITHUB_TOKEN only when the addon supports it', () => {
+  const { toolsFor } = require('../mcp/tools.js')
+  const providers = (addon: object, env: Record<string, string>): string[] | undefined => {
+    const t = toolsFor(addon, env).find((x: { name: string }) => x.name === 'remote_file_context')
+    return t ? t.inputSchema.properties.provider.enum : undefined
+  }
+  const both = { remoteProviders: ['gitea', 'github'] }
+  assert.deepEqual(providers(both, { GITHUB_TOKEN: 'x' }), ['github'])
+  assert.deepEqual(providers(both, { GITHUB_TOKEN: 'x', GITEA_URL: 'http://127.0.0.1:1' }), ['gitea', 'github'])
+  assert.deepEqual(providers(both, { GITEA_URL: 'http://127.0.0.1:1' }), ['gitea'])
+  assert.equal(providers({ remoteProviders: ['gitea'] }, { GITHUB_TOKEN: 'x' }), undefined)
+  assert.equal(providers(both, { GITEA_URL: '  ', GITHUB_TOKEN: '' }), undefined)
+  assert.deepEqual(
+    toolsFor(both, { HOUND_URL: 'http://127.0.0.1:1' }).map((t: { name: string }) => t.name),
+    [...LOCAL_TOOLS, 'hound_search'],
+  )
 })

@@ -156,7 +156,8 @@ async function runMcp(options = {}) {
   const sessionId = `mcp-${process.pid}`
 
   const callTool = async (params, ctx) => {
-    const tool = getTools().find((t) => t.name === params?.name)
+    if (typeof params?.name !== 'string') throw new ToolError('invalid_request', 'name must be a string')
+    const tool = getTools().find((t) => t.name === params.name)
     if (!tool) throw new ToolError('invalid_request', 'unknown tool')
     const args = validateArguments(tool.inputSchema, params.arguments)
     const progressToken = ctx.mcpReq._meta?.progressToken
@@ -191,6 +192,9 @@ async function runMcp(options = {}) {
         annotations: { readOnlyHint: true, openWorldHint: t.name === 'remote_file_context' || t.name === 'hound_search' },
       })),
     }))
+    // The SDK answers a `tools/call` whose `name` is not a string or whose `arguments` is not
+    // an object with a -32602 protocol error before any handler runs (the request itself is
+    // malformed); everything inside `arguments` is checked here and answered as a tool error.
     server.setRequestHandler('tools/call', async (request, ctx) => {
       try {
         const { tool, out } = await callTool(request.params, ctx)
@@ -214,7 +218,6 @@ async function runMcp(options = {}) {
           .listRoots(undefined, { timeout: ROOTS_WAIT_MS })
           .then((r) => {
             roots.setClient(r.roots ?? [])
-            for (const d of roots.client ?? []) prepare(d)
           })
           .catch(() => log('the client did not list its roots; using the default root'))
         roots.settled = p

@@ -1,7 +1,7 @@
 // The MCP tools: name, description (written for a model: when to use it, what it returns),
 // input and output JSON schemas, and the handler that calls the addon. Handlers get the
 // validated arguments and a context:
-//   { addon, engine, resolveRoot(root?), signal, reportProgress(progress, total?, message?) }
+//   { addon, engine, sessionId, signal, resolveRoot(root?), watchIndex(root) -> stop }
 // and return { text, structured }; any thrown Error with a `code` becomes a tool result with
 // `isError: true` and the text `<code>: <message>`.
 'use strict'
