@@ -123,6 +123,34 @@ export declare class GiteaClient {
   getRawFile(repo: string, filepath: string, ref?: string | null, options?: CallOptions): Promise<string>
 }
 
+/**
+ * A client of GitHub or a GitHub Enterprise Server, shaped like `GiteaClient`. Holds no
+ * connection of its own; all clients share one connection pool.
+ */
+export declare class GitHubClient {
+  /**
+   * Settings default from `GITHUB_API_URL`, `GITHUB_TOKEN` (or `GH_TOKEN`) and
+   * `GITHUB_TIMEOUT`. Throws `invalid_request` for a bad setting.
+   */
+  constructor(config?: GitHubClientConfig)
+  /** The API URL, with a trailing slash. */
+  get baseUrl(): string
+  /** The web root that links point to (`https://github.com/` for the public API). */
+  get webUrl(): string
+  /** Whether a token is configured (the token itself is never readable). */
+  get hasToken(): boolean
+  /**
+   * The whole file `filepath` of `repo` (`owner/name`) at `ref` (branch, tag or commit SHA;
+   * the default branch, looked up and remembered for a minute, when omitted). Files over
+   * 1 MB are read through the raw media type. Binary files, directories and files over
+   * `maxBytes` are `invalid_request`; a missing or private file or an unknown ref is
+   * `invalid_request` "not found"; 401/403 `unauthorized`; a rate limit (403/429 with
+   * `x-ratelimit-remaining: 0` or `retry-after`) is `unavailable` with the reset time;
+   * unreachable or 5xx `unavailable`; `timeout`.
+   */
+  getRawFile(repo: string, filepath: string, ref?: string): Promise<string>
+}
+
 /** A client of one Hound server (hound-search/hound). */
 export declare class HoundClient {
   /**
@@ -135,11 +163,24 @@ export declare class HoundClient {
   /**
    * Searches with Hound's `/api/v1/search`. `query` is a regexp (unless `literal`); `''`
    * matches every line. A bad regexp (which Hound reports with HTTP 200) rejects with
-   * `invalid_request`; Hound still indexing (503) with `unavailable`.
+   * `invalid_request`; Hound still indexing (503) with `unavailable`. Files and lines carry
+   * `url`: the code host's link at the revision Hound indexed, by each repository's URL
+   * pattern from `/api/v1/repos` (fetched once a minute at most).
    */
   search(query: string, options?: HoundSearchOptions & CallOptions): Promise<HoundSearchResult>
   /** The configured repositories (`/api/v1/repos`), by name. */
   repos(options?: CallOptions): Promise<Record<string, HoundRepo>>
+  /**
+   * Hound's key of the code-host repository `ownerRepo` (`owner/name`): a key equal to it,
+   * else the repository whose clone URL names it, else `owner-name`, else `name`; `null`
+   * when Hound does not index it.
+   */
+  repoKey(ownerRepo: string): Promise<string | null>
+  /**
+   * `owner/name` on the code host of Hound repository `key` (from its clone URL); `null`
+   * for an unknown key.
+   */
+  repoName(key: string): Promise<string | null>
   /** Files of `repo` that Hound did not index (`/api/v1/excludes`), e.g. binaries. */
   excludes(repo: string, options?: CallOptions): Promise<HoundExcludedFile[]>
 }
@@ -526,7 +567,7 @@ export interface FileContextOptions {
 
 /** What `remoteFileContext` fetches. */
 export interface FileContextRequest {
-  /** `owner/name` on Gitea. */
+  /** `owner/name` on Gitea or GitHub. */
   repo: string
   /** Repository-relative path of the file. */
   file: string
@@ -566,8 +607,11 @@ export interface FileContextResult {
   ref: string
   /** What `ref` is. */
   refKind: 'branch' | 'tag' | 'commit'
-  /** Which server served the lines: `'hound'` when Gitea was unavailable or timed out. */
-  source: 'gitea' | 'hound'
+  /**
+   * Which server served the lines: `'hound'` when the code host was unavailable or timed
+   * out.
+   */
+  source: 'gitea' | 'github' | 'hound'
   /** Lines in the file, when the whole file was read (reading stops after `endLine`). */
   totalLines?: number
   /**
@@ -649,6 +693,31 @@ export interface GiteaClientConfig {
   maxBytes?: number
 }
 
+/** Settings of a `GitHubClient`. All optional. */
+export interface GitHubClientConfig {
+  /**
+   * API URL: `https://api.github.com`, or `https://host/api/v3` for GitHub Enterprise
+   * Server. Default: `GITHUB_API_URL`, else `https://api.github.com`.
+   */
+  baseUrl?: string
+  /**
+   * API token, sent as `Authorization: token ...` to `baseUrl`'s origin only (never on a
+   * redirect to another origin). Default: `GITHUB_TOKEN`, else `GH_TOKEN`, else none
+   * (public repositories, with GitHub's low anonymous rate limit).
+   */
+  token?: string
+  /**
+   * Deadline of one call in milliseconds (1 to 600000), ref resolution, redirects and body
+   * included. Default: `GITHUB_TIMEOUT`, else 10000.
+   */
+  timeout?: number
+  /**
+   * Byte cap: `getRawFile` refuses larger files; `remoteFileContext` reads at most this far
+   * into a file. Default 16 MiB (16777216), at most 1 GiB.
+   */
+  maxBytes?: number
+}
+
 /**
  * A GitHub issue (the fields `gh issue view --json` gives; labels may be names or
  * `{ name }` objects, assignees logins or `{ login }` objects).
@@ -696,6 +765,8 @@ export interface HoundFileMatch {
   matches: Array<HoundMatch>
   /** Marked `linguist-generated` in `.gitattributes`. */
   autoGenerated: boolean
+  /** Link to the file on the code host at the revision Hound indexed (no line anchor). */
+  url?: string
 }
 
 /** One matching line. */
@@ -708,6 +779,11 @@ export interface HoundMatch {
   before: Array<string>
   /** Context after (may include the next matching line). */
   after: Array<string>
+  /**
+   * Link to this line on the code host at the revision Hound indexed, by the repository's
+   * URL pattern (`/api/v1/repos`); absent when the repository has no web form.
+   */
+  url?: string
 }
 
 /** Paging over matching files. */
@@ -976,6 +1052,13 @@ export interface RemoteFileContextConfig {
    * known).
    */
   fallback?: boolean
+  /**
+   * The code host: `'gitea'` (default) or `'github'`. With `'github'`, `baseUrl`, `token`,
+   * `timeout` and `maxBytes` are GitHub's (defaults: `GITHUB_API_URL`, else
+   * `https://api.github.com`, or an Enterprise `https://host/api/v3`; `GITHUB_TOKEN`, else
+   * `GH_TOKEN`; `GITHUB_TIMEOUT`, else 10000), and `source` is `'github'`.
+   */
+  provider?: 'gitea' | 'github'
 }
 
 /**

@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.ContextEngine = nativeBinding.ContextEngine
 module.exports.GiteaClient = nativeBinding.GiteaClient
+module.exports.GitHubClient = nativeBinding.GitHubClient
 module.exports.HoundClient = nativeBinding.HoundClient
 module.exports.buildFixContext = nativeBinding.buildFixContext
 module.exports.buildImplementationContext = nativeBinding.buildImplementationContext

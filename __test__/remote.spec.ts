@@ -383,6 +383,8 @@ test('HoundClient search returns typed results from the recorded responses', asy
     lineNumber: 7,
     before: ['// TODO: add auth', 'func GetUserHandler(w http.ResponseWriter, r *http.Request) {'],
     after: ['\tw.Write([]byte(user))', '}'],
+    // Linked to the code host at the indexed revision (github.spec.ts tests the links).
+    url: `https://git.example.test/acme/alpha/blob/${ALPHA_REV}/pkg/handler.go#L7`,
   })
   // The whole recorded body, mapped key by key.
   const raw = JSON.parse(fixtureBody('search_literal_ctx2').toString())

@@ -24,6 +24,7 @@ mod builders;
 mod diagnostics;
 mod engine;
 mod expand;
+mod github;
 mod inject;
 mod remote;
 mod retrieve;

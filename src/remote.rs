@@ -119,16 +119,22 @@ pub struct RemoteFileContextConfig {
     /// Use Hound when Gitea is unavailable or times out. Default `true` (when a Hound URL is
     /// known).
     pub fallback: Option<bool>,
+    /// The code host: `'gitea'` (default) or `'github'`. With `'github'`, `baseUrl`, `token`,
+    /// `timeout` and `maxBytes` are GitHub's (defaults: `GITHUB_API_URL`, else
+    /// `https://api.github.com`, or an Enterprise `https://host/api/v3`; `GITHUB_TOKEN`, else
+    /// `GH_TOKEN`; `GITHUB_TIMEOUT`, else 10000), and `source` is `'github'`.
+    #[napi(ts_type = "'gitea' | 'github'")]
+    pub provider: Option<String>,
 }
 
-struct GiteaArgs {
-    base_url: Option<String>,
-    token: Option<String>,
-    timeout: Option<Duration>,
-    max_bytes: Option<u64>,
+pub(crate) struct GiteaArgs {
+    pub(crate) base_url: Option<String>,
+    pub(crate) token: Option<String>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) max_bytes: Option<u64>,
 }
 
-fn gitea_args(obj: Option<&Object<'_>>) -> CoreResult<GiteaArgs> {
+pub(crate) fn gitea_args(obj: Option<&Object<'_>>) -> CoreResult<GiteaArgs> {
     let Some(obj) = obj else {
         return Ok(GiteaArgs {
             base_url: None,
@@ -237,7 +243,7 @@ impl GiteaClient {
 #[allow(dead_code)]
 #[napi(object, object_to_js = false)]
 pub struct FileContextRequest {
-    /// `owner/name` on Gitea.
+    /// `owner/name` on Gitea or GitHub.
     pub repo: String,
     /// Repository-relative path of the file.
     pub file: String,
@@ -275,8 +281,9 @@ pub struct FileContextResult {
     /// What `ref` is.
     #[napi(ts_type = "'branch' | 'tag' | 'commit'")]
     pub ref_kind: String,
-    /// Which server served the lines: `'hound'` when Gitea was unavailable or timed out.
-    #[napi(ts_type = "'gitea' | 'hound'")]
+    /// Which server served the lines: `'hound'` when the code host was unavailable or timed
+    /// out.
+    #[napi(ts_type = "'gitea' | 'github' | 'hound'")]
     pub source: String,
     /// Lines in the file, when the whole file was read (reading stops after `endLine`).
     pub total_lines: Option<u32>,
@@ -315,6 +322,7 @@ struct ContextArgs {
     hound_url: Option<String>,
     hound_timeout: Option<Duration>,
     fallback: bool,
+    github: bool,
 }
 
 fn context_args(request: Unknown<'_>, config: Option<Unknown<'_>>) -> CoreResult<ContextArgs> {
@@ -345,6 +353,10 @@ fn context_args(request: Unknown<'_>, config: Option<Unknown<'_>>) -> CoreResult
         ),
         None => (None, None, true),
     };
+    let github = match &config {
+        Some(obj) => super::github::provider_is_github(obj)?,
+        None => false,
+    };
     Ok(ContextArgs {
         request: remote::FileContextRequest {
             repo,
@@ -357,12 +369,20 @@ fn context_args(request: Unknown<'_>, config: Option<Unknown<'_>>) -> CoreResult
         hound_url,
         hound_timeout,
         fallback,
+        github,
     })
 }
 
 async fn run_context(a: ContextArgs) -> CoreResult<remote::FileContextResult> {
-    let gitea = a.gitea.resolve()?;
-    let max_bytes = gitea.max_bytes;
+    let (gitea, github) = if a.github {
+        (
+            GiteaConfig::default(),
+            Some(super::github::resolve(a.gitea)?),
+        )
+    } else {
+        (a.gitea.resolve()?, None)
+    };
+    let max_bytes = github.as_ref().map_or(gitea.max_bytes, |g| g.max_bytes);
     let hound = if a.fallback && (a.hound_url.is_some() || remote_env_hound()) {
         Some(HoundConfig::from_env_with(
             a.hound_url,
@@ -372,7 +392,15 @@ async fn run_context(a: ContextArgs) -> CoreResult<remote::FileContextResult> {
     } else {
         None
     };
-    remote::remote_file_context(&a.request, RemoteConfig { gitea, hound }).await
+    remote::remote_file_context(
+        &a.request,
+        RemoteConfig {
+            gitea,
+            github,
+            hound,
+        },
+    )
+    .await
 }
 
 fn remote_env_hound() -> bool {
@@ -464,6 +492,9 @@ pub struct JsHoundMatch {
     pub before: Vec<String>,
     /// Context after (may include the next matching line).
     pub after: Vec<String>,
+    /// Link to this line on the code host at the revision Hound indexed, by the repository's
+    /// URL pattern (`/api/v1/repos`); absent when the repository has no web form.
+    pub url: Option<String>,
 }
 
 /// The matches in one file.
@@ -475,6 +506,8 @@ pub struct JsHoundFileMatch {
     pub matches: Vec<JsHoundMatch>,
     /// Marked `linguist-generated` in `.gitattributes`.
     pub auto_generated: bool,
+    /// Link to the file on the code host at the revision Hound indexed (no line anchor).
+    pub url: Option<String>,
 }
 
 /// The result for one repository.
@@ -572,9 +605,11 @@ fn search_to_js(r: remote::HoundSearchResult) -> JsHoundSearchResult {
                                     line_number: m.line_number,
                                     before: m.before,
                                     after: m.after,
+                                    url: m.url,
                                 })
                                 .collect(),
                             auto_generated: f.auto_generated,
+                            url: f.url,
                         })
                         .collect(),
                     files_with_match: repo.files_with_match,
@@ -676,7 +711,9 @@ impl HoundClient {
 
     /// Searches with Hound's `/api/v1/search`. `query` is a regexp (unless `literal`); `''`
     /// matches every line. A bad regexp (which Hound reports with HTTP 200) rejects with
-    /// `invalid_request`; Hound still indexing (503) with `unavailable`.
+    /// `invalid_request`; Hound still indexing (503) with `unavailable`. Files and lines carry
+    /// `url`: the code host's link at the revision Hound indexed, by each repository's URL
+    /// pattern from `/api/v1/repos` (fetched once a minute at most).
     #[napi(
         ts_args_type = "query: string, options?: HoundSearchOptions & CallOptions",
         ts_return_type = "Promise<HoundSearchResult>"
@@ -695,7 +732,7 @@ impl HoundClient {
                 bridge::spawn_async_call(
                     env,
                     call,
-                    move |_| async move { client.search(&search).await },
+                    move |_| async move { client.search_linked(&search).await },
                     |_, r| Ok(search_to_js(r)),
                 )
             }
@@ -724,6 +761,51 @@ impl HoundClient {
             move |_| async move { client.repos().await },
             |_, r| Ok(r.into_iter().map(|(k, v)| (k, repo_to_js(v))).collect()),
         )
+    }
+
+    /// Hound's key of the code-host repository `ownerRepo` (`owner/name`): a key equal to it,
+    /// else the repository whose clone URL names it, else `owner-name`, else `name`; `null`
+    /// when Hound does not index it.
+    #[napi(
+        ts_args_type = "ownerRepo: string",
+        ts_return_type = "Promise<string | null>"
+    )]
+    pub fn repo_key<'env>(
+        &self,
+        env: &'env Env,
+        owner_repo: Unknown<'_>,
+    ) -> napi::Result<PromiseRaw<'env, Option<String>>> {
+        match args::string(owner_repo, "ownerRepo") {
+            Ok(name) => {
+                let client = self.inner.clone();
+                bridge::spawn_async(env, async move { client.repo_key(&name).await }, |_, k| {
+                    Ok(k)
+                })
+            }
+            Err(e) => bridge::reject(env, e),
+        }
+    }
+
+    /// `owner/name` on the code host of Hound repository `key` (from its clone URL); `null`
+    /// for an unknown key.
+    #[napi(
+        ts_args_type = "key: string",
+        ts_return_type = "Promise<string | null>"
+    )]
+    pub fn repo_name<'env>(
+        &self,
+        env: &'env Env,
+        key: Unknown<'_>,
+    ) -> napi::Result<PromiseRaw<'env, Option<String>>> {
+        match args::string(key, "key") {
+            Ok(key) => {
+                let client = self.inner.clone();
+                bridge::spawn_async(env, async move { client.repo_name(&key).await }, |_, n| {
+                    Ok(n)
+                })
+            }
+            Err(e) => bridge::reject(env, e),
+        }
     }
 
     /// Files of `repo` that Hound did not index (`/api/v1/excludes`), e.g. binaries.

@@ -1,9 +1,10 @@
 //! `remote_file_context`: a numbered window of lines around one line of a remote file, from
-//! Gitea, or rebuilt from Hound when Gitea is unavailable or times out.
+//! Gitea or GitHub, or rebuilt from Hound when the code host is unavailable or times out.
 
 use super::gitea::{
     check_path, check_ref, is_full_sha, GiteaClient, GiteaConfig, RefKind, RepoName, ServedRef,
 };
+use super::github::{GitHubClient, GitHubConfig};
 use super::hound::{HoundClient, HoundConfig};
 use super::lines::{number_lines, past_end};
 use crate::error::{Error, ErrorKind, Result};
@@ -18,7 +19,7 @@ pub const MAX_LINE: usize = 100_000_000;
 /// What to fetch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileContextRequest {
-    /// `owner/name` on Gitea.
+    /// `owner/name` on Gitea or GitHub.
     pub repo: String,
     /// Repository-relative path.
     pub file: String,
@@ -33,8 +34,10 @@ pub struct FileContextRequest {
 /// Where to fetch from.
 #[derive(Debug, Clone, Default)]
 pub struct RemoteConfig {
-    /// Gitea settings.
+    /// Gitea settings (unused when `github` is set).
     pub gitea: GiteaConfig,
+    /// GitHub settings: when set, GitHub is the code host instead of Gitea.
+    pub github: Option<GitHubConfig>,
     /// Hound settings for the fallback; `None` disables it.
     pub hound: Option<HoundConfig>,
 }
@@ -43,12 +46,13 @@ impl RemoteConfig {
     /// Gitea from `GITEA_*`; Hound from `HOUND_URL` (no fallback when it is unset) and
     /// `HOUND_TIMEOUT`.
     pub fn from_env() -> Result<RemoteConfig> {
-        let hound = match super::gitea::env_var("HOUND_URL") {
+        let hound = match super::settings::env_var("HOUND_URL") {
             Some(_) => Some(HoundConfig::from_env()?),
             None => None,
         };
         Ok(RemoteConfig {
             gitea: GiteaConfig::from_env()?,
+            github: None,
             hound,
         })
     }
@@ -59,16 +63,65 @@ impl RemoteConfig {
 pub enum Source {
     /// Gitea's raw-file API.
     Gitea,
-    /// Hound's index (Gitea was unavailable or timed out).
+    /// GitHub's contents API.
+    GitHub,
+    /// Hound's index (the code host was unavailable or timed out).
     Hound,
 }
 
 impl Source {
-    /// `gitea` or `hound`.
+    /// `gitea`, `github` or `hound`.
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Gitea => "gitea",
+            Source::GitHub => "github",
             Source::Hound => "hound",
+        }
+    }
+}
+
+/// The code host a file is read from.
+#[derive(Debug, Clone, Copy)]
+pub enum CodeHost<'a> {
+    /// A Gitea server.
+    Gitea(&'a GiteaClient),
+    /// GitHub or GitHub Enterprise.
+    GitHub(&'a GitHubClient),
+}
+
+impl CodeHost<'_> {
+    fn source(self) -> Source {
+        match self {
+            CodeHost::Gitea(_) => Source::Gitea,
+            CodeHost::GitHub(_) => Source::GitHub,
+        }
+    }
+
+    async fn file_window(
+        self,
+        repo: &RepoName,
+        path: &str,
+        r#ref: Option<&str>,
+        start: usize,
+        end: usize,
+    ) -> Result<(ServedRef, super::lines::Window)> {
+        match self {
+            CodeHost::Gitea(c) => c.file_window(repo, path, r#ref, start, end).await,
+            CodeHost::GitHub(c) => c.file_window(repo, path, r#ref, start, end).await,
+        }
+    }
+
+    fn web_url(
+        self,
+        repo: &RepoName,
+        served: &ServedRef,
+        path: &str,
+        start: usize,
+        end: usize,
+    ) -> String {
+        match self {
+            CodeHost::Gitea(c) => c.web_url(repo, served, path, start, end),
+            CodeHost::GitHub(c) => c.web_url(repo, served, path, start, end),
         }
     }
 }
@@ -90,7 +143,7 @@ pub struct FileContextResult {
     pub content: String,
     /// The lines without numbers.
     pub lines: Vec<String>,
-    /// Gitea web link to exactly the ref served, with `#L{start}-L{end}`.
+    /// Code-host web link to exactly the ref served, with `#L{start}-L{end}`.
     pub url: String,
     /// The ref served: branch or tag name, or full commit SHA.
     pub r#ref: String,
@@ -146,9 +199,17 @@ pub async fn remote_file_context(
     req: &FileContextRequest,
     config: RemoteConfig,
 ) -> Result<FileContextResult> {
-    let gitea = GiteaClient::new(config.gitea)?;
     let hound = config.hound.map(HoundClient::new).transpose()?;
-    remote_file_context_with(req, &gitea, hound.as_ref()).await
+    match config.github {
+        Some(github) => {
+            let github = GitHubClient::new(github)?;
+            remote_file_context_on(req, CodeHost::GitHub(&github), hound.as_ref()).await
+        }
+        None => {
+            let gitea = GiteaClient::new(config.gitea)?;
+            remote_file_context_on(req, CodeHost::Gitea(&gitea), hound.as_ref()).await
+        }
+    }
 }
 
 /// Lines `line - context ..= line + context` of `req.file`, from Gitea; when Gitea is
@@ -161,6 +222,15 @@ pub async fn remote_file_context(
 pub async fn remote_file_context_with(
     req: &FileContextRequest,
     gitea: &GiteaClient,
+    hound: Option<&HoundClient>,
+) -> Result<FileContextResult> {
+    remote_file_context_on(req, CodeHost::Gitea(gitea), hound).await
+}
+
+/// [`remote_file_context_with`] for any code host: Gitea or GitHub (`source: github`).
+pub async fn remote_file_context_on(
+    req: &FileContextRequest,
+    gitea: CodeHost<'_>,
     hound: Option<&HoundClient>,
 ) -> Result<FileContextResult> {
     let c = check(req)?;
@@ -178,7 +248,7 @@ pub async fn remote_file_context_with(
                 served,
                 window.lines,
                 window.total_lines,
-                Source::Gitea,
+                gitea.source(),
                 Vec::new(),
             ));
         }
@@ -207,7 +277,7 @@ pub async fn remote_file_context_with(
 
 fn build(
     c: &Checked,
-    gitea: &GiteaClient,
+    gitea: CodeHost<'_>,
     served: ServedRef,
     lines: Vec<String>,
     total_lines: Option<usize>,
@@ -263,33 +333,17 @@ fn redact_lines(lines: Vec<String>) -> (Vec<String>, usize) {
     (per_line, count)
 }
 
-/// Finds the Hound repository for a Gitea `owner/name`: a repository named `owner/name`, else
-/// one whose clone URL ends in `/owner/name` (or `.git`), else one named `name`.
+/// Finds the Hound repository for a code host's `owner/name` ([`super::hound::hound_repo_key`]).
 async fn hound_repo(hound: &HoundClient, repo: &RepoName) -> Result<String> {
-    let repos = hound.repos().await?;
-    let full = repo.to_string();
-    if repos.contains_key(&full) {
-        return Ok(full);
-    }
-    let suffix = format!("/{full}").to_ascii_lowercase();
-    let by_url = repos.iter().find(|(_, r)| {
-        let url = r.url.trim_end_matches('/').to_ascii_lowercase();
-        url.ends_with(&suffix) || url.ends_with(&format!("{suffix}.git"))
-    });
-    if let Some((name, _)) = by_url {
-        return Ok(name.clone());
-    }
-    if repos.contains_key(&repo.name) {
-        return Ok(repo.name.clone());
-    }
-    Err(Error::invalid_request(
-        "not found: Hound does not index this repository",
-    ))
+    hound
+        .repo_key(&repo.to_string())
+        .await?
+        .ok_or_else(|| Error::invalid_request("not found: Hound does not index this repository"))
 }
 
 async fn from_hound(
     c: &Checked,
-    gitea: &GiteaClient,
+    gitea: CodeHost<'_>,
     hound: &HoundClient,
     gitea_error: &Error,
 ) -> Result<FileContextResult> {
@@ -314,7 +368,7 @@ async fn from_hound(
             ))
         }
         Some(r) if !is_full_sha(r) => warnings.push(format!(
-            "The requested ref {r} could not be checked while Gitea is unavailable; the lines are \
+            "The requested ref {r} could not be checked while the code host is unavailable; the lines are \
              from the commit Hound indexed."
         )),
         _ => {}

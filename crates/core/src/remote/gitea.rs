@@ -23,18 +23,12 @@ use serde::Deserialize;
 
 use super::http::{self, Auth, Deadline, Get};
 use super::lines::{binary_error, LineWindow, Window};
+use super::settings::{self, env_var, ServerSettings};
 use crate::error::{Error, Result};
 use crate::fs_scope::{looks_binary, ReadLimits, Scope};
 
 /// The ADR's default server, used when neither `baseUrl` nor `GITEA_URL` is set.
 pub const DEFAULT_GITEA_URL: &str = "https://git.integrolabs.net";
-/// Default timeout of one call, in milliseconds (ADR-003).
-pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
-/// Largest accepted timeout: ten minutes.
-pub const MAX_TIMEOUT_MS: u64 = 600_000;
-/// Default byte cap: `getRawFile` refuses larger files, `remoteFileContext` reads at most this
-/// far into a file.
-pub const DEFAULT_MAX_BYTES: u64 = 16 * 1024 * 1024;
 /// How long a repository's default branch is remembered.
 const DEFAULT_BRANCH_TTL: Duration = Duration::from_secs(60);
 /// Most remembered default branches (the cache is cleared when full).
@@ -47,7 +41,7 @@ const MAX_PATH_LEN: usize = 4096;
 /// An API token. Its `Debug` never shows the value, and it has no `Display`.
 #[derive(Clone)]
 pub struct Token {
-    header: HeaderValue,
+    pub(crate) header: HeaderValue,
 }
 
 impl Token {
@@ -90,11 +84,12 @@ pub struct GiteaConfig {
 
 impl Default for GiteaConfig {
     fn default() -> Self {
+        let s = ServerSettings::defaults(DEFAULT_GITEA_URL);
         GiteaConfig {
-            base_url: DEFAULT_GITEA_URL.to_owned(),
+            base_url: s.base_url,
             token: None,
-            timeout: Duration::from_millis(DEFAULT_TIMEOUT_MS),
-            max_bytes: DEFAULT_MAX_BYTES,
+            timeout: s.timeout,
+            max_bytes: s.max_bytes,
         }
     }
 }
@@ -115,21 +110,17 @@ impl GiteaConfig {
         timeout: Option<Duration>,
         max_bytes: Option<u64>,
     ) -> Result<GiteaConfig> {
-        let mut config = GiteaConfig::default();
-        if let Some(url) = base_url.or_else(|| env_var("GITEA_URL")) {
-            config.base_url = url;
-        }
-        config.timeout = match timeout {
-            Some(t) => t,
-            None => match env_var("GITEA_TIMEOUT") {
-                Some(ms) => parse_timeout_env(&ms, "GITEA_TIMEOUT")?,
-                None => config.timeout,
+        let s = ServerSettings::resolve(
+            settings::Env {
+                default_url: DEFAULT_GITEA_URL,
+                url_var: "GITEA_URL",
+                timeout_var: "GITEA_TIMEOUT",
             },
-        };
-        if let Some(max) = max_bytes {
-            config.max_bytes = max;
-        }
-        config.token = match token {
+            base_url,
+            timeout,
+            max_bytes,
+        )?;
+        let token = match token {
             Some(t) => Some(Token::new(&t)?),
             None => match env_var("GITEA_TOKEN") {
                 Some(t) => Some(Token::new(&t).map_err(|_| {
@@ -138,28 +129,13 @@ impl GiteaConfig {
                 None => token_file()?,
             },
         };
-        Ok(config)
-    }
-}
-
-/// A set, non-empty environment variable.
-pub(crate) fn env_var(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
-
-/// Parses a timeout in milliseconds from an environment variable.
-pub(crate) fn parse_timeout_env(value: &str, name: &str) -> Result<Duration> {
-    value
-        .trim()
-        .parse::<u64>()
-        .ok()
-        .filter(|ms| (1..=MAX_TIMEOUT_MS).contains(ms))
-        .map(Duration::from_millis)
-        .ok_or_else(|| {
-            Error::invalid_request(format!(
-                "{name} must be a whole number of milliseconds from 1 to {MAX_TIMEOUT_MS}"
-            ))
+        Ok(GiteaConfig {
+            base_url: s.base_url,
+            token,
+            timeout: s.timeout,
+            max_bytes: s.max_bytes,
         })
+    }
 }
 
 /// Reads `~/.config/gitea/token` through `fs_scope` (a symlink leaving that directory, a FIFO
@@ -333,20 +309,16 @@ fn not_found(what: &str) -> Error {
 impl GiteaClient {
     /// A client for `config`; `invalid_request` for a bad URL, a zero timeout or cap.
     pub fn new(config: GiteaConfig) -> Result<GiteaClient> {
-        let base = http::parse_base_url(&config.base_url, "baseUrl")?;
-        if config.timeout.is_zero() || config.timeout > Duration::from_millis(MAX_TIMEOUT_MS) {
-            return Err(Error::invalid_request(format!(
-                "timeout must be from 1 to {MAX_TIMEOUT_MS} ms"
-            )));
-        }
-        if config.max_bytes == 0 {
-            return Err(Error::invalid_request("maxBytes must be at least 1"));
-        }
-        Ok(GiteaClient {
-            base,
-            token: config.token,
+        let s = ServerSettings {
+            base_url: config.base_url,
             timeout: config.timeout,
             max_bytes: config.max_bytes,
+        };
+        Ok(GiteaClient {
+            base: s.check()?,
+            token: config.token,
+            timeout: s.timeout,
+            max_bytes: s.max_bytes,
         })
     }
 

@@ -101,11 +101,23 @@ pub struct Get<'a> {
 /// whatever its status. Transport failures become `unavailable` or `timeout`; the deadline is
 /// not applied here (wrap the whole call in [`Deadline::run`]).
 pub async fn send(req: Get<'_>, deadline: &Deadline) -> Result<Response> {
+    send_with(req, &[], deadline).await
+}
+
+/// [`send`] with extra request headers (e.g. `Accept`), sent on every hop.
+pub async fn send_with(
+    req: Get<'_>,
+    headers: &[(reqwest::header::HeaderName, HeaderValue)],
+    deadline: &Deadline,
+) -> Result<Response> {
     let client = client()?;
     let origin = req.url.origin();
     let mut url = req.url;
     for _ in 0..=MAX_REDIRECTS {
         let mut builder = client.get(url.clone()).timeout(deadline.remaining());
+        for (name, value) in headers {
+            builder = builder.header(name, value.clone());
+        }
         if let Some(auth) = &req.auth {
             if url.origin() == origin {
                 builder = builder.header(AUTHORIZATION, auth.header.clone());
