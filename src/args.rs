@@ -116,9 +116,9 @@ pub(crate) fn string_max(value: Unknown<'_>, name: &str, max: usize) -> CoreResu
 
 /// `{name} is too large (at most N MiB/KiB/bytes)`.
 pub(crate) fn too_large(name: &str, max: usize) -> CoreError {
-    let limit = if max >= 1024 * 1024 && max % (1024 * 1024) == 0 {
+    let limit = if max >= 1024 * 1024 && max.is_multiple_of(1024 * 1024) {
         format!("{} MiB", max / (1024 * 1024))
-    } else if max >= 1024 && max % 1024 == 0 {
+    } else if max >= 1024 && max.is_multiple_of(1024) {
         format!("{} KiB", max / 1024)
     } else {
         format!("{max} bytes")
