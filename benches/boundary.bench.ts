@@ -6,12 +6,10 @@
 //   CE_ADDON=/path/to/other.node npm run bench:boundary   # another build, e.g. before a change
 //
 // Build with `npx napi build --platform --release` first; debug builds are far slower.
-import { createRequire } from 'node:module'
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
-const require = createRequire(import.meta.url)
 const addonPath = process.env.CE_ADDON ? resolve(process.env.CE_ADDON) : '../index.js'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const ce: any = require(addonPath)
@@ -71,29 +69,33 @@ const validation = 'FAILED tests/test_app.py::test_case_number - AssertionError:
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'ce-bench-boundary-')))
 writeFileSync(join(root, 'a.ts'), 'export const a = 1\n')
 
-console.log(`addon: ${addonPath}; node ${process.version}; ${new Date().toISOString()}`)
-console.log('-- tiny calls (argument reader overhead) --')
-rate("estimateTokens('hello world')", 1_000_000, () => ce.estimateTokens('hello world'))
-rate("countTokensSync('hello world')", 300_000, () => ce.countTokensSync('hello world'))
-rate("countTokensSync('hello world', 'cl100k_base')", 300_000, () => ce.countTokensSync('hello world', 'cl100k_base'))
-rate("truncateFileSync('a\\nb', 10, [1], { contextLines: 2 })", 300_000, () => ce.truncateFileSync('a\nb', 10, [1], { contextLines: 2 }))
-rate("fitToBudgetSync({ a, b }, 1000, { estimate: true })", 200_000, () => ce.fitToBudgetSync({ a: 'x', b: 'y' }, 1000, { estimate: true }))
-rate("composeContext([{ kind, label, content }])", 200_000, () => ce.composeContext([{ kind: 'file', label: 'a', content: 'b' }]))
-await asyncRate("await countTokens('hello world')", 50_000, () => ce.countTokens('hello world'))
-const ac = new AbortController()
-await asyncRate("await countTokens('hello world') with no options", 50_000, () => ce.countTokens('hello world'))
-await asyncRate('await dirContext(root, { signal }) (abort listener)', 5_000, () => ce.dirContext(root, { signal: ac.signal }))
-await asyncRate('await dirContext(root) (no signal)', 5_000, () => ce.dirContext(root))
+async function main(): Promise<void> {
+  console.log(`addon: ${addonPath}; node ${process.version}; ${new Date().toISOString()}`)
+  console.log('-- tiny calls (argument reader overhead) --')
+  rate("estimateTokens('hello world')", 1_000_000, () => ce.estimateTokens('hello world'))
+  rate("countTokensSync('hello world')", 300_000, () => ce.countTokensSync('hello world'))
+  rate("countTokensSync('hello world', 'cl100k_base')", 300_000, () => ce.countTokensSync('hello world', 'cl100k_base'))
+  rate("truncateFileSync('a\\nb', 10, [1], { contextLines: 2 })", 300_000, () => ce.truncateFileSync('a\nb', 10, [1], { contextLines: 2 }))
+  rate("fitToBudgetSync({ a, b }, 1000, { estimate: true })", 200_000, () => ce.fitToBudgetSync({ a: 'x', b: 'y' }, 1000, { estimate: true }))
+  rate("composeContext([{ kind, label, content }])", 200_000, () => ce.composeContext([{ kind: 'file', label: 'a', content: 'b' }]))
+  await asyncRate("await countTokens('hello world')", 50_000, () => ce.countTokens('hello world'))
+  const ac = new AbortController()
+  await asyncRate("await countTokens('hello world') with no options", 50_000, () => ce.countTokens('hello world'))
+  await asyncRate('await dirContext(root, { signal }) (abort listener)', 5_000, () => ce.dirContext(root, { signal: ac.signal }))
+  await asyncRate('await dirContext(root) (no signal)', 5_000, () => ce.dirContext(root))
 
-console.log('-- worst inputs: time the call holds the JS thread --')
-await blocking('estimateTokens(20 MB)', () => ce.estimateTokens(big))
-await blocking('countTokens(20 MB)', () => ce.countTokens(big))
-await blocking('truncateFile(20 MB, 100)', () => ce.truncateFile(big, 100))
-await blocking('fitToBudget({ a: 20 MB }, 1000)', () => ce.fitToBudget({ a: big }, 1000, { estimate: true }))
-await blocking('parseValidationOutput(8 MiB of pytest FAILED lines)', () => ce.parseValidationOutput(validation))
-await blocking('composeContext([20 MB source])', () => ce.composeContext([{ kind: 'file', label: 'a', content: big }], { maxChars: 5000 }))
-await blocking('expandChunk(root, chunk with 20 MB content, 2)', () => ce.expandChunk(root, { content: big, filePath: 'a.ts', startLine: 1, endLine: 1 }, 2))
-await blocking('retrieve({ prompt: 256 KiB })', () => ce.retrieve({ prompt: big.slice(0, 256 * 1024), spaceId: 's', sessionId: 's', rootPath: root, providerId: 'mcp' }))
-await blocking('retrieve({ prompt: 20 MB }) (rejected)', () => ce.retrieve({ prompt: big, spaceId: 's', sessionId: 's', rootPath: root, providerId: 'mcp' }))
-await blocking('fitToBudget(64 MiB + 1 string) (rejected)', () => ce.fitToBudget({ a: 'x'.repeat(64 * MB + 1) }))
-rmSync(root, { recursive: true, force: true })
+  console.log('-- worst inputs: time the call holds the JS thread --')
+  await blocking('estimateTokens(20 MB)', () => ce.estimateTokens(big))
+  await blocking('countTokens(20 MB)', () => ce.countTokens(big))
+  await blocking('truncateFile(20 MB, 100)', () => ce.truncateFile(big, 100))
+  await blocking('fitToBudget({ a: 20 MB }, 1000)', () => ce.fitToBudget({ a: big }, 1000, { estimate: true }))
+  await blocking('parseValidationOutput(8 MiB of pytest FAILED lines)', () => ce.parseValidationOutput(validation))
+  await blocking('composeContext([20 MB source])', () => ce.composeContext([{ kind: 'file', label: 'a', content: big }], { maxChars: 5000 }))
+  await blocking('expandChunk(root, chunk with 20 MB content, 2)', () => ce.expandChunk(root, { content: big, filePath: 'a.ts', startLine: 1, endLine: 1 }, 2))
+  await blocking('retrieve({ prompt: 256 KiB })', () => ce.retrieve({ prompt: big.slice(0, 256 * 1024), spaceId: 's', sessionId: 's', rootPath: root, providerId: 'mcp' }))
+  await blocking('retrieve({ prompt: 20 MB }) (rejected)', () => ce.retrieve({ prompt: big, spaceId: 's', sessionId: 's', rootPath: root, providerId: 'mcp' }))
+  await blocking('fitToBudget(64 MiB + 1 string) (rejected)', () => ce.fitToBudget({ a: 'x'.repeat(64 * MB + 1) }))
+  rmSync(root, { recursive: true, force: true })
+}
+
+void main()

@@ -282,9 +282,10 @@ async fn hound_repo(hound: &HoundClient, repo: &RepoName) -> Result<String> {
     if repos.contains_key(&repo.name) {
         return Ok(repo.name.clone());
     }
-    Err(Error::invalid_request(
-        "not found: Hound does not index this repository",
-    ))
+    Err(
+        Error::invalid_request("not found: Hound does not index this repository")
+            .with_reason(crate::error::reason::NOT_FOUND),
+    )
 }
 
 async fn from_hound(
