@@ -389,7 +389,10 @@ export type ContextSourceKind = 'dir' | 'file' | 'pr' | 'diff'
  */
 export declare function countTokens(text: string, encoding?: TokenEncoding): Promise<number>
 
-/** Synchronous twin of `countTokens`, for small strings (it blocks the JS thread). */
+/**
+ * Synchronous twin of `countTokens`, for small strings: at most 256 KiB (`invalid_request`,
+ * reason `too_large`, beyond; use `countTokens`), so the JS thread is blocked only briefly.
+ */
 export declare function countTokensSync(text: string, encoding?: TokenEncoding): number
 
 /**
@@ -652,8 +655,8 @@ export interface FitToBudgetOptions {
 }
 
 /**
- * Synchronous twin of `fitToBudget` (it blocks the JS thread: a few milliseconds per
- * megabyte).
+ * Synchronous twin of `fitToBudget` for small inputs: at most 256 KiB of sections in all
+ * (`invalid_request`, reason `too_large`, beyond; use `fitToBudget`).
  */
 export declare function fitToBudgetSync<K extends string>(sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions): FittedSections<K>
 
@@ -1142,7 +1145,10 @@ export interface TruncateFileOptions {
   contextLines?: number
 }
 
-/** Synchronous twin of `truncateFile`. */
+/**
+ * Synchronous twin of `truncateFile`, for content of at most 1 MiB (`invalid_request`, reason
+ * `too_large`, beyond; use `truncateFile`).
+ */
 export declare function truncateFileSync(content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions): string
 
 /**

@@ -208,3 +208,36 @@ test('parseValidationOutput runs off the JS thread; its sync twin is bounded', a
   assert.equal(parseValidationOutputSync('src/a.ts(1,1): error TS2322: x\n').length, 1)
   assert.throws(() => parseValidationOutputSync(big), (err: Error & { code?: string; reason?: string }) => err.code === 'invalid_request' && err.reason === 'too_large')
 })
+
+test('many calls sharing one signal: one listener, no MaxListeners warning, all settle', async () => {
+  const ac = new AbortController()
+  const warnings: Error[] = []
+  const onWarning = (w: Error) => warnings.push(w)
+  process.on('warning', onWarning)
+  try {
+    const calls = Array.from({ length: 50 }, () => dirContext(small, { signal: ac.signal }))
+    assert.ok(getEventListeners(ac.signal, 'abort').length <= 1)
+    ac.abort()
+    for (const r of await Promise.allSettled(calls)) {
+      if (r.status === 'rejected') isAbort(r.reason)
+    }
+    const done = new AbortController()
+    await Promise.all(Array.from({ length: 50 }, () => dirContext(small, { signal: done.signal })))
+    assert.equal(getEventListeners(done.signal, 'abort').length, 0)
+    await sleep(20)
+  } finally {
+    process.off('warning', onWarning)
+  }
+  assert.deepEqual(warnings.map((w) => w.name), [])
+})
+
+test('the sync twins are bounded; the async ones take the same input', async () => {
+  const { countTokensSync, countTokens, fitToBudgetSync, truncateFileSync } = await import('../index.js')
+  const text = 'word '.repeat(60_000)
+  const tooLarge = (err: Error & { code?: string; reason?: string }) => err.code === 'invalid_request' && err.reason === 'too_large'
+  assert.throws(() => countTokensSync(text), tooLarge)
+  assert.ok((await countTokens(text)) > 0)
+  assert.throws(() => fitToBudgetSync({ a: text }, 10), tooLarge)
+  assert.throws(() => truncateFileSync('x\n'.repeat(600_000), 10), tooLarge)
+  assert.equal(countTokensSync('hello world'), 2)
+})

@@ -17,12 +17,11 @@ process.env.HOUND_TIMEOUT = '2000'
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-const load = createRequire(__filename)
-const binding = load('../index.js') as Record<string, unknown>
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const binding = require('../index.js') as Record<string, unknown>
 
 const CODES = new Set(['invalid_request', 'unauthorized', 'unavailable', 'timeout', 'internal'])
 const HUGE = 'x'.repeat(20 * 1024 * 1024)
@@ -285,4 +284,37 @@ test('classes still construct, subclass and pass instanceof through the guard', 
   assert.ok(m instanceof ContextEngine)
   assert.equal(m.hello(), 'hi')
   assert.equal(m.indexStatus(root).state, 'absent')
+})
+
+test('errors carry a reason besides the code, so callers need not parse messages', async () => {
+  const reasonOf = async (p: Promise<unknown>): Promise<[string?, string?]> => {
+    try {
+      await p
+    } catch (err) {
+      const e = err as { code?: string; reason?: string }
+      return [e.code, e.reason]
+    }
+    assert.fail('expected a rejection')
+  }
+  writeFileSync(join(root, 'blob.bin'), Buffer.from([0, 1, 2, 0, 255, 0, 7, 0]))
+  const fileContext = binding.fileContext as (p: string, o?: unknown) => Promise<unknown>
+  const dirContext = binding.dirContext as (p: string, o?: unknown) => Promise<unknown>
+  const diffContext = binding.diffContext as (p: string, o?: unknown) => Promise<unknown>
+  assert.deepEqual(await reasonOf(fileContext(join(root, 'missing.txt'))), ['invalid_request', 'not_found'])
+  assert.deepEqual(await reasonOf(fileContext(join(root, 'blob.bin'))), ['invalid_request', 'binary'])
+  assert.deepEqual(await reasonOf(fileContext('../etc/passwd', { root })), ['invalid_request', 'invalid_path'])
+  const outsideFile = join(tmpdir(), `ce-hostile-outside-${process.pid}.txt`)
+  writeFileSync(outsideFile, 'outside\n')
+  try {
+    assert.deepEqual(await reasonOf(fileContext(outsideFile, { root })), ['invalid_request', 'outside_root'])
+  } finally {
+    rmSync(outsideFile, { force: true })
+  }
+  assert.deepEqual(await reasonOf(dirContext(join(root, 'a.txt'))), ['invalid_request', 'not_a_directory'])
+  assert.deepEqual(await reasonOf(dirContext(join(root, 'nope'))), ['invalid_request', 'not_found'])
+  assert.deepEqual(await reasonOf(dirContext('relative/dir')), ['invalid_request', 'invalid_path'])
+  assert.deepEqual(await reasonOf(diffContext(root)), ['invalid_request', 'not_a_repository'])
+  assert.deepEqual(await reasonOf((binding.countTokens as Function)(42)), ['invalid_request', 'invalid_argument'])
+  const retrieve = binding.retrieve as (r: unknown) => Promise<unknown>
+  assert.deepEqual(await reasonOf(retrieve({ prompt: 'x'.repeat(300 * 1024), spaceId: 's', sessionId: 's', rootPath: root, providerId: 'mcp' })), ['invalid_request', 'too_large'])
 })

@@ -6,15 +6,13 @@
 //   CE_ADDON=/path/to/other.node npm run bench:boundary   # another build, e.g. before a change
 //
 // Build with `npx napi build --platform --release` first; debug builds are far slower.
-import { createRequire } from 'node:module'
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
-const load = createRequire(__filename)
 const addonPath = process.env.CE_ADDON ? resolve(process.env.CE_ADDON) : '../index.js'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const ce: any = load(addonPath)
+const ce: any = require(addonPath)
 
 function rate(label: string, n: number, f: () => unknown): void {
   for (let i = 0; i < Math.min(n, 10_000); i++) f()
@@ -71,8 +69,8 @@ const validation = 'FAILED tests/test_app.py::test_case_number - AssertionError:
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'ce-bench-boundary-')))
 writeFileSync(join(root, 'a.ts'), 'export const a = 1\n')
 
-console.log(`addon: ${addonPath}; node ${process.version}; ${new Date().toISOString()}`)
 async function main(): Promise<void> {
+  console.log(`addon: ${addonPath}; node ${process.version}; ${new Date().toISOString()}`)
   console.log('-- tiny calls (argument reader overhead) --')
   rate("estimateTokens('hello world')", 1_000_000, () => ce.estimateTokens('hello world'))
   rate("countTokensSync('hello world')", 300_000, () => ce.countTokensSync('hello world'))

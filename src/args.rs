@@ -109,16 +109,34 @@ pub(crate) fn string_max(value: Unknown<'_>, name: &str, max: usize) -> CoreResu
     if len > max {
         return Err(too_large(name, max));
     }
-    guard(env, unsafe { value.cast::<String>() }, || {
-        expected(name, "a string")
-    })
+    // One copy into a buffer of the known length (napi's own `String` conversion would measure
+    // the string a second time).
+    let mut buf: Vec<u8> = Vec::with_capacity(len + 1);
+    let mut written = 0usize;
+    // SAFETY: `buf` has room for `len` bytes and the NUL N-API writes after them.
+    let status = unsafe {
+        sys::napi_get_value_string_utf8(
+            env,
+            value.raw(),
+            buf.as_mut_ptr().cast(),
+            len + 1,
+            &mut written,
+        )
+    };
+    if status != sys::Status::napi_ok || written > len {
+        clear_exception(env);
+        return Err(expected(name, "a string"));
+    }
+    // SAFETY: N-API wrote `written` bytes of UTF-8 (plus a NUL that is not kept).
+    unsafe { buf.set_len(written) };
+    String::from_utf8(buf).map_err(|_| expected(name, "a string"))
 }
 
 /// `{name} is too large (at most N MiB/KiB/bytes)`.
 pub(crate) fn too_large(name: &str, max: usize) -> CoreError {
-    let limit = if max >= 1024 * 1024 && max % (1024 * 1024) == 0 {
+    let limit = if max >= 1024 * 1024 && max.is_multiple_of(1024 * 1024) {
         format!("{} MiB", max / (1024 * 1024))
-    } else if max >= 1024 && max % 1024 == 0 {
+    } else if max >= 1024 && max.is_multiple_of(1024) {
         format!("{} KiB", max / 1024)
     } else {
         format!("{max} bytes")
@@ -318,8 +336,12 @@ pub(crate) fn own_entries<'env>(
 }
 
 /// A plain object whose own enumerable values are all strings, as `(key, value)` pairs in the
-/// object's property order, with at most [`MAX_TEXT_BYTES`] of text in all.
-pub(crate) fn string_record(value: Unknown<'_>, name: &str) -> CoreResult<Vec<(String, String)>> {
+/// object's property order, with at most `max_total` bytes of text in all.
+pub(crate) fn string_record(
+    value: Unknown<'_>,
+    name: &str,
+    max_total: usize,
+) -> CoreResult<Vec<(String, String)>> {
     let object = object(value, name)?;
     let mut total = 0usize;
     let mut out = Vec::new();
@@ -327,10 +349,10 @@ pub(crate) fn string_record(value: Unknown<'_>, name: &str) -> CoreResult<Vec<(S
         if type_of(&value) != ValueType::String {
             return Err(bad(name, "values must be strings"));
         }
-        let text = string(value, &format!("a value of {name}"))?;
+        let text = string_max(value, &format!("a value of {name}"), max_total)?;
         total += text.len() + key.len();
-        if total > MAX_TEXT_BYTES {
-            return Err(too_large(name, MAX_TEXT_BYTES));
+        if total > max_total {
+            return Err(too_large(name, max_total));
         }
         out.push((key, text));
     }

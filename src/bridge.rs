@@ -235,13 +235,28 @@ const RACE_JS: &str = r"(function race(work, signal, cancel) {
     work.catch(() => {})
     return Promise.reject(abortError())
   }
+  // One 'abort' listener per signal, shared by all calls in flight on it (a signal shared by
+  // hundreds of calls must not trip Node's MaxListeners warning); removed with the last call.
+  const KEY = Symbol.for('context-engine.abortRegistry')
+  if (!globalThis[KEY]) Object.defineProperty(globalThis, KEY, { value: new WeakMap() })
+  const registry = globalThis[KEY]
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       cancel()
       reject(abortError())
     }
+    let entry = registry.get(signal)
     try {
-      signal.addEventListener('abort', onAbort, { once: true })
+      if (!entry) {
+        const calls = new Set()
+        const dispatch = () => {
+          registry.delete(signal)
+          for (const f of calls) f()
+        }
+        signal.addEventListener('abort', dispatch, { once: true })
+        entry = { calls, dispatch }
+        registry.set(signal, entry)
+      }
     } catch {
       cancel()
       work.catch(() => {})
@@ -251,8 +266,13 @@ const RACE_JS: &str = r"(function race(work, signal, cancel) {
       reject(e)
       return
     }
+    entry.calls.add(onAbort)
     const done = () => {
-      try { signal.removeEventListener('abort', onAbort) } catch {}
+      entry.calls.delete(onAbort)
+      if (entry.calls.size === 0 && registry.get(signal) === entry) {
+        registry.delete(signal)
+        try { signal.removeEventListener('abort', entry.dispatch) } catch {}
+      }
     }
     work.then(
       (value) => { done(); resolve(value) },

@@ -135,11 +135,18 @@ pub fn estimate_tokens(env: &Env, text: Unknown<'_>) -> napi::Result<u32> {
     bridge::run_sync(env, || Ok(args::clamp_u32(budget::estimate_tokens(&text?))))
 }
 
+/// Largest text of `countTokensSync` and of all sections of `fitToBudgetSync` (exact BPE
+/// counting on the JS thread): 256 KiB, a few milliseconds; the async twins take 64 MiB.
+const MAX_SYNC_COUNT_BYTES: usize = 256 * 1024;
+/// Largest content of `truncateFileSync`: 1 MiB (a copy and a line scan).
+const MAX_SYNC_TRUNCATE_BYTES: usize = 1024 * 1024;
+
 fn count_tokens_args(
     text: Unknown<'_>,
     encoding: Option<Unknown<'_>>,
+    max: usize,
 ) -> CoreResult<(String, Encoding)> {
-    let text = args::string(text, "text")?;
+    let text = args::string_max(text, "text", max)?;
     let encoding = encoding_arg(args::opt_string(encoding, "encoding")?)?;
     Ok((text, encoding))
 }
@@ -155,7 +162,7 @@ pub fn count_tokens<'env>(
     text: Unknown<'_>,
     encoding: Option<Unknown<'_>>,
 ) -> napi::Result<PromiseRaw<'env, u32>> {
-    match count_tokens_args(text, encoding) {
+    match count_tokens_args(text, encoding, args::MAX_TEXT_BYTES) {
         Ok((text, encoding)) => bridge::spawn(
             env,
             move || Ok(args::clamp_u32(budget::count_tokens(&text, encoding))),
@@ -165,14 +172,15 @@ pub fn count_tokens<'env>(
     }
 }
 
-/// Synchronous twin of `countTokens`, for small strings (it blocks the JS thread).
+/// Synchronous twin of `countTokens`, for small strings: at most 256 KiB (`invalid_request`,
+/// reason `too_large`, beyond; use `countTokens`), so the JS thread is blocked only briefly.
 #[napi(catch_unwind, ts_args_type = "text: string, encoding?: TokenEncoding")]
 pub fn count_tokens_sync(
     env: &Env,
     text: Unknown<'_>,
     encoding: Option<Unknown<'_>>,
 ) -> napi::Result<u32> {
-    let parsed = count_tokens_args(text, encoding);
+    let parsed = count_tokens_args(text, encoding, MAX_SYNC_COUNT_BYTES);
     bridge::run_sync(env, || {
         let (text, encoding) = parsed?;
         Ok(args::clamp_u32(budget::count_tokens(&text, encoding)))
@@ -194,8 +202,9 @@ fn truncate_args(
     max_lines: Unknown<'_>,
     around_lines: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
+    max: usize,
 ) -> CoreResult<TruncateArgs> {
-    let content = args::string(content, "content")?;
+    let content = args::string_max(content, "content", max)?;
     let max_lines = args::whole(max_lines, "maxLines", 0, MAX_LINES)? as usize;
     let around = match args::present(around_lines) {
         Some(v) => args::whole_list(v, "aroundLines", 1, MAX_LINES, MAX_AROUND_LINES)?,
@@ -265,7 +274,13 @@ pub fn truncate_file<'env>(
     around_lines: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<PromiseRaw<'env, String>> {
-    match truncate_args(content, max_lines, around_lines, options) {
+    match truncate_args(
+        content,
+        max_lines,
+        around_lines,
+        options,
+        args::MAX_TEXT_BYTES,
+    ) {
         Ok(a) => bridge::spawn(env, move || Ok(truncate(a)), |_, s| Ok(s)),
         Err(e) => bridge::reject(env, e),
     }
@@ -284,13 +299,20 @@ pub fn truncate_file_detailed<'env>(
     around_lines: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<PromiseRaw<'env, TruncatedFile>> {
-    match truncate_args(content, max_lines, around_lines, options) {
+    match truncate_args(
+        content,
+        max_lines,
+        around_lines,
+        options,
+        args::MAX_TEXT_BYTES,
+    ) {
         Ok(a) => bridge::spawn(env, move || Ok(truncate_detailed(a)), |_, t| Ok(t)),
         Err(e) => bridge::reject(env, e),
     }
 }
 
-/// Synchronous twin of `truncateFile`.
+/// Synchronous twin of `truncateFile`, for content of at most 1 MiB (`invalid_request`, reason
+/// `too_large`, beyond; use `truncateFile`).
 #[napi(
     catch_unwind,
     ts_args_type = "content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions"
@@ -302,7 +324,13 @@ pub fn truncate_file_sync(
     around_lines: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<String> {
-    let parsed = truncate_args(content, max_lines, around_lines, options);
+    let parsed = truncate_args(
+        content,
+        max_lines,
+        around_lines,
+        options,
+        MAX_SYNC_TRUNCATE_BYTES,
+    );
     bridge::run_sync(env, || parsed.map(truncate))
 }
 
@@ -319,8 +347,9 @@ fn fit_args(
     sections: Unknown<'_>,
     budget_arg: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
+    max: usize,
 ) -> CoreResult<FitArgs> {
-    let sections = args::string_record(sections, "sections")?;
+    let sections = args::string_record(sections, "sections", max)?;
     if sections.iter().any(|(k, _)| k == "_metadata") {
         return Err(args::bad(
             "sections",
@@ -387,14 +416,14 @@ pub fn fit_to_budget<'env>(
     budget: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<PromiseRaw<'env, Object<'env>>> {
-    match fit_args(sections, budget, options) {
+    match fit_args(sections, budget, options, args::MAX_TEXT_BYTES) {
         Ok(a) => bridge::spawn(env, move || Ok(fit(a)), fitted_to_js),
         Err(e) => bridge::reject(env, e),
     }
 }
 
-/// Synchronous twin of `fitToBudget` (it blocks the JS thread: a few milliseconds per
-/// megabyte).
+/// Synchronous twin of `fitToBudget` for small inputs: at most 256 KiB of sections in all
+/// (`invalid_request`, reason `too_large`, beyond; use `fitToBudget`).
 #[napi(
     catch_unwind,
     ts_generic_types = "K extends string",
@@ -407,7 +436,7 @@ pub fn fit_to_budget_sync<'env>(
     budget: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<Object<'env>> {
-    let parsed = fit_args(sections, budget, options);
+    let parsed = fit_args(sections, budget, options, MAX_SYNC_COUNT_BYTES);
     let fitted = bridge::run_sync(env, || parsed.map(fit))?;
     fitted_to_js(env, fitted)
 }

@@ -514,9 +514,10 @@ mod tests {
             )
             .unwrap();
         }
-        let mut options = EngineOptions::default();
-        options.timeout = Some(Duration::from_millis(1));
-        let engine = Engine::new(options);
+        let engine = Engine::new(EngineOptions {
+            timeout: Some(Duration::from_millis(1)),
+            ..EngineOptions::default()
+        });
         let root = base.to_string_lossy().into_owned();
         let e = engine.prepare_index(&root, &Cancel::new()).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Timeout);

@@ -29,6 +29,8 @@ pub mod reason {
     pub const BINARY: &str = "binary";
     /// A path that must be a directory is not one.
     pub const NOT_A_DIRECTORY: &str = "not_a_directory";
+    /// A directory that must be a git repository is not one.
+    pub const NOT_A_REPOSITORY: &str = "not_a_repository";
     /// A path that must be a regular file is a directory, FIFO, socket or device.
     pub const NOT_A_FILE: &str = "not_a_file";
     /// A path is malformed: empty, relative where it must be absolute, with a NUL byte, `..`.

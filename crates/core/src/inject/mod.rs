@@ -359,7 +359,13 @@ pub fn file_context(
 
 /// `Scope::new` with its messages naming the caller's argument instead of `rootPath`.
 pub(crate) fn open_scope(path: &Path, arg: &str) -> crate::Result<Scope> {
-    Scope::new(path).map_err(|e| Error::new(e.kind(), e.message().replace("rootPath", arg)))
+    Scope::new(path).map_err(|e| {
+        let renamed = Error::new(e.kind(), e.message().replace("rootPath", arg));
+        match e.reason() {
+            Some(reason) => renamed.with_reason(reason),
+            None => renamed,
+        }
+    })
 }
 
 /// Maps a git failure of a context source (an explicit request) to an error.
@@ -380,7 +386,18 @@ pub(crate) fn git_error(e: GitError) -> Error {
         }
         other => other.to_string(),
     };
-    Error::new(kind, message).with_source(e)
+    let reason = match &e {
+        GitError::NotARepository => Some(crate::error::reason::NOT_A_REPOSITORY),
+        GitError::UnknownRevision => Some(crate::error::reason::NOT_FOUND),
+        GitError::TimedOut(_) => Some(crate::error::reason::DEADLINE),
+        _ => None,
+    };
+    let error = Error::new(kind, message);
+    match reason {
+        Some(r) => error.with_reason(r),
+        None => error,
+    }
+    .with_source(e)
 }
 
 /// The working tree's staged and unstaged changes (`git diff --cached` and `git diff`),

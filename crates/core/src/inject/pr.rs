@@ -149,6 +149,7 @@ fn classify(args: &[&str], f: &Finished) -> Error {
         || stderr.contains("http 404")
     {
         Error::new(ErrorKind::InvalidRequest, "the pull request was not found")
+            .with_reason(crate::error::reason::NOT_FOUND)
     } else {
         Error::unavailable(format!("{what} failed with exit status {}", f.status))
     }

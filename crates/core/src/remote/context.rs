@@ -335,10 +335,10 @@ fn redact_lines(lines: Vec<String>) -> (Vec<String>, usize) {
 
 /// Finds the Hound repository for a code host's `owner/name` ([`super::hound::hound_repo_key`]).
 async fn hound_repo(hound: &HoundClient, repo: &RepoName) -> Result<String> {
-    hound
-        .repo_key(&repo.to_string())
-        .await?
-        .ok_or_else(|| Error::invalid_request("not found: Hound does not index this repository"))
+    hound.repo_key(&repo.to_string()).await?.ok_or_else(|| {
+        Error::invalid_request("not found: Hound does not index this repository")
+            .with_reason(crate::error::reason::NOT_FOUND)
+    })
 }
 
 async fn from_hound(

@@ -304,6 +304,7 @@ fn not_found(what: &str) -> Error {
     Error::invalid_request(format!(
         "not found: {what} (a private repository the token cannot read also answers not found)"
     ))
+    .with_reason(crate::error::reason::NOT_FOUND)
 }
 
 impl GiteaClient {
@@ -395,6 +396,7 @@ impl GiteaClient {
                     Error::invalid_request(format!(
                         "the file is larger than the {cap}-byte limit (maxBytes)"
                     ))
+                    .with_reason(crate::error::reason::TOO_LARGE)
                 })
                 .await?;
                 if looks_binary(&bytes) {
@@ -506,7 +508,8 @@ impl GiteaClient {
                 .with_source(e)
         })?;
         if info.empty {
-            return Err(Error::invalid_request("not found: the repository is empty"));
+            return Err(Error::invalid_request("not found: the repository is empty")
+                .with_reason(crate::error::reason::NOT_FOUND));
         }
         let branch = check_ref(&info.default_branch).map_err(|_| {
             Error::unavailable("Gitea answered with an invalid default branch name")
@@ -558,7 +561,8 @@ impl GiteaClient {
         Err(Error::invalid_request(
             "not found: ref is not a branch, tag or full commit SHA of the repository \
              (Gitea would silently serve the default branch instead; short SHAs are not accepted)",
-        ))
+        )
+        .with_reason(crate::error::reason::NOT_FOUND))
     }
 
     /// The web URL of `path` at `served` with a line-range anchor:

@@ -551,7 +551,8 @@ impl HoundClient {
                     StatusCode::NOT_FOUND if serde_json::from_slice::<ErrorBody>(&body).is_ok() => {
                         Err(Error::invalid_request(
                             "not found: Hound has no repository of that name",
-                        ))
+                        )
+                        .with_reason(crate::error::reason::NOT_FOUND))
                     }
                     StatusCode::NOT_FOUND => Err(Error::invalid_request(
                         "Hound has no such API endpoint (HTTP 404); check baseUrl",
@@ -711,12 +712,14 @@ impl HoundClient {
         let Some(repo_result) = result.results.get(repo) else {
             return Err(Error::invalid_request(
                 "not found: Hound has not indexed this file (missing, binary or excluded)",
-            ));
+            )
+            .with_reason(crate::error::reason::NOT_FOUND));
         };
         let Some(file_match) = repo_result.matches.iter().find(|f| f.filename == file) else {
             return Err(Error::invalid_request(
                 "not found: Hound has not indexed this file (missing, binary or excluded)",
-            ));
+            )
+            .with_reason(crate::error::reason::NOT_FOUND));
         };
         let mut lines = Vec::with_capacity(end + 1 - start);
         let mut total = 0usize;

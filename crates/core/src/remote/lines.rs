@@ -174,6 +174,7 @@ pub fn past_end(line: usize, total: usize) -> Error {
 /// The error for binary content.
 pub fn binary_error() -> Error {
     Error::invalid_request("the file is binary; only text files have line context")
+        .with_reason(crate::error::reason::BINARY)
 }
 
 /// Numbers `lines` (the first is `start`) for display: `"  12 | text"`, with a `>` marker on
