@@ -27,3 +27,5 @@ mod expand;
 mod inject;
 mod remote;
 mod retrieve;
+mod stats;
+mod symbols;
