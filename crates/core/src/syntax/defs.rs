@@ -448,7 +448,10 @@ impl Walk<'_> {
         let (mut start, end) = node_lines(node);
         let mut prev = node.prev_sibling();
         while let Some(p) = prev {
-            let is_preamble = self.is_preamble_kind(p.kind());
+            // A shebang line is the file's, not the definition's.
+            let is_shebang = p.start_position().row == 0
+                && self.src.get(p.start_byte()..p.start_byte() + 2) == Some(b"#!".as_slice());
+            let is_preamble = self.is_preamble_kind(p.kind()) && !is_shebang;
             let (p_start, p_end) = node_lines(p);
             if !is_preamble || p_end + 1 < start {
                 break;
