@@ -20,9 +20,41 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { homedir, cpus } from 'node:os'
 import { extname, join } from 'node:path'
 
-import { Language, Parser, type Node } from 'web-tree-sitter'
+import { createRequire } from 'node:module'
 
 import { SymbolIndex } from '../index.js'
+
+// web-tree-sitter's own typings need @types/emscripten; the few calls used here are typed
+// locally instead.
+type Point = { row: number; column: number }
+interface Node {
+  type: string
+  text: string
+  startPosition: Point
+  endPosition: Point
+  childForFieldName(name: string): Node | null
+  walk(): Cursor
+}
+interface Cursor {
+  currentNode: Node
+  gotoFirstChild(): boolean
+  gotoNextSibling(): boolean
+  gotoParent(): boolean
+  delete(): void
+}
+interface Tree {
+  rootNode: Node
+  delete(): void
+}
+interface Language {}
+interface Parser {
+  setLanguage(language: Language): void
+  parse(text: string): Tree | null
+}
+const { Parser, Language } = createRequire(__filename)('web-tree-sitter') as {
+  Parser: { init(): Promise<void>; new (): Parser }
+  Language: { load(path: string): Promise<Language> }
+}
 
 const ROOT = join(__dirname, '..')
 const CARGO = join(homedir(), '.cargo/registry/src')
