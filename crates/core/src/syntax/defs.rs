@@ -2,7 +2,7 @@
 //! classes, types, modules..., and where each keeps its name. One `match` arm per language;
 //! the walk around them is shared.
 
-use tree_sitter::Node;
+use tree_sitter::{Node, TreeCursor};
 
 use super::{DefKind, Definition, Lang, MAX_DEFINITIONS, MAX_DEPTH};
 
@@ -27,9 +27,12 @@ const MAX_NAME_BYTES: usize = 200;
 impl Walk<'_> {
     /// Visits `node`; `container` is the name of the nearest enclosing definition and
     /// `in_type` whether that definition holds methods (class, impl, trait, interface).
+    /// Visits the cursor's node and its named descendants; `container` is the name of the
+    /// nearest enclosing definition and `in_type` whether that definition holds methods
+    /// (class, impl, trait, interface). One cursor walks the whole tree.
     pub(super) fn visit(
         &mut self,
-        node: Node<'_>,
+        cursor: &mut TreeCursor<'_>,
         depth: usize,
         container: Option<&str>,
         in_type: bool,
@@ -37,16 +40,18 @@ impl Walk<'_> {
         if depth > MAX_DEPTH || self.out.len() >= MAX_DEFINITIONS {
             return;
         }
-        let found = self.classify(node, in_type);
-        let (child_container, child_in_type) = match &found {
+        let node = cursor.node();
+        let own_name;
+        let (child_container, child_in_type) = match self.classify(node, in_type) {
             Some(f) => {
                 let (start, end) = self.lines_with_preamble(f.range);
                 let pos = f.name_node.start_position();
                 let line_start = f.name_node.start_byte() - pos.column;
                 let column = std::str::from_utf8(&self.src[line_start..f.name_node.start_byte()])
                     .map_or(pos.column, |s| s.chars().count());
+                own_name = f.name;
                 self.out.push(Definition {
-                    name: f.name.clone(),
+                    name: own_name.clone(),
                     kind: f.kind,
                     start_line: start,
                     end_line: end,
@@ -54,13 +59,20 @@ impl Walk<'_> {
                     line: (pos.row + 1).clamp(start, end),
                     column,
                 });
-                (Some(f.name.clone()), f.kind.is_container())
+                (Some(own_name.as_str()), f.kind.is_container())
             }
-            None => (container.map(str::to_owned), in_type),
+            None => (container, in_type),
         };
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
-            self.visit(child, depth + 1, child_container.as_deref(), child_in_type);
+        if cursor.goto_first_child() {
+            loop {
+                if cursor.node().is_named() {
+                    self.visit(cursor, depth + 1, child_container, child_in_type);
+                }
+                if !cursor.goto_next_sibling() {
+                    break;
+                }
+            }
+            cursor.goto_parent();
         }
     }
 
@@ -446,7 +458,19 @@ impl Walk<'_> {
     /// and decorators directly above it.
     fn lines_with_preamble(&self, node: Node<'_>) -> (usize, usize) {
         let (mut start, end) = node_lines(node);
-        let mut prev = node.prev_sibling();
+        // A first child that starts where its parent starts (a Ruby class opening a module's
+        // body, a Haskell declaration opening the declaration list): the comments above are
+        // the parent's siblings.
+        let mut anchor = node;
+        while anchor.prev_sibling().is_none() {
+            match anchor.parent() {
+                Some(p) if p.start_byte() == anchor.start_byte() && p.parent().is_some() => {
+                    anchor = p;
+                }
+                _ => break,
+            }
+        }
+        let mut prev = anchor.prev_sibling();
         while let Some(p) = prev {
             // A shebang line is the file's, not the definition's.
             let is_shebang = p.start_position().row == 0

@@ -180,7 +180,7 @@ pub fn definitions(text: &str, lang: Lang) -> Vec<Definition> {
         lang,
         out: &mut out,
     };
-    walk.visit(tree.root_node(), 0, None, false);
+    walk.visit(&mut tree.walk(), 0, None, false);
     if matches!(lang, Lang::Haskell | Lang::Elixir) {
         defs::merge_clauses(&mut out);
     }

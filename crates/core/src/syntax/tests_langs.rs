@@ -232,7 +232,7 @@ depth (Push _ s) = 1 + depth s
 main = print (depth (push 1 Empty))
 ",
         defs: &[
-            "type Stack 4-4@4",
+            "type Stack 3-4@4",
             "interface Container 6-7@6",
             "function push 9-10@10",
             "function depth 12-14@13",
@@ -410,7 +410,7 @@ def helper; end
 ",
         defs: &[
             "module Shop 1-16@1",
-            "class Cart 3-15@3 in Shop",
+            "class Cart 2-15@3 in Shop",
             "method initialize 4-6@4 in Cart",
             "method empty 8-10@8 in Cart",
             "method total 12-14@12 in Cart",
