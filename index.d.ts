@@ -186,6 +186,37 @@ export declare class HoundClient {
 }
 
 /**
+ * Symbols (functions, classes, methods, interfaces, types, constants, modules) of many
+ * repositories, from the language registry's tree-sitter grammars, searchable by wildcard
+ * name, kind, language and repository.
+ */
+export declare class SymbolIndex {
+  /** An empty index. Throws `invalid_request` for bad options. */
+  constructor(options?: SymbolIndexOptions)
+  /**
+   * Replaces the symbols of `repo` with those of `files` (files of other languages are
+   * skipped). Resolves to the files parsed and symbols found; rejects with
+   * `invalid_request` for a bad repo name or file list.
+   */
+  indexFiles(repo: string, files: SourceFileInput[]): Promise<IndexedCount>
+  /**
+   * Replaces the symbols of `repo` with those of the files under `rootPath` (absolute),
+   * listed like retrieval lists them (`.gitignore` honoured, vendored and generated files
+   * left out) and read inside the root only.
+   */
+  indexRoot(repo: string, rootPath: string): Promise<IndexedCount>
+  /**
+   * Symbols matching `query`, in a deterministic order. Rejects with `invalid_request`
+   * for a bad query.
+   */
+  search(query: SymbolSearchQuery): Promise<SymbolSearchResult>
+  /** Forgets `repo`; true if it was indexed. */
+  removeRepo(repo: string): boolean
+  /** The indexed repositories and their symbol counts, by name. */
+  repos(): Array<IndexedRepo>
+}
+
+/**
  * What a builder reports in `_metadata` when anything was truncated, missing, skipped or
  * suspicious (FR-010). The first four keys are the spec's, in its snake_case spelling.
  */
@@ -446,8 +477,10 @@ export declare function expandChunkDetailed(workspacePath: string, chunk: TextCh
 export interface ExpandChunkOptions {
   /**
    * `'lines'` (default): `contextLines` lines on each side, the spec's behaviour.
-   * `'structure'`: the smallest enclosing function, method or class (TypeScript, TSX,
-   * JavaScript, Python, Rust, Go), at most `maxLines` lines; other files, and chunks that
+   * `'structure'`: the smallest enclosing function, method, class or module (every
+   * language of the registry: bash, C, C++, C#, Elixir, Go, Haskell, Java, JavaScript,
+   * Kotlin, Lua, PHP, Python, Ruby, Rust, Scala, Swift, TypeScript, TSX, Zig), at most
+   * `maxLines` lines; other files, and chunks that
    * no block encloses, fall back to `'lines'`.
    */
   mode?: 'lines' | 'structure'
@@ -479,7 +512,7 @@ export interface ExpandedChunk {
   /** The mode that produced `content` (`'lines'` after a structure-mode fallback). */
   mode: 'lines' | 'structure'
   /** In structure mode, what the enclosing block is. */
-  blockKind?: 'function' | 'method' | 'class' | 'struct' | 'interface' | 'type' | 'enum' | 'trait' | 'impl' | 'const'
+  blockKind?: 'function' | 'method' | 'class' | 'struct' | 'interface' | 'type' | 'enum' | 'trait' | 'impl' | 'const' | 'module' | 'macro'
   /** Why structure mode fell back to line mode. */
   fallback?: 'unsupported_language' | 'no_enclosing_block'
   /** True when the enclosing block was longer than `maxLines` and was cut around the chunk. */
@@ -902,6 +935,22 @@ export interface ImplementationContext {
   _metadata?: BuilderMetadata
 }
 
+/** What an indexing call did. */
+export interface IndexedCount {
+  /** Files of a registry language that were parsed. */
+  files: number
+  /** Symbols found in them. */
+  symbols: number
+}
+
+/** An indexed repository. */
+export interface IndexedRepo {
+  /** Its name. */
+  repo: string
+  /** Its symbols. */
+  symbols: number
+}
+
 /**
  * The state of `rootPath`'s index in the default engine, without waiting for a build:
  * poll it while a first `retrieve` or `prepareIndex` runs to show progress.
@@ -948,10 +997,24 @@ export interface IssueContext {
   _metadata?: BuilderMetadata
 }
 
+<<<<<<< HEAD
 /**
  * Options of `diffContext`, `prContext` and `composeContext`. All optional; `null` means the
  * same as absent.
  */
+=======
+/** Files, lines and bytes of one language. */
+export interface LanguageStats {
+  /** Files. */
+  files: number
+  /** Lines. */
+  lines: number
+  /** Bytes. */
+  bytes: number
+}
+
+/** Options of `diffContext`, `prContext` and `composeContext`. All optional. */
+>>>>>>> syntax
 export interface MaxCharsOptions {
   /** Characters (`length`) of the result at most. Default 5000 (ADR-005's cap). */
   maxChars?: number
@@ -1065,6 +1128,25 @@ export interface RemoteFileContextConfig {
 }
 
 /**
+ * Repository statistics from the language registry: files, lines and bytes in total and per
+ * language, over `{ root }` (an absolute directory, walked like retrieval walks it) or
+ * `{ files }` (`{ path, content }[]`). Rejects with `invalid_request` for bad input.
+ */
+export declare function repoStats(input: { root: string } | { files: SourceFileInput[] }): Promise<RepoStats>
+
+/** The answer to `repoStats`. */
+export interface RepoStats {
+  /** Every file counted. */
+  files: number
+  /** Lines of every file counted. */
+  lines: number
+  /** Bytes of every file counted. */
+  bytes: number
+  /** Files of the registry's languages, by language name (`rust`, `typescript`...). */
+  languages: Record<string, LanguageStats>
+}
+
+/**
  * Ranked snippets of `request.rootPath` for `request.prompt` (Context Retrieval Contract v1).
  * The first call for a root indexes it (concurrent first calls share one build); later calls
  * see changed, added and deleted files. `[]` when nothing matches. Rejects with
@@ -1101,6 +1183,86 @@ export interface ReviewStats {
   deletions: number
   /** Binary files among them. */
   binaryFiles: number
+}
+
+/** A file handed to `SymbolIndex.indexFiles` or `repoStats`. */
+export interface SourceFileInput {
+  /** The file's path within its repository (its name picks the language). */
+  path: string
+  /** Its text. */
+  content: string
+}
+
+/** Options of `new SymbolIndex()`. */
+export interface SymbolIndexOptions {
+  /**
+   * A link pattern for results' `url`, with `{repo}`, `{file}`, `{line}` and `{endLine}`
+   * replaced (for example `https://git.example.com/{repo}/src/branch/main/{file}#L{line}`).
+   * Default: no `url`.
+   */
+  urlTemplate?: string
+}
+
+/** One symbol found. */
+export interface SymbolMatch {
+  /** The repository it was indexed under. */
+  repo: string
+  /** Its file's path (as given, or relative to the indexed root). */
+  file: string
+  /** The line of its name, 1-based. */
+  line: number
+  /** The last line of the definition, 1-based, inclusive. */
+  endLine: number
+  /** The column of its name, 0-based, in characters. */
+  column: number
+  /** What it is. */
+  kind: 'function' | 'class' | 'method' | 'interface' | 'type' | 'variable' | 'constant' | 'module'
+  /** Its name. */
+  name: string
+  /** Its declaration line (trimmed, at most 200 characters, secrets redacted). */
+  signature?: string
+  /** The enclosing definition (the class of a method). */
+  scope?: string
+  /** The file's language (registry name). */
+  language: string
+  /** A link, when the index has a `urlTemplate`. */
+  url?: string
+}
+
+/** A symbol search. */
+export interface SymbolSearchQuery {
+  /**
+   * Name pattern: `*` any run of characters, `?` one character; case-insensitive, whole
+   * name. At most 512 characters.
+   */
+  name: string
+  /** Only symbols of this kind. */
+  kind?: 'function' | 'class' | 'method' | 'interface' | 'type' | 'variable' | 'constant' | 'module'
+  /**
+   * Only symbols of this language (`typescript`, `python`, `cpp`, `csharp`...; aliases
+   * such as `ts`, `golang`, `c++` accepted).
+   */
+  language?: string
+  /**
+   * Only repositories whose name contains one of these (case-insensitive): an array or a
+   * comma-separated string.
+   */
+  repos?: string | string[]
+  /** Results at most: default 20, from 1 to 1000. */
+  limit?: number
+}
+
+/** The answer to `SymbolIndex.search`. */
+export interface SymbolSearchResult {
+  /**
+   * The first `limit` matches: exact (case-insensitive) names first, then by name,
+   * repository, file, line and column.
+   */
+  results: Array<SymbolMatch>
+  /** All matches. */
+  totalMatches: number
+  /** Repositories searched (those the `repos` filter let through). */
+  reposSearched: number
 }
 
 /** A BPE encoding for exact token counts. */

@@ -31,8 +31,10 @@ const MAX_PATH_BYTES: usize = 64 * 1024;
 #[derive(Default)]
 pub struct ExpandChunkOptions {
     /// `'lines'` (default): `contextLines` lines on each side, the spec's behaviour.
-    /// `'structure'`: the smallest enclosing function, method or class (TypeScript, TSX,
-    /// JavaScript, Python, Rust, Go), at most `maxLines` lines; other files, and chunks that
+    /// `'structure'`: the smallest enclosing function, method, class or module (every
+    /// language of the registry: bash, C, C++, C#, Elixir, Go, Haskell, Java, JavaScript,
+    /// Kotlin, Lua, PHP, Python, Ruby, Rust, Scala, Swift, TypeScript, TSX, Zig), at most
+    /// `maxLines` lines; other files, and chunks that
     /// no block encloses, fall back to `'lines'`.
     #[napi(ts_type = "'lines' | 'structure'")]
     pub mode: Option<String>,
@@ -103,7 +105,7 @@ pub struct ExpandedChunk {
     pub mode: String,
     /// In structure mode, what the enclosing block is.
     #[napi(
-        ts_type = "'function' | 'method' | 'class' | 'struct' | 'interface' | 'type' | 'enum' | 'trait' | 'impl' | 'const'"
+        ts_type = "'function' | 'method' | 'class' | 'struct' | 'interface' | 'type' | 'enum' | 'trait' | 'impl' | 'const' | 'module' | 'macro'"
     )]
     pub block_kind: Option<String>,
     /// Why structure mode fell back to line mode.

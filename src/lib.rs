@@ -29,3 +29,5 @@ mod inject;
 mod remote;
 mod retrieve;
 mod secrets;
+mod stats;
+mod symbols;

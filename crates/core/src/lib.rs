@@ -12,7 +12,10 @@
 //! - [`retrieve`]: ranked snippets for a prompt over a repository (the retrieval contract).
 //! - [`remote`]: remote file context from Gitea (Hound as fallback) and a Hound search client.
 //! - [`expand`]: widening chunks by lines or to their enclosing block, with a file cache.
-//! - [`syntax`]: tree-sitter structure (languages, definitions, enclosing blocks).
+//! - [`syntax`]: the language registry: tree-sitter structure (languages, definitions,
+//!   enclosing blocks, syntax-aware chunks).
+//! - [`symbols`]: symbol search by wildcard name, kind, language and repository.
+//! - [`stats`]: repository statistics (files, lines, bytes per language).
 //! - [`builders`]: implementation, review, fix and issue contexts for agent prompts.
 //! - [`git`]: the `git` command-line runner (timeouts, output caps, classified failures).
 //! - [`inject`]: ADR-005 context sources (directory, file, diff, pull request) and composition.
@@ -30,6 +33,8 @@ pub mod remote;
 pub mod retrieve;
 pub mod secrets;
 pub mod stamp;
+pub mod stats;
+pub mod symbols;
 pub mod syntax;
 
 pub use error::{Error, ErrorKind, Result};

@@ -913,3 +913,61 @@ fn a_key_block_cut_by_the_range_is_still_redacted() {
     assert_eq!(e.content.lines().count(), 6);
     assert!(e.content.ends_with("x\ny"));
 }
+
+#[test]
+fn structure_mode_covers_every_registry_language() {
+    let f = Fixture::new();
+    let cases = [
+        (
+            "Cart.java",
+            "class Cart {\n  int total() {\n    return 0;\n  }\n}\n",
+            3,
+            (2, 4),
+            DefKind::Method,
+        ),
+        (
+            "cart.rb",
+            "class Cart\n  def total\n    0\n  end\nend\n",
+            3,
+            (2, 4),
+            DefKind::Method,
+        ),
+        (
+            "cart.ex",
+            "defmodule Cart do\n  def total(c) do\n    0\n  end\nend\n",
+            3,
+            (2, 4),
+            DefKind::Function,
+        ),
+        (
+            "run.sh",
+            "#!/bin/sh\nbuild() {\n  make\n}\n",
+            3,
+            (2, 4),
+            DefKind::Function,
+        ),
+        (
+            "a.zig",
+            "fn add(a: i32) i32 {\n    return a;\n}\n",
+            2,
+            (1, 3),
+            DefKind::Function,
+        ),
+    ];
+    for (path, text, line, (s, e), kind) in cases {
+        f.write(path, text);
+        let x = f.expand_mode(&chunk(path, line, line), 1, Mode::Structure, 200);
+        assert_eq!(x.mode, Mode::Structure, "{path}");
+        assert_eq!(
+            (x.start_line, x.end_line, x.block_kind),
+            (s, e, Some(kind)),
+            "{path}"
+        );
+    }
+    // A chunk that names a language the registry knows by an alias.
+    f.write("Jakefile", "function build() {\n  return 1\n}\n");
+    let mut c = chunk("Jakefile", 2, 2);
+    c.language = Some("js".into());
+    let x = f.expand_mode(&c, 1, Mode::Structure, 200);
+    assert_eq!((x.mode, x.start_line, x.end_line), (Mode::Structure, 1, 3));
+}

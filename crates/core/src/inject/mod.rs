@@ -162,9 +162,9 @@ impl Default for DirOptions {
     }
 }
 
-/// A directory overview: the file tree under `path` (hidden entries and [`SKIPPED_DIRS`] left
-/// out, symlinked directories not entered, names sorted byte-wise) with each source file's key
-/// declarations (`name:line` per [`declarations`]).
+/// A directory overview: the file tree under `path` (gitignored and hidden entries and
+/// [`SKIPPED_DIRS`] left out, symlinked directories not entered, names sorted byte-wise) with
+/// each source file's key declarations (`kind name:line` per [`declarations`]).
 ///
 /// Errors (`invalid_request`): `path` not an absolute, existing directory.
 pub fn dir_context(path: &Path, options: &DirOptions) -> crate::Result<ContextSource> {
@@ -179,9 +179,7 @@ pub fn dir_context(path: &Path, options: &DirOptions) -> crate::Result<ContextSo
     let mut cut = false;
     // The listing is cut by characters anyway; stop walking once it is well past the cap.
     let stop_at = options.max_chars.saturating_mul(2).max(1024);
-    walk(
-        &scope, "", 1, &mut out, &mut files, options, stop_at, &mut cut,
-    );
+    walk(&scope, &mut out, &mut files, options, stop_at, &mut cut);
     if cut {
         out.push_str(&format!("{TRUNCATION_MARKER} (more files not listed)\n"));
     }
@@ -194,79 +192,84 @@ pub fn dir_context(path: &Path, options: &DirOptions) -> crate::Result<ContextSo
     })
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Walks the tree under the scope's root in the order it is printed (each directory's
+/// entries sorted byte-wise by name, a directory's contents right after it), with the same
+/// gitignore-aware walk as retrieval ([`crate::retrieve::walk`]): `.gitignore`, `.ignore` and
+/// `.git/info/exclude` honoured (also outside a git repository), hidden entries and
+/// [`SKIPPED_DIRS`] left out, symbolic links never followed. A symlink is listed only when
+/// it leads to a file inside the root.
 fn walk(
     scope: &Scope,
-    rel: &str,
-    depth: usize,
     out: &mut String,
     files: &mut usize,
     options: &DirOptions,
     stop_at: usize,
     cut: &mut bool,
 ) {
-    let dir = if rel.is_empty() {
-        scope.root().to_path_buf()
-    } else {
-        scope.root().join(rel)
-    };
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return;
-    };
-    let mut list: Vec<(String, bool)> = entries
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') {
-                return None;
-            }
-            let ft = e.file_type().ok()?;
-            if ft.is_dir() {
-                (!SKIPPED_DIRS.contains(&name.as_str())).then_some((name, true))
-            } else if ft.is_file() {
-                Some((name, false))
-            } else if ft.is_symlink() {
-                // Listed only when it leads to a file inside the root.
-                let rel = if rel.is_empty() {
-                    name.clone()
-                } else {
-                    format!("{rel}/{name}")
-                };
-                let target = scope.resolve(&rel).ok()?;
-                target.abs.is_file().then_some((name, false))
-            } else {
-                None
-            }
+    let root = scope.root().to_path_buf();
+    let walker = ignore::WalkBuilder::new(&root)
+        .follow_links(false)
+        .hidden(true)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(false)
+        .ignore(true)
+        .parents(false)
+        .require_git(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(|e| {
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            !(is_dir
+                && e.depth() > 0
+                && e.file_name()
+                    .to_str()
+                    .is_some_and(|n| SKIPPED_DIRS.contains(&n)))
         })
-        .collect();
-    list.sort();
-    let indent = "  ".repeat(depth);
-    for (name, is_dir) in list {
-        if *cut {
-            return;
+        .build();
+    let limits = ReadLimits {
+        max_bytes: DIR_MAX_FILE_BYTES,
+        ..ReadLimits::default()
+    };
+    for entry in walker {
+        let Ok(entry) = entry else { continue };
+        let depth = entry.depth();
+        if depth == 0 {
+            continue;
+        }
+        let Some(ft) = entry.file_type() else {
+            continue;
+        };
+        let Ok(rest) = entry.path().strip_prefix(&root) else {
+            continue;
+        };
+        let rel = rest
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_dir = ft.is_dir();
+        if !is_dir && !ft.is_file() {
+            // Listed only when it leads to a file inside the root.
+            let listed =
+                ft.is_symlink() && scope.resolve(&rel).is_ok_and(|target| target.abs.is_file());
+            if !listed {
+                continue;
+            }
         }
         if *files >= options.max_files || out.len() > stop_at {
             *cut = true;
             return;
         }
-        let child = if rel.is_empty() {
-            name.clone()
-        } else {
-            format!("{rel}/{name}")
-        };
+        let indent = "  ".repeat(depth);
         if is_dir {
             out.push_str(&format!("{indent}{name}/\n"));
-            walk(scope, &child, depth + 1, out, files, options, stop_at, cut);
             continue;
         }
         *files += 1;
-        let limits = ReadLimits {
-            max_bytes: DIR_MAX_FILE_BYTES,
-            ..ReadLimits::default()
-        };
         // Symlinks are followed only inside the root; anything else is listed without content.
-        let decls = match scope.read_text(&child, &limits) {
-            Ok(file) => declarations(&child, &file.text),
+        let decls = match scope.read_text(&rel, &limits) {
+            Ok(file) => declarations(&rel, &file.text),
             Err(_) => Vec::new(),
         };
         out.push_str(&format!("{indent}{name}"));

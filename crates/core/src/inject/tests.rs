@@ -39,6 +39,53 @@ fn dir_context_lists_tree_with_declarations() {
 }
 
 #[test]
+fn dir_context_leaves_out_gitignored_files() {
+    let repo = TestRepo::init();
+    repo.write(".gitignore", "secret.env\ngen/\n*.log\n");
+    repo.write("secret.env", "TOKEN=x\n");
+    repo.write("gen/out.rs", "pub fn generated() {}\n");
+    repo.write("app.log", "x\n");
+    repo.write("src/.gitignore", "local.py\n");
+    repo.write("src/local.py", "def mine(): pass\n");
+    repo.write("src/main.py", "def main(): pass\n");
+    let src = dir_context(&repo.root(), &DirOptions::default()).unwrap();
+    let name = repo
+        .root()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert_eq!(
+        src.content,
+        format!("{name}/\n  src/\n    main.py — function main:1\n")
+    );
+}
+
+#[test]
+fn dir_context_outlines_every_registry_language() {
+    let repo = TestRepo::plain();
+    repo.write(
+        "Cart.java",
+        "class Cart {\n  int total() { return 0; }\n}\n",
+    );
+    repo.write(
+        "cart.rb",
+        "module Shop\n  class Cart\n    def total; end\n  end\nend\n",
+    );
+    repo.write("cart.ex", "defmodule Cart do\n  def total(c), do: 0\nend\n");
+    let src = dir_context(&repo.root(), &DirOptions::default()).unwrap();
+    let lines: Vec<&str> = src.content.lines().skip(1).collect();
+    assert_eq!(
+        lines,
+        vec![
+            "  Cart.java — class Cart:1",
+            "  cart.ex — module Cart:1, function total:2",
+            "  cart.rb — module Shop:1, class Cart:2",
+        ]
+    );
+}
+
+#[test]
 fn dir_context_caps_large_trees() {
     let repo = TestRepo::plain();
     for i in 0..400 {

@@ -5,11 +5,20 @@
 //! (structure-mode expansion, syntax-aware retrieval chunks, directory outlines) shares one
 //! implementation:
 //!
-//! - [`Lang::from_path`] / [`Lang::from_name`]: the supported languages (TypeScript, TSX,
-//!   JavaScript/JSX, Python, Rust, Go);
+//! - [`Lang::from_path`] / [`Lang::from_name`]: the language registry (`languages.rs` maps
+//!   extensions and file names to the 20 languages: bash, C, C++, C#, Elixir, Go, Haskell,
+//!   Java, JavaScript, Kotlin, Lua, PHP, Python, Ruby, Rust, Scala, Swift, TypeScript, TSX,
+//!   Zig, with their comment syntax and test-file conventions; `grammars.rs` names the
+//!   tree-sitter grammar of each; `defs.rs` says which nodes of each grammar define what);
 //! - [`definitions`]: every function, method, class, struct, interface, type alias, enum,
-//!   trait, impl and constant, with 1-based inclusive lines;
-//! - [`enclosing_block`]: the smallest of those that encloses a line range.
+//!   trait, impl, module, macro and constant, with 1-based inclusive lines;
+//! - [`enclosing_block`]: the smallest of those that encloses a line range;
+//! - [`chunk_file`]: a file cut into syntax-aware chunks (a definition per chunk where sizes
+//!   allow, line windows for languages without a grammar);
+//! - [`is_test_path`]: test files by each language's conventions.
+//!
+//! Tree-sitter is the only definitions provider of the crate: directory outlines, symbol
+//! search, structure-mode expansion and repository statistics all read this module.
 //!
 //! Line numbers are 1-based and inclusive, like the chunks they are compared with. A
 //! definition's range includes the doc comments, attributes and decorators directly above it
@@ -23,10 +32,18 @@
 
 use std::cell::RefCell;
 use std::ops::ControlFlow;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use tree_sitter::{Language, Node, ParseOptions, Parser, Tree};
+use tree_sitter::{ParseOptions, Parser, Tree};
+
+mod chunks;
+mod defs;
+mod grammars;
+mod languages;
+
+pub use chunks::{chunk_file, Chunk, CHUNK_MAX_LINES, CHUNK_MIN_LINES, CHUNK_SOFT_LINES};
+pub use grammars::grammar;
+pub use languages::{is_test_path, Lang, LangInfo, LANG_COUNT};
 
 /// Largest text parsed, in bytes; larger texts have no structure (the functions return `None`
 /// or nothing).
@@ -40,94 +57,6 @@ pub const MAX_DEPTH: usize = 256;
 
 /// Most definitions [`definitions`] returns for one text.
 pub const MAX_DEFINITIONS: usize = 20_000;
-
-/// A language with a tree-sitter grammar compiled in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Lang {
-    /// TypeScript (`.ts`, `.mts`, `.cts`).
-    TypeScript,
-    /// TypeScript with JSX (`.tsx`).
-    Tsx,
-    /// JavaScript, including JSX (`.js`, `.mjs`, `.cjs`, `.jsx`).
-    JavaScript,
-    /// Python (`.py`, `.pyi`).
-    Python,
-    /// Rust (`.rs`).
-    Rust,
-    /// Go (`.go`).
-    Go,
-}
-
-const LANG_COUNT: usize = 6;
-
-impl Lang {
-    /// Every supported language.
-    pub const ALL: [Lang; LANG_COUNT] = [
-        Lang::TypeScript,
-        Lang::Tsx,
-        Lang::JavaScript,
-        Lang::Python,
-        Lang::Rust,
-        Lang::Go,
-    ];
-
-    /// The language of a file by its extension (case-insensitive), if supported.
-    pub fn from_path(path: impl AsRef<Path>) -> Option<Lang> {
-        let ext = path.as_ref().extension()?.to_str()?.to_ascii_lowercase();
-        Some(match ext.as_str() {
-            "ts" | "mts" | "cts" => Lang::TypeScript,
-            "tsx" => Lang::Tsx,
-            "js" | "mjs" | "cjs" | "jsx" => Lang::JavaScript,
-            "py" | "pyi" => Lang::Python,
-            "rs" => Lang::Rust,
-            "go" => Lang::Go,
-            _ => return None,
-        })
-    }
-
-    /// The language for a name as editors and chunkers spell it (`"typescript"`, `"ts"`,
-    /// `"typescriptreact"`, `"tsx"`, `"javascript"`, `"js"`, `"jsx"`, `"python"`, `"py"`,
-    /// `"rust"`, `"rs"`, `"go"`, `"golang"`), case-insensitive.
-    pub fn from_name(name: &str) -> Option<Lang> {
-        Some(match name.trim().to_ascii_lowercase().as_str() {
-            "typescript" | "ts" => Lang::TypeScript,
-            "tsx" | "typescriptreact" => Lang::Tsx,
-            "javascript" | "js" | "jsx" | "javascriptreact" | "ecmascript" => Lang::JavaScript,
-            "python" | "py" | "python3" => Lang::Python,
-            "rust" | "rs" => Lang::Rust,
-            "go" | "golang" => Lang::Go,
-            _ => return None,
-        })
-    }
-
-    /// The canonical lower-case name (`"typescript"`, `"tsx"`, `"javascript"`, `"python"`,
-    /// `"rust"`, `"go"`).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Lang::TypeScript => "typescript",
-            Lang::Tsx => "tsx",
-            Lang::JavaScript => "javascript",
-            Lang::Python => "python",
-            Lang::Rust => "rust",
-            Lang::Go => "go",
-        }
-    }
-
-    fn index(self) -> usize {
-        self as usize
-    }
-
-    fn grammar(self) -> Language {
-        match self {
-            Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-            Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-            Lang::Python => tree_sitter_python::LANGUAGE.into(),
-            Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
-            Lang::Go => tree_sitter_go::LANGUAGE.into(),
-        }
-    }
-}
 
 /// What a [`Definition`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -150,8 +79,13 @@ pub enum DefKind {
     Trait,
     /// An impl block (Rust).
     Impl,
-    /// A constant (Rust `const`/`static`, Go `const`).
+    /// A constant (Rust `const`/`static`, Go `const`, a top-level JavaScript `const`).
     Const,
+    /// A module or namespace (Rust `mod`, C++/C#/PHP namespaces, Ruby/Elixir modules,
+    /// Scala objects, TypeScript namespaces).
+    Module,
+    /// A macro (Rust `macro_rules!`).
+    Macro,
 }
 
 impl DefKind {
@@ -168,6 +102,8 @@ impl DefKind {
             DefKind::Trait => "trait",
             DefKind::Impl => "impl",
             DefKind::Const => "const",
+            DefKind::Module => "module",
+            DefKind::Macro => "macro",
         }
     }
 
@@ -193,6 +129,10 @@ pub struct Definition {
     pub end_line: usize,
     /// The name of the nearest enclosing definition (the class of a method), if any.
     pub container: Option<String>,
+    /// The line of the name itself, 1-based (after any doc comments and decorators).
+    pub line: usize,
+    /// The column of the name on [`Definition::line`], 0-based, in characters.
+    pub column: usize,
 }
 
 impl Definition {
@@ -235,12 +175,15 @@ pub fn definitions(text: &str, lang: Lang) -> Vec<Definition> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    let mut walk = Walk {
+    let mut walk = defs::Walk {
         src: text.as_bytes(),
         lang,
         out: &mut out,
     };
-    walk.visit(tree.root_node(), 0, None, false);
+    walk.visit(&mut tree.walk(), 0, None, false);
+    if matches!(lang, Lang::Haskell | Lang::Elixir) {
+        defs::merge_clauses(&mut out);
+    }
     out
 }
 
@@ -250,16 +193,15 @@ pub fn parse(text: &str, lang: Lang) -> Option<Tree> {
         return None;
     }
     thread_local! {
-        static PARSERS: RefCell<[Option<Parser>; LANG_COUNT]> = const {
-            RefCell::new([None, None, None, None, None, None])
-        };
+        static PARSERS: RefCell<[Option<Parser>; LANG_COUNT]> =
+            RefCell::new(std::array::from_fn(|_| None));
     }
     PARSERS.with(|cell| {
         let mut parsers = cell.try_borrow_mut().ok()?;
         let slot = &mut parsers[lang.index()];
         if slot.is_none() {
             let mut parser = Parser::new();
-            parser.set_language(&lang.grammar()).ok()?;
+            parser.set_language(&grammar(lang)).ok()?;
             *slot = Some(parser);
         }
         let parser = slot.as_mut()?;
@@ -283,259 +225,7 @@ pub fn parse(text: &str, lang: Lang) -> Option<Tree> {
     })
 }
 
-struct Walk<'a> {
-    src: &'a [u8],
-    lang: Lang,
-    out: &'a mut Vec<Definition>,
-}
-
-/// What a node defines: its kind, name, and the node whose range is the definition's.
-struct Found<'t> {
-    kind: DefKind,
-    name: String,
-    range: Node<'t>,
-}
-
-impl Walk<'_> {
-    /// Visits `node`; `container` is the name of the nearest enclosing definition and
-    /// `in_type` whether that definition holds methods (class, impl, trait, interface).
-    fn visit(&mut self, node: Node<'_>, depth: usize, container: Option<&str>, in_type: bool) {
-        if depth > MAX_DEPTH || self.out.len() >= MAX_DEFINITIONS {
-            return;
-        }
-        let found = self.classify(node, in_type);
-        let (child_container, child_in_type) = match &found {
-            Some(f) => {
-                let (start, end) = self.lines_with_preamble(f.range);
-                self.out.push(Definition {
-                    name: f.name.clone(),
-                    kind: f.kind,
-                    start_line: start,
-                    end_line: end,
-                    container: container.map(str::to_owned),
-                });
-                (Some(f.name.clone()), f.kind.is_container())
-            }
-            None => (container.map(str::to_owned), in_type),
-        };
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
-            self.visit(child, depth + 1, child_container.as_deref(), child_in_type);
-        }
-    }
-
-    fn text(&self, node: Node<'_>) -> String {
-        let raw = node.utf8_text(self.src).unwrap_or("");
-        // Names are one line; collapse whitespace of multi-line ones (generic impl targets).
-        let mut name = raw.split_whitespace().collect::<Vec<_>>().join(" ");
-        if name.len() > 200 {
-            let mut cut = 200;
-            while !name.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            name.truncate(cut);
-        }
-        name
-    }
-
-    fn field_text(&self, node: Node<'_>, field: &str) -> Option<String> {
-        node.child_by_field_name(field)
-            .map(|n| self.text(n))
-            .filter(|s| !s.is_empty())
-    }
-
-    fn classify<'t>(&self, node: Node<'t>, in_type: bool) -> Option<Found<'t>> {
-        if node.is_error() || node.is_missing() {
-            return None;
-        }
-        let kind = node.kind();
-        let named = |kind: DefKind| -> Option<Found<'t>> {
-            Some(Found {
-                kind,
-                name: self.field_text(node, "name")?,
-                range: outer(node),
-            })
-        };
-        let func = if in_type {
-            DefKind::Method
-        } else {
-            DefKind::Function
-        };
-        match self.lang {
-            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => match kind {
-                "function_declaration" | "generator_function_declaration" => {
-                    named(DefKind::Function)
-                }
-                "method_definition" | "method_signature" | "abstract_method_signature" => {
-                    named(DefKind::Method)
-                }
-                "class_declaration" | "abstract_class_declaration" | "class" => {
-                    named(DefKind::Class)
-                }
-                "interface_declaration" => named(DefKind::Interface),
-                "type_alias_declaration" => named(DefKind::Type),
-                "enum_declaration" => named(DefKind::Enum),
-                // `const f = () => {}` / `const f = function () {}`: a named function value.
-                "variable_declarator" => {
-                    let value = node.child_by_field_name("value")?;
-                    if !matches!(
-                        value.kind(),
-                        "arrow_function" | "function_expression" | "function"
-                    ) {
-                        return None;
-                    }
-                    let decl = node.parent().filter(|p| {
-                        matches!(p.kind(), "lexical_declaration" | "variable_declaration")
-                    })?;
-                    Some(Found {
-                        kind: DefKind::Function,
-                        name: self.field_text(node, "name")?,
-                        range: outer(decl),
-                    })
-                }
-                // Class fields holding functions: `handle = () => {}`.
-                "public_field_definition" | "field_definition" => {
-                    let value = node.child_by_field_name("value")?;
-                    if !matches!(value.kind(), "arrow_function" | "function_expression") {
-                        return None;
-                    }
-                    let name = node
-                        .child_by_field_name("name")
-                        .or_else(|| node.child_by_field_name("property"))
-                        .map(|n| self.text(n))?;
-                    Some(Found {
-                        kind: DefKind::Method,
-                        name,
-                        range: node,
-                    })
-                }
-                _ => None,
-            },
-            Lang::Python => match kind {
-                "function_definition" => named(func),
-                "class_definition" => named(DefKind::Class),
-                _ => None,
-            },
-            Lang::Rust => match kind {
-                "function_item" | "function_signature_item" => named(func),
-                "struct_item" | "union_item" => named(DefKind::Struct),
-                "enum_item" => named(DefKind::Enum),
-                "trait_item" => named(DefKind::Trait),
-                "type_item" => named(DefKind::Type),
-                "const_item" | "static_item" => named(DefKind::Const),
-                "impl_item" => {
-                    let ty = self.field_text(node, "type")?;
-                    let name = match self.field_text(node, "trait") {
-                        Some(t) => format!("{t} for {ty}"),
-                        None => ty,
-                    };
-                    Some(Found {
-                        kind: DefKind::Impl,
-                        name,
-                        range: node,
-                    })
-                }
-                _ => None,
-            },
-            Lang::Go => match kind {
-                "function_declaration" => named(DefKind::Function),
-                "method_declaration" => named(DefKind::Method),
-                "method_elem" | "method_spec" => named(DefKind::Method),
-                "type_spec" | "type_alias" => {
-                    let kind = match node.child_by_field_name("type").map(|t| t.kind()) {
-                        Some("struct_type") => DefKind::Struct,
-                        Some("interface_type") => DefKind::Interface,
-                        _ => DefKind::Type,
-                    };
-                    // A lone `type X ...` spans its declaration; a grouped one its spec.
-                    let range = match node.parent() {
-                        Some(p) if p.kind() == "type_declaration" && p.named_child_count() == 1 => {
-                            p
-                        }
-                        _ => node,
-                    };
-                    Some(Found {
-                        kind,
-                        name: self.field_text(node, "name")?,
-                        range,
-                    })
-                }
-                "const_spec" => {
-                    let name = self.field_text(node, "name")?;
-                    let range = match node.parent() {
-                        Some(p)
-                            if p.kind() == "const_declaration" && p.named_child_count() == 1 =>
-                        {
-                            p
-                        }
-                        _ => node,
-                    };
-                    Some(Found {
-                        kind: DefKind::Const,
-                        name,
-                        range,
-                    })
-                }
-                _ => None,
-            },
-        }
-    }
-
-    /// The 1-based inclusive lines of `node`, extended upwards over the comments, attributes
-    /// and decorators directly above it.
-    fn lines_with_preamble(&self, node: Node<'_>) -> (usize, usize) {
-        let (mut start, end) = node_lines(node);
-        let mut prev = node.prev_sibling();
-        while let Some(p) = prev {
-            let is_preamble = matches!(
-                p.kind(),
-                "comment" | "line_comment" | "block_comment" | "attribute_item" | "decorator"
-            );
-            let (p_start, p_end) = node_lines(p);
-            if !is_preamble || p_end + 1 < start {
-                break;
-            }
-            // A trailing comment on the previous statement's line is not this one's preamble.
-            if let Some(before) = p.prev_sibling() {
-                if node_lines(before).1 == p_start && !is_preamble_kind(before.kind()) {
-                    break;
-                }
-            }
-            start = p_start;
-            prev = p.prev_sibling();
-        }
-        (start, end)
-    }
-}
-
-fn is_preamble_kind(kind: &str) -> bool {
-    matches!(
-        kind,
-        "comment" | "line_comment" | "block_comment" | "attribute_item" | "decorator"
-    )
-}
-
-/// The node a declaration's range is taken from: the `export` statement or the Python
-/// `decorated_definition` wrapping it, if any.
-fn outer(node: Node<'_>) -> Node<'_> {
-    match node.parent() {
-        Some(p) if matches!(p.kind(), "export_statement" | "decorated_definition") => p,
-        _ => node,
-    }
-}
-
-/// 1-based inclusive lines of a node. A node that ends at column 0 of a later line (its
-/// trailing newline included) ends on the line before.
-fn node_lines(node: Node<'_>) -> (usize, usize) {
-    let start = node.start_position().row + 1;
-    let end_pos = node.end_position();
-    let end = if end_pos.column == 0 && end_pos.row > node.start_position().row {
-        end_pos.row
-    } else {
-        end_pos.row + 1
-    };
-    (start, end.max(start))
-}
-
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_langs;

@@ -1,0 +1,106 @@
+//! `repoStats`: files, lines and bytes per language of the registry, over a directory or
+//! files handed in (core: [`context_engine_core::stats`]).
+
+use std::collections::BTreeMap;
+
+use napi::bindgen_prelude::*;
+use napi::Env;
+use napi_derive::napi;
+
+use super::{args, bridge};
+use context_engine_core::error::{Error as CoreError, Result as CoreResult};
+use context_engine_core::stats::{self, Counts, RepoStats as CoreStats};
+use context_engine_core::symbols::SourceFile;
+
+/// Files, lines and bytes of one language.
+#[napi(object, object_from_js = false)]
+pub struct LanguageStats {
+    /// Files.
+    pub files: u32,
+    /// Lines.
+    pub lines: f64,
+    /// Bytes.
+    pub bytes: f64,
+}
+
+/// The answer to `repoStats`.
+#[napi(object, object_from_js = false)]
+pub struct RepoStats {
+    /// Every file counted.
+    pub files: u32,
+    /// Lines of every file counted.
+    pub lines: f64,
+    /// Bytes of every file counted.
+    pub bytes: f64,
+    /// Files of the registry's languages, by language name (`rust`, `typescript`...).
+    #[napi(ts_type = "Record<string, LanguageStats>")]
+    pub languages: BTreeMap<String, LanguageStats>,
+}
+
+fn counts_js(c: Counts) -> LanguageStats {
+    LanguageStats {
+        files: args::clamp_u32(c.files),
+        lines: c.lines as f64,
+        bytes: c.bytes as f64,
+    }
+}
+
+fn stats_js(s: CoreStats) -> RepoStats {
+    RepoStats {
+        files: args::clamp_u32(s.total.files),
+        lines: s.total.lines as f64,
+        bytes: s.total.bytes as f64,
+        languages: s
+            .languages
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), counts_js(v)))
+            .collect(),
+    }
+}
+
+enum Input {
+    Root(String),
+    Files(Vec<SourceFile>),
+}
+
+fn input_arg(value: Option<Unknown<'_>>) -> CoreResult<Input> {
+    let value = value
+        .filter(|v| !args::is_missing(v))
+        .ok_or_else(|| CoreError::invalid_request("input is required"))?;
+    let object = args::object(value, "input")?;
+    let root = args::field(&object, "root")?.filter(|v| !args::is_missing(v));
+    let files = args::field(&object, "files")?.filter(|v| !args::is_missing(v));
+    match (root, files) {
+        (Some(root), None) => Ok(Input::Root(args::string(root, "root")?)),
+        (None, Some(files)) => Ok(Input::Files(super::symbols::source_files(files, "files")?)),
+        _ => Err(CoreError::invalid_request(
+            "input must have either root or files",
+        )),
+    }
+}
+
+/// Repository statistics from the language registry: files, lines and bytes in total and per
+/// language, over `{ root }` (an absolute directory, walked like retrieval walks it) or
+/// `{ files }` (`{ path, content }[]`). Rejects with `invalid_request` for bad input.
+#[napi(
+    ts_args_type = "input: { root: string } | { files: SourceFileInput[] }",
+    ts_return_type = "Promise<RepoStats>"
+)]
+pub fn repo_stats<'env>(
+    env: &'env Env,
+    input: Option<Unknown<'_>>,
+) -> napi::Result<PromiseRaw<'env, RepoStats>> {
+    match input_arg(input) {
+        Ok(Input::Root(root)) => bridge::spawn(
+            env,
+            move || stats::root_stats(std::path::Path::new(&root)),
+            |_, s| Ok(stats_js(s)),
+        ),
+        Ok(Input::Files(files)) => bridge::spawn(
+            env,
+            move || stats::files_stats(files.iter().map(|f| (f.path.as_str(), f.content.as_str()))),
+            |_, s| Ok(stats_js(s)),
+        ),
+        Err(e) => bridge::reject(env, e),
+    }
+}

@@ -1,0 +1,445 @@
+//! Symbol search exports: the `SymbolIndex` class (hound-mcp's `hound_search_symbol` shape)
+//! over the core's [`context_engine_core::symbols`].
+
+use std::sync::Arc;
+
+use napi::bindgen_prelude::*;
+use napi::{Env, ValueType};
+use napi_derive::napi;
+
+use super::{args, bridge};
+use context_engine_core::error::{Error as CoreError, Result as CoreResult};
+use context_engine_core::symbols::{
+    self, Pattern, Query, SearchResult, SourceFile, Symbol, SymbolKind,
+};
+use context_engine_core::syntax::Lang;
+
+/// Most text all the files of one call may hold, in bytes (1 GiB).
+const MAX_TOTAL_BYTES: usize = 1024 * 1024 * 1024;
+
+/// A file handed to `SymbolIndex.indexFiles` or `repoStats`.
+// Declares the TypeScript type; the value is read field by field with `args` so that every
+// bad input is an `invalid_request`.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false)]
+pub struct SourceFileInput {
+    /// The file's path within its repository (its name picks the language).
+    pub path: String,
+    /// Its text.
+    pub content: String,
+}
+
+/// Options of `new SymbolIndex()`.
+#[napi(object, object_to_js = false)]
+pub struct SymbolIndexOptions {
+    /// A link pattern for results' `url`, with `{repo}`, `{file}`, `{line}` and `{endLine}`
+    /// replaced (for example `https://git.example.com/{repo}/src/branch/main/{file}#L{line}`).
+    /// Default: no `url`.
+    pub url_template: Option<String>,
+}
+
+/// What an indexing call did.
+#[napi(object, object_from_js = false)]
+pub struct IndexedCount {
+    /// Files of a registry language that were parsed.
+    pub files: u32,
+    /// Symbols found in them.
+    pub symbols: u32,
+}
+
+/// A symbol search.
+// Declares the TypeScript type; read field by field with `args`.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false)]
+pub struct SymbolSearchQuery {
+    /// Name pattern: `*` any run of characters, `?` one character; case-insensitive, whole
+    /// name. At most 512 characters.
+    pub name: String,
+    /// Only symbols of this kind.
+    #[napi(
+        ts_type = "'function' | 'class' | 'method' | 'interface' | 'type' | 'variable' | 'constant' | 'module'"
+    )]
+    pub kind: Option<String>,
+    /// Only symbols of this language (`typescript`, `python`, `cpp`, `csharp`...; aliases
+    /// such as `ts`, `golang`, `c++` accepted).
+    pub language: Option<String>,
+    /// Only repositories whose name contains one of these (case-insensitive): an array or a
+    /// comma-separated string.
+    #[napi(ts_type = "string | string[]")]
+    pub repos: Option<String>,
+    /// Results at most: default 20, from 1 to 1000.
+    pub limit: Option<u32>,
+}
+
+/// One symbol found.
+#[napi(object, object_from_js = false)]
+pub struct SymbolMatch {
+    /// The repository it was indexed under.
+    pub repo: String,
+    /// Its file's path (as given, or relative to the indexed root).
+    pub file: String,
+    /// The line of its name, 1-based.
+    pub line: u32,
+    /// The last line of the definition, 1-based, inclusive.
+    pub end_line: u32,
+    /// The column of its name, 0-based, in characters.
+    pub column: u32,
+    /// What it is.
+    #[napi(
+        ts_type = "'function' | 'class' | 'method' | 'interface' | 'type' | 'variable' | 'constant' | 'module'"
+    )]
+    pub kind: String,
+    /// Its name.
+    pub name: String,
+    /// Its declaration line (trimmed, at most 200 characters, secrets redacted).
+    pub signature: Option<String>,
+    /// The enclosing definition (the class of a method).
+    pub scope: Option<String>,
+    /// The file's language (registry name).
+    pub language: String,
+    /// A link, when the index has a `urlTemplate`.
+    pub url: Option<String>,
+}
+
+/// The answer to `SymbolIndex.search`.
+#[napi(object, object_from_js = false)]
+pub struct SymbolSearchResult {
+    /// The first `limit` matches: exact (case-insensitive) names first, then by name,
+    /// repository, file, line and column.
+    pub results: Vec<SymbolMatch>,
+    /// All matches.
+    pub total_matches: u32,
+    /// Repositories searched (those the `repos` filter let through).
+    pub repos_searched: u32,
+}
+
+/// An indexed repository.
+#[napi(object, object_from_js = false)]
+pub struct IndexedRepo {
+    /// Its name.
+    pub repo: String,
+    /// Its symbols.
+    pub symbols: u32,
+}
+
+/// Symbols (functions, classes, methods, interfaces, types, constants, modules) of many
+/// repositories, from the language registry's tree-sitter grammars, searchable by wildcard
+/// name, kind, language and repository.
+#[napi]
+pub struct SymbolIndex {
+    inner: Arc<symbols::SymbolIndex>,
+    url_template: Option<Arc<str>>,
+}
+
+fn files_arg(value: Unknown<'_>, name: &str) -> CoreResult<Vec<SourceFile>> {
+    let not_array = || {
+        CoreError::invalid_request(format!(
+            "{name} must be an array of {{ path, content }} objects"
+        ))
+    };
+    if args::type_of(&value) != ValueType::Object || !value.is_array().unwrap_or(false) {
+        return Err(not_array());
+    }
+    let array: Array<'_> = unsafe { value.cast() }.map_err(|_| not_array())?;
+    if array.len() as usize > symbols::MAX_FILES {
+        return Err(CoreError::invalid_request(format!(
+            "{name} has too many entries (at most {})",
+            symbols::MAX_FILES
+        )));
+    }
+    let mut total = 0usize;
+    let mut out = Vec::with_capacity(array.len() as usize);
+    for i in 0..array.len() {
+        let item = array
+            .get::<Unknown<'_>>(i)
+            .ok()
+            .flatten()
+            .ok_or_else(not_array)?;
+        let object = args::object(item, &format!("each entry of {name}"))?;
+        let path = args::field(&object, "path")?
+            .filter(|v| !args::is_missing(v))
+            .ok_or_else(|| {
+                CoreError::invalid_request(format!("each entry of {name} needs a path"))
+            })?;
+        let path = args::string(path, "path")?;
+        let content = args::field(&object, "content")?
+            .filter(|v| !args::is_missing(v))
+            .ok_or_else(|| {
+                CoreError::invalid_request(format!("each entry of {name} needs a content"))
+            })?;
+        let content = args::string(content, "content")?;
+        total += content.len() + path.len();
+        if total > MAX_TOTAL_BYTES {
+            return Err(CoreError::invalid_request(format!(
+                "{name} is too large (at most 1 GiB in all)"
+            )));
+        }
+        out.push(SourceFile { path, content });
+    }
+    Ok(out)
+}
+
+/// The files of `repoStats({ files })`, read the same way as `indexFiles`'.
+pub(crate) fn source_files(value: Unknown<'_>, name: &str) -> CoreResult<Vec<SourceFile>> {
+    files_arg(value, name)
+}
+
+fn required<'a>(value: Option<Unknown<'a>>, name: &str) -> CoreResult<Unknown<'a>> {
+    value
+        .filter(|v| !args::is_missing(v))
+        .ok_or_else(|| CoreError::invalid_request(format!("{name} is required")))
+}
+
+fn repo_arg(value: Unknown<'_>) -> CoreResult<String> {
+    let repo = args::string(value, "repo")?;
+    symbols::check_repo(&repo)?;
+    Ok(repo)
+}
+
+fn repos_arg(value: Option<Unknown<'_>>) -> CoreResult<Option<Vec<String>>> {
+    let Some(value) = value.filter(|v| !args::is_missing(v)) else {
+        return Ok(None);
+    };
+    let bad = || CoreError::invalid_request("repos must be a string or an array of strings");
+    let list: Vec<String> = match args::type_of(&value) {
+        ValueType::String => args::string(value, "repos")?
+            .split(',')
+            .map(str::to_owned)
+            .collect(),
+        ValueType::Object if value.is_array().unwrap_or(false) => {
+            let array: Array<'_> = unsafe { value.cast() }.map_err(|_| bad())?;
+            if array.len() > 10_000 {
+                return Err(CoreError::invalid_request(
+                    "repos has too many entries (at most 10000)",
+                ));
+            }
+            let mut out = Vec::with_capacity(array.len() as usize);
+            for i in 0..array.len() {
+                let item = array.get::<Unknown<'_>>(i).ok().flatten().ok_or_else(bad)?;
+                if args::type_of(&item) != ValueType::String {
+                    return Err(bad());
+                }
+                out.push(args::string(item, "repos")?);
+            }
+            out
+        }
+        _ => return Err(bad()),
+    };
+    let list: Vec<String> = list
+        .into_iter()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if list.iter().any(|s| s.len() > symbols::MAX_NAME_BYTES) {
+        return Err(CoreError::invalid_request(
+            "each of repos must be at most 4096 bytes",
+        ));
+    }
+    Ok(Some(list))
+}
+
+fn query_arg(value: Option<Unknown<'_>>) -> CoreResult<Query> {
+    let object = args::object(required(value, "query")?, "query")?;
+    let name = args::string(required(args::field(&object, "name")?, "name")?, "name")?;
+    let name = Pattern::new(&name)?;
+    let kind = match args::opt_string(args::field(&object, "kind")?, "kind")? {
+        None => None,
+        Some(k) => Some(SymbolKind::parse(&k).ok_or_else(|| {
+            CoreError::invalid_request(
+                "kind must be one of function, class, method, interface, type, variable, constant, module",
+            )
+        })?),
+    };
+    let language = match args::opt_string(args::field(&object, "language")?, "language")? {
+        None => None,
+        Some(l) => Some(Lang::from_name(&l).ok_or_else(|| {
+            CoreError::invalid_request("language is not a language of the registry")
+        })?),
+    };
+    let repos = repos_arg(args::field(&object, "repos")?)?;
+    let limit = args::opt_whole(
+        args::field(&object, "limit")?,
+        "limit",
+        symbols::DEFAULT_LIMIT as u64,
+        1,
+        symbols::MAX_LIMIT as u64,
+    )? as usize;
+    Ok(Query {
+        name,
+        kind,
+        language,
+        repos,
+        limit,
+    })
+}
+
+fn url_of(template: Option<&str>, s: &Symbol) -> Option<String> {
+    let t = template?;
+    Some(
+        t.replace("{repo}", &s.repo)
+            .replace("{file}", &s.file)
+            .replace("{endLine}", &s.end_line.to_string())
+            .replace("{line}", &s.line.to_string()),
+    )
+}
+
+fn result_js(r: SearchResult, template: Option<&str>) -> SymbolSearchResult {
+    SymbolSearchResult {
+        results: r
+            .results
+            .into_iter()
+            .map(|s| SymbolMatch {
+                url: url_of(template, &s),
+                repo: s.repo.to_string(),
+                file: s.file.to_string(),
+                line: args::clamp_u32(s.line),
+                end_line: args::clamp_u32(s.end_line),
+                column: args::clamp_u32(s.column),
+                kind: s.kind.as_str().to_owned(),
+                name: s.name,
+                signature: s.signature,
+                scope: s.scope,
+                language: s.language.as_str().to_owned(),
+            })
+            .collect(),
+        total_matches: args::clamp_u32(r.total_matches),
+        repos_searched: args::clamp_u32(r.repos_searched),
+    }
+}
+
+fn count_js(s: symbols::IndexSummary) -> IndexedCount {
+    IndexedCount {
+        files: args::clamp_u32(s.files),
+        symbols: args::clamp_u32(s.symbols),
+    }
+}
+
+#[napi]
+impl SymbolIndex {
+    /// An empty index. Throws `invalid_request` for bad options.
+    #[napi(constructor, ts_args_type = "options?: SymbolIndexOptions")]
+    pub fn new(env: Env, options: Option<Unknown<'_>>) -> napi::Result<Self> {
+        bridge::run_sync(&env, || {
+            let o: Option<SymbolIndexOptions> = args::options_object(options, "options")?;
+            let url_template = o.and_then(|o| o.url_template);
+            if url_template.as_ref().is_some_and(|t| t.len() > 4096) {
+                return Err(CoreError::invalid_request(
+                    "urlTemplate must be at most 4096 bytes",
+                ));
+            }
+            Ok(SymbolIndex {
+                inner: Arc::new(symbols::SymbolIndex::new()),
+                url_template: url_template.map(Arc::from),
+            })
+        })
+    }
+
+    /// Replaces the symbols of `repo` with those of `files` (files of other languages are
+    /// skipped). Resolves to the files parsed and symbols found; rejects with
+    /// `invalid_request` for a bad repo name or file list.
+    #[napi(
+        ts_args_type = "repo: string, files: SourceFileInput[]",
+        ts_return_type = "Promise<IndexedCount>"
+    )]
+    pub fn index_files<'env>(
+        &self,
+        env: &'env Env,
+        repo: Option<Unknown<'_>>,
+        files: Option<Unknown<'_>>,
+    ) -> napi::Result<PromiseRaw<'env, IndexedCount>> {
+        let parsed = (|| {
+            let repo = repo_arg(required(repo, "repo")?)?;
+            let files = files_arg(required(files, "files")?, "files")?;
+            Ok((repo, files))
+        })();
+        match parsed {
+            Ok((repo, files)) => {
+                let inner = self.inner.clone();
+                bridge::spawn(
+                    env,
+                    move || inner.index_files(&repo, &files),
+                    |_, s| Ok(count_js(s)),
+                )
+            }
+            Err(e) => bridge::reject(env, e),
+        }
+    }
+
+    /// Replaces the symbols of `repo` with those of the files under `rootPath` (absolute),
+    /// listed like retrieval lists them (`.gitignore` honoured, vendored and generated files
+    /// left out) and read inside the root only.
+    #[napi(
+        ts_args_type = "repo: string, rootPath: string",
+        ts_return_type = "Promise<IndexedCount>"
+    )]
+    pub fn index_root<'env>(
+        &self,
+        env: &'env Env,
+        repo: Option<Unknown<'_>>,
+        root_path: Option<Unknown<'_>>,
+    ) -> napi::Result<PromiseRaw<'env, IndexedCount>> {
+        let parsed = (|| {
+            let repo = repo_arg(required(repo, "repo")?)?;
+            let root = args::string(required(root_path, "rootPath")?, "rootPath")?;
+            Ok((repo, root))
+        })();
+        match parsed {
+            Ok((repo, root)) => {
+                let inner = self.inner.clone();
+                bridge::spawn(
+                    env,
+                    move || inner.index_root(&repo, std::path::Path::new(&root)),
+                    |_, s| Ok(count_js(s)),
+                )
+            }
+            Err(e) => bridge::reject(env, e),
+        }
+    }
+
+    /// Symbols matching `query`, in a deterministic order. Rejects with `invalid_request`
+    /// for a bad query.
+    #[napi(
+        ts_args_type = "query: SymbolSearchQuery",
+        ts_return_type = "Promise<SymbolSearchResult>"
+    )]
+    pub fn search<'env>(
+        &self,
+        env: &'env Env,
+        query: Option<Unknown<'_>>,
+    ) -> napi::Result<PromiseRaw<'env, SymbolSearchResult>> {
+        match query_arg(query) {
+            Ok(query) => {
+                let inner = self.inner.clone();
+                let template = self.url_template.clone();
+                bridge::spawn(
+                    env,
+                    move || Ok(inner.search(&query)),
+                    move |_, r| Ok(result_js(r, template.as_deref())),
+                )
+            }
+            Err(e) => bridge::reject(env, e),
+        }
+    }
+
+    /// Forgets `repo`; true if it was indexed.
+    #[napi(ts_args_type = "repo: string")]
+    pub fn remove_repo(&self, env: Env, repo: Option<Unknown<'_>>) -> napi::Result<bool> {
+        bridge::run_sync(&env, || {
+            let repo = repo_arg(required(repo, "repo")?)?;
+            Ok(self.inner.remove_repo(&repo))
+        })
+    }
+
+    /// The indexed repositories and their symbol counts, by name.
+    #[napi]
+    pub fn repos(&self) -> Vec<IndexedRepo> {
+        self.inner
+            .repos()
+            .into_iter()
+            .map(|(repo, n)| IndexedRepo {
+                repo,
+                symbols: args::clamp_u32(n),
+            })
+            .collect()
+    }
+}
