@@ -91,7 +91,7 @@ pub fn files_stats<'a>(
 /// Errors (`invalid_request`): `root` not an absolute, existing directory.
 pub fn root_stats(root: &Path) -> Result<RepoStats> {
     let scope = Scope::new(root)?;
-    let listing = crate::retrieve::walk::list(scope.root(), MAX_FILES);
+    let listing = crate::retrieve::walk::list(scope.root(), MAX_FILES, &mut None);
     let limits = ReadLimits {
         max_bytes: crate::retrieve::walk::MAX_FILE_BYTES,
         max_line_chars: 0,

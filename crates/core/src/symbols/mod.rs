@@ -286,7 +286,7 @@ impl SymbolIndex {
     pub fn index_root(&self, repo: &str, root: &Path) -> Result<IndexSummary> {
         check_repo(repo)?;
         let scope = Scope::new(root)?;
-        let listing = crate::retrieve::walk::list(scope.root(), MAX_FILES);
+        let listing = crate::retrieve::walk::list(scope.root(), MAX_FILES, &mut None);
         let rels: Vec<&str> = listing
             .files
             .iter()
