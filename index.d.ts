@@ -997,12 +997,6 @@ export interface IssueContext {
   _metadata?: BuilderMetadata
 }
 
-<<<<<<< HEAD
-/**
- * Options of `diffContext`, `prContext` and `composeContext`. All optional; `null` means the
- * same as absent.
- */
-=======
 /** Files, lines and bytes of one language. */
 export interface LanguageStats {
   /** Files. */
@@ -1013,8 +1007,10 @@ export interface LanguageStats {
   bytes: number
 }
 
-/** Options of `diffContext`, `prContext` and `composeContext`. All optional. */
->>>>>>> syntax
+/**
+ * Options of `diffContext`, `prContext` and `composeContext`. All optional; `null` means the
+ * same as absent.
+ */
 export interface MaxCharsOptions {
   /** Characters (`length`) of the result at most. Default 5000 (ADR-005's cap). */
   maxChars?: number

@@ -31,11 +31,20 @@ pub struct SourceFileInput {
 
 /// Options of `new SymbolIndex()`.
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct SymbolIndexOptions {
     /// A link pattern for results' `url`, with `{repo}`, `{file}`, `{line}` and `{endLine}`
     /// replaced (for example `https://git.example.com/{repo}/src/branch/main/{file}#L{line}`).
     /// Default: no `url`.
     pub url_template: Option<String>,
+}
+
+impl args::FromFields for SymbolIndexOptions {
+    fn from_fields(f: &args::Fields<'_>) -> CoreResult<Self> {
+        Ok(SymbolIndexOptions {
+            url_template: f.string("urlTemplate")?,
+        })
+    }
 }
 
 /// What an indexing call did.
@@ -320,8 +329,8 @@ impl SymbolIndex {
     #[napi(constructor, ts_args_type = "options?: SymbolIndexOptions")]
     pub fn new(env: Env, options: Option<Unknown<'_>>) -> napi::Result<Self> {
         bridge::run_sync(&env, || {
-            let o: Option<SymbolIndexOptions> = args::options_object(options, "options")?;
-            let url_template = o.and_then(|o| o.url_template);
+            let o: SymbolIndexOptions = args::options(options, "options")?;
+            let url_template = o.url_template;
             if url_template.as_ref().is_some_and(|t| t.len() > 4096) {
                 return Err(CoreError::invalid_request(
                     "urlTemplate must be at most 4096 bytes",
