@@ -47,9 +47,10 @@ pub(crate) fn clear_exception(env: sys::napi_env) {
     let mut pending = false;
     // SAFETY: both calls only read and reset the env's pending-exception slot.
     unsafe {
-        if sys::napi_is_exception_pending(env, &mut pending) == sys::Status::napi_ok && pending {
+        if sys::napi_is_exception_pending(env, &raw mut pending) == sys::Status::napi_ok && pending
+        {
             let mut error = ptr::null_mut();
-            sys::napi_get_and_clear_last_exception(env, &mut error);
+            sys::napi_get_and_clear_last_exception(env, &raw mut error);
         }
     }
 }
@@ -78,7 +79,7 @@ pub(crate) fn is_missing(value: &Unknown<'_>) -> bool {
 }
 
 /// An optional argument: `None` for `undefined` and `null`.
-pub(crate) fn present<'env>(value: Option<Unknown<'env>>) -> Option<Unknown<'env>> {
+pub(crate) fn present(value: Option<Unknown<'_>>) -> Option<Unknown<'_>> {
     value.filter(|v| !is_missing(v))
 }
 
@@ -100,8 +101,9 @@ pub(crate) fn string_max(value: Unknown<'_>, name: &str, max: usize) -> CoreResu
     let env = value.value().env;
     let mut len = 0usize;
     // SAFETY: a length query on a value known to be a string; no buffer is written.
-    let status =
-        unsafe { sys::napi_get_value_string_utf8(env, value.raw(), ptr::null_mut(), 0, &mut len) };
+    let status = unsafe {
+        sys::napi_get_value_string_utf8(env, value.raw(), ptr::null_mut(), 0, &raw mut len)
+    };
     if status != sys::Status::napi_ok {
         clear_exception(env);
         return Err(expected(name, "a string"));
@@ -120,7 +122,7 @@ pub(crate) fn string_max(value: Unknown<'_>, name: &str, max: usize) -> CoreResu
             value.raw(),
             buf.as_mut_ptr().cast(),
             len + 1,
-            &mut written,
+            &raw mut written,
         )
     };
     if status != sys::Status::napi_ok || written > len {
@@ -307,7 +309,7 @@ pub(crate) fn own_entries<'env>(
             sys::KeyCollectionMode::own_only,
             sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
             sys::KeyConversion::numbers_to_strings,
-            &mut names,
+            &raw mut names,
         )
     };
     if status != sys::Status::napi_ok {
@@ -325,7 +327,8 @@ pub(crate) fn own_entries<'env>(
         let text = string_max(key, &format!("a key of {name}"), MAX_TEXT_BYTES)?;
         let mut value = ptr::null_mut();
         // SAFETY: as above; a throwing getter leaves an exception that `clear_exception` takes.
-        let status = unsafe { sys::napi_get_property(env, object.raw(), key.raw(), &mut value) };
+        let status =
+            unsafe { sys::napi_get_property(env, object.raw(), key.raw(), &raw mut value) };
         if status != sys::Status::napi_ok {
             clear_exception(env);
             return Err(unreadable());

@@ -302,29 +302,28 @@ fn race<'env, V>(
         // SAFETY: `helper` is the function compiled above; the arguments are live values of
         // this env.
         unsafe {
-            napi::check_status!(sys::napi_get_undefined(raw_env, &mut undefined))?;
+            napi::check_status!(sys::napi_get_undefined(raw_env, &raw mut undefined))?;
             napi::check_status!(sys::napi_call_function(
                 raw_env,
                 undefined,
                 helper.raw(),
                 argv.len(),
                 argv.as_ptr(),
-                &mut out,
+                &raw mut out,
             ))?;
         }
         Ok(out)
     })();
-    match result {
-        Ok(out) => Ok(PromiseRaw::new(raw_env, out)),
-        Err(_) => {
-            // The helper could not run: the call cannot be aborted, so it is stopped now.
-            args::clear_exception(raw_env);
-            cancel.cancel();
-            Err(to_js_error(
-                env,
-                &CoreError::internal("internal error: the call could not be set up"),
-            ))
-        }
+    if let Ok(out) = result {
+        Ok(PromiseRaw::new(raw_env, out))
+    } else {
+        // The helper could not run: the call cannot be aborted, so it is stopped now.
+        args::clear_exception(raw_env);
+        cancel.cancel();
+        Err(to_js_error(
+            env,
+            &CoreError::internal("internal error: the call could not be set up"),
+        ))
     }
 }
 
@@ -334,10 +333,10 @@ fn panicked() -> CoreError {
 
 /// Rejects at once with `error` (for arguments that failed validation in an async export).
 /// Never throws: a JavaScript exception left pending by argument reading is cleared first.
-pub(crate) fn reject<'env, V: ToNapiValue>(
-    env: &'env Env,
+pub(crate) fn reject<V: ToNapiValue>(
+    env: &Env,
     error: CoreError,
-) -> napi::Result<PromiseRaw<'env, V>> {
+) -> napi::Result<PromiseRaw<'_, V>> {
     args::clear_exception(env.raw());
     PromiseRaw::reject(env, to_js_error(env, &error))
 }

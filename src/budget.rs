@@ -21,7 +21,7 @@ const MAX_AROUND_LINES: u32 = 100_000;
 const MAX_CONTEXT_LINES: u64 = 10_000;
 
 /// What `fitToBudget` reports when it changed anything (FR-010). The first four keys are the
-/// spec's, in its snake_case spelling; the rest are additions.
+/// spec's, in its `snake_case` spelling; the rest are additions.
 #[napi(object, object_from_js = false, js_name = "TruncationMetadata")]
 pub struct TruncationMetadataJs {
     /// Whether any section was shortened.
@@ -389,7 +389,7 @@ fn fit(a: FitArgs) -> budget::Fitted {
     budget::fit_to_budget(&a.sections, a.budget, &a.options)
 }
 
-fn fitted_to_js<'env>(env: &'env Env, fitted: budget::Fitted) -> napi::Result<Object<'env>> {
+fn fitted_to_js(env: &Env, fitted: budget::Fitted) -> napi::Result<Object<'_>> {
     let mut object = Object::new(env)?;
     for (name, content) in fitted.sections {
         object.set(name, content)?;

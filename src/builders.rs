@@ -18,7 +18,7 @@ use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 const MAX_LIST: u32 = 100_000;
 
 /// What a builder reports in `_metadata` when anything was truncated, missing, skipped or
-/// suspicious (FR-010). The first four keys are the spec's, in its snake_case spelling.
+/// suspicious (FR-010). The first four keys are the spec's, in its `snake_case` spelling.
 #[napi(object, object_from_js = false)]
 pub struct BuilderMetadata {
     /// Whether any section was shortened.
@@ -277,7 +277,7 @@ fn names_list(value: Option<Unknown<'_>>, name: &str, key: &str) -> CoreResult<V
 
 fn opt_count(f: &Fields<'_>, key: &str, name: &str) -> CoreResult<Option<usize>> {
     f.get(key)?
-        .map(|v| args::whole(v, name, 0, u32::MAX as u64).map(|n| n as usize))
+        .map(|v| args::whole(v, name, 0, u64::from(u32::MAX)).map(|n| n as usize))
         .transpose()
 }
 

@@ -200,14 +200,14 @@ pub fn guard_classes(exports: Object<'_>, env: Env) -> napi::Result<()> {
     let argv = [exports.raw()];
     // SAFETY: `guard` is the function compiled above and `exports` the live exports object.
     unsafe {
-        napi::check_status!(napi::sys::napi_get_undefined(env.raw(), &mut undefined))?;
+        napi::check_status!(napi::sys::napi_get_undefined(env.raw(), &raw mut undefined))?;
         napi::check_status!(napi::sys::napi_call_function(
             env.raw(),
             undefined,
             guard.raw(),
             argv.len(),
             argv.as_ptr(),
-            &mut out,
+            &raw mut out,
         ))?;
     }
     Ok(())

@@ -660,10 +660,10 @@ fn search_args(query: Unknown<'_>, options: Option<Unknown<'_>>) -> CoreResult<H
     search.exclude_files = opt_field_string(&obj, "excludeFiles")?;
     search.ignore_case = opt_field_bool(&obj, "ignoreCase")?.unwrap_or(false);
     search.literal = opt_field_bool(&obj, "literal")?.unwrap_or(false);
-    search.context =
-        opt_field_whole(&obj, "context", 0, remote::HOUND_MAX_CONTEXT as u64)?.map(|n| n as u32);
+    search.context = opt_field_whole(&obj, "context", 0, u64::from(remote::HOUND_MAX_CONTEXT))?
+        .map(|n| n as u32);
     search.limit =
-        opt_field_whole(&obj, "limit", 0, remote::HOUND_LIMIT_CAP as u64)?.map(|n| n as u32);
+        opt_field_whole(&obj, "limit", 0, u64::from(remote::HOUND_LIMIT_CAP))?.map(|n| n as u32);
     search.stats = opt_field_bool(&obj, "stats")?.unwrap_or(false);
     if let Some(rng) = args::opt_object(args::field(&obj, "rng")?, "rng")? {
         search.paging = Some(Paging {

@@ -130,7 +130,9 @@ fn request_args(request: Unknown<'_>) -> CoreResult<(Request, Provider)> {
         _ => return Err(args::expected("providerId", "'filesystem' or 'mcp'")),
     };
     let limit = match f.get("limit")? {
-        Some(v) => (args::whole(v, "limit", 1, u32::MAX as u64)? as usize).min(retrieve::MAX_LIMIT),
+        Some(v) => {
+            (args::whole(v, "limit", 1, u64::from(u32::MAX))? as usize).min(retrieve::MAX_LIMIT)
+        }
         None => retrieve::DEFAULT_LIMIT,
     };
     Ok((

@@ -167,7 +167,7 @@ pub fn fit_to_budget(sections: &[(String, String)], budget: usize, options: &Fit
     greedy_fill(&mut secs, &by_size, budget, &meter, options.min_lines);
 
     // Verify with the real counter; shrink the largest truncated section while over.
-    let mut outputs: Vec<Option<String>> = secs.iter().map(|s| s.render()).collect();
+    let mut outputs: Vec<Option<String>> = secs.iter().map(Section::render).collect();
     let mut actual: Vec<usize> = secs
         .iter()
         .zip(&outputs)

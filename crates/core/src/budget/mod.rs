@@ -4,7 +4,7 @@
 //! FR-011, SC-002, SC-003):
 //!
 //! - [`estimate_tokens`]: FR-006's `ceil(chars / 4)`.
-//! - [`count_tokens`] / [`Counter`]: exact counts with OpenAI's `o200k_base` or `cl100k_base`
+//! - [`count_tokens`] / [`Counter`]: exact counts with `OpenAI`'s `o200k_base` or `cl100k_base`
 //!   (via `bpe-openai`, tokenizers built once per process), or the estimate.
 //! - [`truncate_file`] / [`truncate_file_with`]: keep the lines around given line numbers,
 //!   `"..."` where lines were removed, over-long lines cut (FR-005, FR-011, edge cases).

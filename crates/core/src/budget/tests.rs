@@ -712,7 +712,7 @@ proptest! {
 /// Rough timings; run with
 /// `cargo test --release --lib budget::tests::timings -- --ignored --nocapture`.
 #[test]
-#[ignore]
+#[ignore = "a timing run by hand, never in CI"]
 fn timings() {
     use std::time::Instant;
     count_tokens("warm up", Encoding::O200kBase); // load the tokenizer outside the timing

@@ -21,7 +21,7 @@ pub fn estimate_tokens(text: &str) -> usize {
     text.chars().count().div_ceil(4)
 }
 
-/// A byte-pair encoding of OpenAI's, as named by tiktoken.
+/// A byte-pair encoding of `OpenAI`'s, as named by tiktoken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Encoding {
     /// `o200k_base` (GPT-4o and later). The default.

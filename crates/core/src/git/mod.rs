@@ -287,12 +287,11 @@ pub(crate) async fn run_process(
             stderr: err,
         })
     };
-    match tokio::time::timeout(timeout, work).await {
-        Ok(result) => result,
-        Err(_) => {
-            let _ = child.kill().await;
-            Err(ProcessError::TimedOut)
-        }
+    if let Ok(result) = tokio::time::timeout(timeout, work).await {
+        result
+    } else {
+        let _ = child.kill().await;
+        Err(ProcessError::TimedOut)
     }
 }
 

@@ -208,7 +208,7 @@ impl Git {
         let statuses = self.run(&names).await?;
         Ok(merge_changes(
             parse_numstat_z(&stats.text()),
-            parse_name_status_z(&statuses.text()),
+            &parse_name_status_z(&statuses.text()),
         ))
     }
 
@@ -310,10 +310,7 @@ pub(super) fn parse_name_status_z(text: &str) -> Vec<(ChangeStatus, String)> {
     rows
 }
 
-fn merge_changes(
-    stats: Vec<NumstatRow>,
-    statuses: Vec<(ChangeStatus, String)>,
-) -> Vec<ChangedFile> {
+fn merge_changes(stats: Vec<NumstatRow>, statuses: &[(ChangeStatus, String)]) -> Vec<ChangedFile> {
     let by_path: std::collections::HashMap<&str, ChangeStatus> =
         statuses.iter().map(|(s, p)| (p.as_str(), *s)).collect();
     let mut files: Vec<ChangedFile> = stats

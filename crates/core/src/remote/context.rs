@@ -200,15 +200,12 @@ pub async fn remote_file_context(
     config: RemoteConfig,
 ) -> Result<FileContextResult> {
     let hound = config.hound.map(HoundClient::new).transpose()?;
-    match config.github {
-        Some(github) => {
-            let github = GitHubClient::new(github)?;
-            remote_file_context_on(req, CodeHost::GitHub(&github), hound.as_ref()).await
-        }
-        None => {
-            let gitea = GiteaClient::new(config.gitea)?;
-            remote_file_context_on(req, CodeHost::Gitea(&gitea), hound.as_ref()).await
-        }
+    if let Some(github) = config.github {
+        let github = GitHubClient::new(github)?;
+        remote_file_context_on(req, CodeHost::GitHub(&github), hound.as_ref()).await
+    } else {
+        let gitea = GiteaClient::new(config.gitea)?;
+        remote_file_context_on(req, CodeHost::Gitea(&gitea), hound.as_ref()).await
     }
 }
 

@@ -460,7 +460,7 @@ impl GiteaClient {
             .headers()
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .map(|v| v.to_ascii_lowercase())
+            .map(str::to_ascii_lowercase)
             .is_some_and(|t| {
                 let t = t.split(';').next().unwrap_or("").trim().to_owned();
                 (t == "application/octet-stream"
@@ -554,7 +554,7 @@ impl GiteaClient {
                         kind,
                     })
                 }
-                StatusCode::NOT_FOUND => continue,
+                StatusCode::NOT_FOUND => {}
                 status => return Err(http::status_error(status, "Gitea")),
             }
         }

@@ -573,9 +573,10 @@ impl GitHubClient {
         deadline
             .run("GitHub", async {
                 let served = self.served(&repo, r#ref.as_deref(), &deadline).await?;
-                let bytes = match self.contents(&repo, &path, &served, &deadline).await? {
-                    Some(bytes) => bytes,
-                    None => {
+                let bytes =
+                    if let Some(bytes) = self.contents(&repo, &path, &served, &deadline).await? {
+                        bytes
+                    } else {
                         let response = self.raw(&repo, &path, &served, &deadline).await?;
                         let cap = self.max_bytes;
                         http::read_capped(response, cap, "GitHub", &deadline, || {
@@ -584,8 +585,7 @@ impl GitHubClient {
                             ))
                         })
                         .await?
-                    }
-                };
+                    };
                 if looks_binary(&bytes) {
                     return Err(binary_error());
                 }
@@ -612,21 +612,18 @@ impl GitHubClient {
             .run("GitHub", async {
                 let served = self.served(repo, r#ref, &deadline).await?;
                 let mut window = LineWindow::new(start, end, self.max_bytes);
-                match self.contents(repo, path, &served, &deadline).await? {
-                    Some(bytes) => {
-                        // The whole file is here: its line count is known even when the
-                        // window stopped reading before its end.
-                        window.feed(&bytes)?;
-                        let mut w = window.finish(true)?;
-                        w.total_lines = Some(line_count(&bytes));
-                        Ok((served, w))
-                    }
-                    None => {
-                        let response = self.raw(repo, path, &served, &deadline).await?;
-                        let stopped =
-                            http::stream(response, "GitHub", &deadline, |c| window.feed(c)).await?;
-                        Ok((served, window.finish(!stopped)?))
-                    }
+                if let Some(bytes) = self.contents(repo, path, &served, &deadline).await? {
+                    // The whole file is here: its line count is known even when the
+                    // window stopped reading before its end.
+                    window.feed(&bytes)?;
+                    let mut w = window.finish(true)?;
+                    w.total_lines = Some(line_count(&bytes));
+                    Ok((served, w))
+                } else {
+                    let response = self.raw(repo, path, &served, &deadline).await?;
+                    let stopped =
+                        http::stream(response, "GitHub", &deadline, |c| window.feed(c)).await?;
+                    Ok((served, window.finish(!stopped)?))
                 }
             })
             .await

@@ -406,8 +406,8 @@ pub fn quote_regexp(text: &str) -> String {
     out
 }
 
-/// The server's reason without the pattern it echoes: `error parsing regexp: missing closing
-/// ): `(?m)x(`` becomes `error parsing regexp: missing closing )`.
+/// The server's reason without the pattern it echoes: "error parsing regexp: missing closing
+/// ): (?m)x(" becomes "error parsing regexp: missing closing )".
 fn safe_reason(reason: &str) -> String {
     let cut = reason.find(": `").map_or(reason, |i| &reason[..i]);
     let cut: String = cut.chars().filter(|c| !c.is_control()).take(200).collect();

@@ -621,6 +621,7 @@ fn percent_decode(s: &str) -> String {
 type Tree = BTreeMap<String, Vec<u8>>;
 
 /// `None`: no ref recognised; `Some(None)`: a full SHA that is not a commit.
+#[allow(clippy::option_option)]
 fn resolve<'a>(repo: &'a GiteaRepo, joined: &str) -> Option<Option<(&'a Tree, String)>> {
     let segments: Vec<&str> = joined.split('/').collect();
     if segments[0] == "HEAD" {

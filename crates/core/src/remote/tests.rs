@@ -258,7 +258,7 @@ async fn hound_search_urls_match_the_recorded_requests() {
         (
             "search_empty_query",
             HoundSearch {
-                query: "".into(),
+                query: String::new(),
                 repos: Some(vec!["beta".into()]),
                 limit: Some(3),
                 context: Some(0),
@@ -276,7 +276,7 @@ async fn hound_search_urls_match_the_recorded_requests() {
             .map(|(k, v)| (k.into_owned(), v.into_owned()))
             .collect();
         // Booleans are sent as `true`; the recordings use `true` or `1`, which Hound reads alike.
-        for (k, v) in want.iter_mut() {
+        for (k, v) in &mut want {
             if (k == "i" || k == "literal" || k == "stats") && v == "1" {
                 *v = "true".into();
             }

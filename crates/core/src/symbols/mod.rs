@@ -314,20 +314,29 @@ impl SymbolIndex {
             summary.symbols += symbols.len();
             all.extend(symbols);
         }
-        let mut repos = self.repos.write().unwrap_or_else(|e| e.into_inner());
+        let mut repos = self
+            .repos
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         repos.insert(repo, Arc::new(all));
         summary
     }
 
     /// Forgets `repo`; true if it was indexed.
     pub fn remove_repo(&self, repo: &str) -> bool {
-        let mut repos = self.repos.write().unwrap_or_else(|e| e.into_inner());
+        let mut repos = self
+            .repos
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         repos.remove(repo).is_some()
     }
 
     /// The indexed repositories and their symbol counts, by name.
     pub fn repos(&self) -> Vec<(String, usize)> {
-        let repos = self.repos.read().unwrap_or_else(|e| e.into_inner());
+        let repos = self
+            .repos
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         repos
             .iter()
             .map(|(k, v)| (k.to_string(), v.len()))
@@ -338,7 +347,10 @@ impl SymbolIndex {
     /// matches first, then by lower-cased name, repository, file, line, column.
     pub fn search(&self, query: &Query) -> SearchResult {
         let snapshot: Vec<(Arc<str>, Arc<Vec<Symbol>>)> = {
-            let repos = self.repos.read().unwrap_or_else(|e| e.into_inner());
+            let repos = self
+                .repos
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             repos.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
         };
         let filters: Option<Vec<String>> = query
