@@ -100,7 +100,9 @@ fn convert_line_endings(s: &str) -> String {
 }
 
 /// Cuts every line of `text` that is longer than `max_line_chars` characters (Unicode scalar
-/// values, not bytes) to its first `max_line_chars` characters followed by `"..."`.
+/// values, not bytes) to its first `max_line_chars` characters followed by `"..."`. A cut
+/// that would fall inside a secret ([`crate::secrets::safe_cut`]) moves back to the secret's
+/// start, so no secret's prefix survives a cut.
 ///
 /// Lines are separated by `'\n'`; a `'\r'` just before it belongs to the line ending and is
 /// kept. The cut is always on a character boundary. Returns the input unchanged (borrowed) when
@@ -123,7 +125,12 @@ fn truncate_counted(text: &str, max_line_chars: usize) -> (Cow<'_, str>, usize) 
         let full = &text[start..end];
         let line = full.strip_suffix('\r').unwrap_or(full);
         let cut_at = if line.len() > max_line_chars {
-            line.char_indices().nth(max_line_chars).map(|(i, _)| i)
+            // Never inside a secret: cutting there would leave its first characters, which
+            // no redaction of the cut text can recognise any more (so the cut moves back to
+            // the secret's start, and the secret is left out with the rest of the line).
+            line.char_indices()
+                .nth(max_line_chars)
+                .map(|(i, _)| crate::secrets::safe_cut(line, i))
         } else {
             None
         };
