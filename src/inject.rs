@@ -45,6 +45,29 @@ pub struct ContextSource {
     pub content: String,
     /// Whether `content` was cut.
     pub truncated: bool,
+    /// The secrets replaced by `[REDACTED:<kind>]` in `content`: kind and 1-based line of
+    /// `content`, never the value. Empty when read with `redact: false`.
+    pub redactions: Vec<Redaction>,
+}
+
+/// One secret replaced by a `[REDACTED:<kind>]` marker: what it was and where the marker is.
+#[napi(object, object_from_js = false)]
+pub struct Redaction {
+    /// The kind of secret, as in the marker (`github_token`, `private_key`, `generic_secret`, ...).
+    pub kind: String,
+    /// The 1-based line of the returned text on which the marker starts.
+    pub line: u32,
+}
+
+/// The JS form of a core redaction report.
+pub fn redactions_js(report: &[context_engine_core::secrets::Redaction]) -> Vec<Redaction> {
+    report
+        .iter()
+        .map(|r| Redaction {
+            kind: r.kind.as_str().to_owned(),
+            line: args::clamp_u32(r.line),
+        })
+        .collect()
 }
 
 /// What `composeContext` returns.
@@ -57,6 +80,9 @@ pub struct ComposedContext {
     pub truncated: bool,
     /// Labels of the sources that did not fit at all.
     pub omitted: Vec<String>,
+    /// The secrets replaced by `[REDACTED:<kind>]` in `text` (kind and 1-based line of
+    /// `text`), never the value.
+    pub redactions: Vec<Redaction>,
 }
 
 /// Options of `dirContext`. All optional.
@@ -66,6 +92,8 @@ pub struct DirContextOptions {
     pub max_files: Option<f64>,
     /// Characters (`length`) of the content at most. Default 5000 (ADR-005's cap).
     pub max_chars: Option<f64>,
+    /// Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true.
+    pub redact: Option<bool>,
 }
 
 /// Options of `fileContext`. All optional.
@@ -78,6 +106,8 @@ pub struct FileContextOptions {
     pub max_lines: Option<f64>,
     /// Characters (`length`) of the content at most. Default 5000.
     pub max_chars: Option<f64>,
+    /// Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true.
+    pub redact: Option<bool>,
 }
 
 /// Options of `diffContext`, `prContext` and `composeContext`. All optional.
@@ -85,6 +115,8 @@ pub struct FileContextOptions {
 pub struct MaxCharsOptions {
     /// Characters (`length`) of the result at most. Default 5000 (ADR-005's cap).
     pub max_chars: Option<f64>,
+    /// Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true.
+    pub redact: Option<bool>,
 }
 
 fn max_chars(value: Option<f64>) -> CoreResult<usize> {
@@ -113,6 +145,7 @@ fn source_js(s: inject::ContextSource) -> ContextSource {
         label: s.label,
         content: s.content,
         truncated: s.truncated,
+        redactions: redactions_js(&s.redactions),
     }
 }
 
@@ -132,7 +165,8 @@ pub fn dir_context<'env>(
     let parsed = (|| {
         let path = path_arg(path, "path")?;
         let o: Option<DirContextOptions> = args::options_object(options, "options")?;
-        let (files, chars) = o.map_or((None, None), |o| (o.max_files, o.max_chars));
+        let (files, chars, redact) =
+            o.map_or((None, None, None), |o| (o.max_files, o.max_chars, o.redact));
         let opts = DirOptions {
             max_files: args::opt_whole_number(
                 files,
@@ -142,6 +176,7 @@ pub fn dir_context<'env>(
                 MAX_COUNT,
             )? as usize,
             max_chars: max_chars(chars)?,
+            redact: redact.unwrap_or(true),
         };
         Ok((path, opts))
     })();
@@ -174,8 +209,9 @@ pub fn file_context<'env>(
             return Err(CoreError::invalid_request("path must not be empty"));
         }
         let o: Option<FileContextOptions> = args::options_object(options, "options")?;
-        let (root, lines, chars) =
-            o.map_or((None, None, None), |o| (o.root, o.max_lines, o.max_chars));
+        let (root, lines, chars, redact) = o.map_or((None, None, None, None), |o| {
+            (o.root, o.max_lines, o.max_chars, o.redact)
+        });
         if root.as_deref() == Some("") {
             return Err(CoreError::invalid_request("root must not be empty"));
         }
@@ -188,6 +224,7 @@ pub fn file_context<'env>(
                 MAX_COUNT,
             )? as usize,
             max_chars: max_chars(chars)?,
+            redact: redact.unwrap_or(true),
         };
         Ok((path, root, opts))
     })();
@@ -216,12 +253,13 @@ pub fn diff_context<'env>(
     let parsed = (|| {
         let repo = path_arg(repo_path, "repoPath")?;
         let o: Option<MaxCharsOptions> = args::options_object(options, "options")?;
-        Ok((repo, max_chars(o.and_then(|o| o.max_chars))?))
+        let redact = o.as_ref().and_then(|o| o.redact).unwrap_or(true);
+        Ok((repo, (max_chars(o.and_then(|o| o.max_chars))?, redact)))
     })();
     match parsed {
         Ok((repo, chars)) => bridge::spawn_async(
             env,
-            async move { inject::diff_context(&repo, chars, None).await },
+            async move { inject::diff_context(&repo, chars.0, None, chars.1).await },
             |_, s| Ok(source_js(s)),
         ),
         Err(e) => bridge::reject(env, e),
@@ -259,12 +297,13 @@ pub fn pr_context<'env>(
         let repo = path_arg(repo_path, "repoPath")?;
         let pr = pr_arg(pr)?;
         let o: Option<MaxCharsOptions> = args::options_object(options, "options")?;
-        Ok((repo, pr, max_chars(o.and_then(|o| o.max_chars))?))
+        let redact = o.as_ref().and_then(|o| o.redact).unwrap_or(true);
+        Ok((repo, pr, (max_chars(o.and_then(|o| o.max_chars))?, redact)))
     })();
     match parsed {
         Ok((repo, pr, chars)) => bridge::spawn_async(
             env,
-            async move { inject::pr_context(&repo, &pr, chars, None).await },
+            async move { inject::pr_context(&repo, &pr, chars.0, None, chars.1).await },
             |_, s| Ok(source_js(s)),
         ),
         Err(e) => bridge::reject(env, e),
@@ -327,6 +366,7 @@ fn sources_arg(value: Unknown<'_>) -> CoreResult<Vec<inject::ContextSource>> {
             label,
             content,
             truncated,
+            redactions: Vec::new(),
         });
     }
     Ok(out)
@@ -348,15 +388,17 @@ pub fn compose_context(
     let parsed = (|| -> CoreResult<_> {
         let sources = sources_arg(sources)?;
         let o: Option<MaxCharsOptions> = args::options_object(options, "options")?;
-        Ok((sources, max_chars(o.and_then(|o| o.max_chars))?))
+        let redact = o.as_ref().and_then(|o| o.redact).unwrap_or(true);
+        Ok((sources, (max_chars(o.and_then(|o| o.max_chars))?, redact)))
     })();
     bridge::run_sync(env, || {
         let (sources, chars) = parsed?;
-        let c = inject::compose_context(&sources, chars);
+        let c = inject::compose_context(&sources, chars.0, chars.1);
         Ok(ComposedContext {
             text: c.text,
             truncated: c.truncated,
             omitted: c.omitted,
+            redactions: redactions_js(&c.redactions),
         })
     })
 }

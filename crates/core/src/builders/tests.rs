@@ -285,7 +285,7 @@ fn review_context_detached_head_uncommitted_and_empty_repo() {
 }
 
 #[test]
-fn review_context_secret_is_kept_and_reported() {
+fn review_context_secret_is_redacted_and_reported() {
     let mut repo = TestRepo::init();
     repo.write("a.txt", "a\n");
     repo.commit("base");
@@ -299,15 +299,21 @@ fn review_context_secret_is_kept_and_reported() {
     let ctx = rt()
         .block_on(build_review_context(&repo.root(), "main", None))
         .unwrap();
-    assert!(
-        ctx.changed_files["config.ts"].contains(&token),
-        "content kept as is (FR-015)"
-    );
-    let meta = ctx.metadata.unwrap();
     assert_eq!(
-        meta.warnings,
-        vec!["possible secret (github_token) in config.ts at line 2"]
+        ctx.changed_files["config.ts"],
+        "// config\nexport const token = '[REDACTED:github_token]'\n"
     );
+    assert!(!ctx.diff.contains(&token));
+    assert!(ctx.diff.contains("[REDACTED:github_token]"));
+    let meta = ctx.metadata.unwrap();
+    assert!(meta
+        .warnings
+        .contains(&"redacted a suspected secret (github_token) in config.ts at line 2".to_owned()));
+    assert!(meta.redactions.contains(&crate::builders::FileRedaction {
+        file: "config.ts".into(),
+        kind: crate::secrets::SecretKind::GithubToken,
+        line: 2,
+    }));
     assert!(!format!("{meta:?}").contains(&token));
 }
 
