@@ -140,6 +140,21 @@ export interface BuilderMetadata {
    * ignored paths.
    */
   warnings: Array<string>
+  /**
+   * Secrets replaced by `[REDACTED:<kind>]`: file (or section), kind and line, never the
+   * value.
+   */
+  redactions: Array<BuilderRedaction>
+}
+
+/** One secret a builder replaced by a `[REDACTED:<kind>]` marker. */
+export interface BuilderRedaction {
+  /** The repository-relative file, or a section (`the diff`, `the issue`). */
+  file: string
+  /** The kind of secret (`github_token`, `private_key`, ...). */
+  kind: string
+  /** 1-based line in that file or section (before any shortening). */
+  line: number
 }
 
 /**
@@ -213,6 +228,11 @@ export interface ComposedContext {
   truncated: boolean
   /** Labels of the sources that did not fit at all. */
   omitted: Array<string>
+  /**
+   * The secrets replaced by `[REDACTED:<kind>]` in `text` (kind and 1-based line of
+   * `text`), never the value.
+   */
+  redactions: Array<Redaction>
 }
 
 /** Options of `new ContextEngine()`. All optional. */
@@ -296,6 +316,11 @@ export interface ContextSource {
   content: string
   /** Whether `content` was cut. */
   truncated: boolean
+  /**
+   * The secrets replaced by `[REDACTED:<kind>]` in `content`: kind and 1-based line of
+   * `content`, never the value. Empty when read with `redact: false`.
+   */
+  redactions: Array<Redaction>
 }
 
 /** What a context source is. Composition orders sources by kind: `dir`, `file`, `pr`, `diff`. */
@@ -331,6 +356,8 @@ export interface DirContextOptions {
   maxFiles?: number
   /** Characters (`length`) of the content at most. Default 5000 (ADR-005's cap). */
   maxChars?: number
+  /** Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true. */
+  redact?: boolean
 }
 
 /** How serious a validation problem is. */
@@ -478,6 +505,8 @@ export interface FileContextOptions {
   maxLines?: number
   /** Characters (`length`) of the content at most. Default 5000. */
   maxChars?: number
+  /** Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true. */
+  redact?: boolean
 }
 
 /** What `remoteFileContext` fetches. */
@@ -829,6 +858,8 @@ export interface IssueContext {
 export interface MaxCharsOptions {
   /** Characters (`length`) of the result at most. Default 5000 (ADR-005's cap). */
   maxChars?: number
+  /** Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true. */
+  redact?: boolean
 }
 
 /** One problem reported by a validation tool. */
@@ -869,6 +900,14 @@ export declare function prContext(repoPath: string, pr: number | string, options
  * up to date), resolving to the index status.
  */
 export declare function prepareIndex(rootPath: string): Promise<IndexStatus>
+
+/** One secret replaced by a `[REDACTED:<kind>]` marker: what it was and where the marker is. */
+export interface Redaction {
+  /** The kind of secret, as in the marker (`github_token`, `private_key`, `generic_secret`, ...). */
+  kind: string
+  /** The 1-based line of the returned text on which the marker starts. */
+  line: number
+}
 
 /**
  * Lines `line - context ..= line + context` of a file on Gitea, numbered, with a web link to
