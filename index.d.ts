@@ -215,7 +215,7 @@ export interface CommitInfo {
  * `diff`; the given order within a kind), each under a `## <kind>: <label>` heading, then a
  * visible `[... context truncated at N characters ...]` marker when cut.
  */
-export declare function composeContext(sources: ContextSource[], options?: MaxCharsOptions): ComposedContext
+export declare function composeContext(sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions): ComposedContext
 
 /** What `composeContext` returns. */
 export interface ComposedContext {

@@ -184,7 +184,7 @@ test('prContext error codes: gh missing, failing, unauthenticated', async () => 
 })
 
 test('composeContext: stable order by kind, 5000-character cap, visible marker', () => {
-  const s = (kind: ContextSource['kind'], label: string, content: string): ContextSource => ({ kind, label, content, truncated: false })
+  const s = (kind: ContextSource['kind'], label: string, content: string): Omit<ContextSource, 'redactions'> => ({ kind, label, content, truncated: false })
   const c = composeContext([s('diff', 'wt', 'D\n'), s('file', 'b', 'B\n'), s('pr', 'PR #1', 'P\n'), s('dir', 'src/', 'T\n'), s('file', 'a', 'A\n')])
   assert.equal(c.text, '## dir: src/\nT\n\n## file: b\nB\n\n## file: a\nA\n\n## pr: PR #1\nP\n\n## diff: wt\nD\n')
   assert.equal(c.truncated, false)

@@ -378,7 +378,7 @@ fn sources_arg(value: Unknown<'_>) -> CoreResult<Vec<inject::ContextSource>> {
 /// visible `[... context truncated at N characters ...]` marker when cut.
 #[napi(
     catch_unwind,
-    ts_args_type = "sources: ContextSource[], options?: MaxCharsOptions"
+    ts_args_type = "sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions"
 )]
 pub fn compose_context(
     env: &Env,
