@@ -138,6 +138,40 @@ fn main() {
         bytes as f64 / 1e6 / best,
         best * 1e3 / (bytes as f64 / 1e6)
     );
+    // Per rule: one regex pass over the corpus (find_iter), to see what the set pays for.
+    if std::env::var_os("PER_RULE").is_some() {
+        for pattern in secrets::rule_patterns() {
+            let re = regex::Regex::new(pattern).expect("compiles");
+            let started = Instant::now();
+            let n: usize = texts.iter().map(|(_, t)| re.find_iter(t).count()).sum();
+            let took = started.elapsed().as_secs_f64();
+            println!(
+                "rule {:>8.1} MB/s {n:>6} matches  {}",
+                bytes as f64 / 1e6 / took,
+                &pattern[..pattern.len().min(70)]
+            );
+        }
+        let all = secrets::rule_patterns();
+        for (name, group) in [
+            ("all", &all[..]),
+            ("first19", &all[..19]),
+            ("providers", &all[19..]),
+            ("p-a", &all[19..36]),
+            ("p-b", &all[36..]),
+        ] {
+            let set = regex::RegexSet::new(group).expect("compiles");
+            let started = Instant::now();
+            let n: usize = texts
+                .iter()
+                .map(|(_, t)| set.matches(t).iter().count())
+                .sum();
+            let took = started.elapsed().as_secs_f64();
+            println!(
+                "set {name} {:>8.1} MB/s {n:>6} rule hits",
+                bytes as f64 / 1e6 / took
+            );
+        }
+    }
     // Reference in the same run: a plain pass over the same bytes (counting lines).
     let started = Instant::now();
     let nl: usize = texts

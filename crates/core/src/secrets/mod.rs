@@ -547,6 +547,13 @@ pub fn safe_cut(line: &str, at: usize) -> usize {
         .map_or(at, |f| f.start)
 }
 
+/// The regular expression of every detection rule, in order. For benchmarks; not a stable
+/// API.
+#[doc(hidden)]
+pub fn rule_patterns() -> Vec<&'static str> {
+    rules::patterns()
+}
+
 /// Finds every suspected secret in `text`.
 ///
 /// The findings are sorted by `start`, never overlap, and are the same for the same input.
