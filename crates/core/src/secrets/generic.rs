@@ -150,6 +150,7 @@ pub(super) fn password_ok(value: &str) -> bool {
         || (is_your_placeholder(&lower) && !value.chars().any(|c| c.is_ascii_digit()))
         || has_repeated_run(value)
         || is_sequence(value)
+        || is_mostly_percent_encoded(value)
         || is_dotted_identifier(value)
         || is_cased_identifier(value)
         || value.contains("://")

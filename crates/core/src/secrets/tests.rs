@@ -696,6 +696,8 @@ fn chosen_passwords_are_caught() {
         "changeme123",
         "12345678",
         "aaaaaaaa1",
+        // URL-encoding test data (the `url` crate's `urltestdata.json`).
+        "pass%5B%7F",
     ] {
         assert_clean(&format!("password = \"{value}\"\n"));
     }
