@@ -441,3 +441,42 @@ fn dir_context_reports_no_redactions_on_plain_trees() {
     let src = dir_context(&repo.root(), &DirOptions::default()).unwrap();
     assert!(src.redactions.is_empty());
 }
+
+#[test]
+fn pr_context_redacts_the_diff_and_reports() {
+    let repo = TestRepo::init();
+    let bin = tempfile::tempdir().unwrap();
+    let gh = fake_github();
+    fake_gh(
+        bin.path(),
+        &format!(
+            "case \"$2\" in\n view) cat <<'EOF'\n{VIEW_JSON}\nEOF\n;;\n diff) printf 'diff --git a/p.rs b/p.rs\\n+{gh}\\n';;\nesac"
+        ),
+    );
+    let run = |redact| {
+        let gh = Gh::default().with_path_env(format!("{}:/usr/bin:/bin", bin.path().display()));
+        rt().block_on(pr_context(
+            &repo.root(),
+            &PrRef::Number(42),
+            DEFAULT_MAX_CHARS,
+            Some(gh),
+            redact,
+        ))
+        .unwrap()
+    };
+    let src = run(true);
+    let value = gh.split_once('=').unwrap().1;
+    assert!(!src.content.contains(value), "{}", src.content);
+    let line = src
+        .content
+        .lines()
+        .position(|l| l.contains("[REDACTED:github_token]"));
+    assert_eq!(
+        src.redactions,
+        vec![Redaction {
+            kind: SecretKind::GithubToken,
+            line: line.unwrap() + 1
+        }]
+    );
+    assert!(run(false).content.contains(value));
+}
