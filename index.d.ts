@@ -240,6 +240,21 @@ export interface BuilderMetadata {
    * ignored paths.
    */
   warnings: Array<string>
+  /**
+   * Secrets replaced by `[REDACTED:<kind>]`: file (or section), kind and line, never the
+   * value.
+   */
+  redactions: Array<BuilderRedaction>
+}
+
+/** One secret a builder replaced by a `[REDACTED:<kind>]` marker. */
+export interface BuilderRedaction {
+  /** The repository-relative file, or a section (`the diff`, `the issue`). */
+  file: string
+  /** The kind of secret (`github_token`, `private_key`, ...). */
+  kind: string
+  /** 1-based line in that file or section (before any shortening). */
+  line: number
 }
 
 /**
@@ -300,7 +315,7 @@ export interface CommitInfo {
  * `diff`; the given order within a kind), each under a `## <kind>: <label>` heading, then a
  * visible `[... context truncated at N characters ...]` marker when cut.
  */
-export declare function composeContext(sources: ContextSource[], options?: MaxCharsOptions): ComposedContext
+export declare function composeContext(sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions): ComposedContext
 
 /** What `composeContext` returns. */
 export interface ComposedContext {
@@ -313,6 +328,11 @@ export interface ComposedContext {
   truncated: boolean
   /** Labels of the sources that did not fit at all. */
   omitted: Array<string>
+  /**
+   * The secrets replaced by `[REDACTED:<kind>]` in `text` (kind and 1-based line of
+   * `text`), never the value.
+   */
+  redactions: Array<Redaction>
 }
 
 /** Options of `new ContextEngine()`. All optional; `null` means the same as absent. */
@@ -409,6 +429,11 @@ export interface ContextSource {
   content: string
   /** Whether `content` was cut. */
   truncated: boolean
+  /**
+   * The secrets replaced by `[REDACTED:<kind>]` in `content`: kind and 1-based line of
+   * `content`, never the value. Empty when read with `redact: false`.
+   */
+  redactions: Array<Redaction>
 }
 
 /** What a context source is. Composition orders sources by kind: `dir`, `file`, `pr`, `diff`. */
@@ -447,6 +472,8 @@ export interface DirContextOptions {
   maxFiles?: number
   /** Characters (`length`) of the content at most. Default 5000 (ADR-005's cap). */
   maxChars?: number
+  /** Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true. */
+  redact?: boolean
 }
 
 /** How serious a validation problem is. */
@@ -599,6 +626,8 @@ export interface FileContextOptions {
   maxLines?: number
   /** Characters (`length`) of the content at most. Default 5000. */
   maxChars?: number
+  /** Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true. */
+  redact?: boolean
 }
 
 /** What `remoteFileContext` fetches. */
@@ -1014,6 +1043,8 @@ export interface LanguageStats {
 export interface MaxCharsOptions {
   /** Characters (`length`) of the result at most. Default 5000 (ADR-005's cap). */
   maxChars?: number
+  /** Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true. */
+  redact?: boolean
 }
 
 /** One problem reported by a validation tool. */
@@ -1079,6 +1110,14 @@ export interface RedactedText {
  * Redacting the result again changes nothing. Runs off the JS thread.
  */
 export declare function redactSecrets(text: string): Promise<RedactedText>
+
+/** One secret replaced by a `[REDACTED:<kind>]` marker: what it was and where the marker is. */
+export interface Redaction {
+  /** The kind of secret, as in the marker (`github_token`, `private_key`, `generic_secret`, ...). */
+  kind: string
+  /** The 1-based line of the returned text on which the marker starts. */
+  line: number
+}
 
 /**
  * Lines `line - context ..= line + context` of a file on Gitea, numbered, with a web link to

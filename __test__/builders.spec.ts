@@ -227,7 +227,7 @@ test('buildReviewContext: no changes, unknown base, non-repository', async () =>
   assert.deepEqual(plain._metadata!.warnings, ['the diff is unavailable: the directory is not a git repository'])
 })
 
-test('buildReviewContext keeps a suspected secret and warns with file, line and kind (FR-015)', async () => {
+test('buildReviewContext redacts a suspected secret and reports file, line and kind (FR-015, issue 14)', async () => {
   const root = initRepo()
   commit(root, 'base')
   git(root, 'checkout', '-q', '-b', 'f')
@@ -235,8 +235,9 @@ test('buildReviewContext keeps a suspected secret and warns with file, line and 
   write(root, 'config.ts', `// config\nexport const token = '${token}'\n`)
   commit(root, 'config')
   const ctx = await buildReviewContext(root, 'main')
-  assert.ok(ctx.changed_files['config.ts'].includes(token))
-  assert.deepEqual(ctx._metadata!.warnings, ['possible secret (github_token) in config.ts at line 2'])
+  assert.equal(ctx.changed_files['config.ts'], "// config\nexport const token = '[REDACTED:github_token]'\n")
+  assert.ok(ctx._metadata!.warnings.includes('redacted a suspected secret (github_token) in config.ts at line 2'))
+  assert.deepEqual(ctx._metadata!.redactions.find((r) => r.file === 'config.ts'), { file: 'config.ts', kind: 'github_token', line: 2 })
   assert.ok(!JSON.stringify(ctx._metadata).includes(token))
 })
 

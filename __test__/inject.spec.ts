@@ -57,6 +57,7 @@ test('dirContext lists the tree with key declarations', async () => {
     label: `${basename(root)}/`,
     content: `${basename(root)}/\n  src/\n    lib.rs — function parse:1, struct Scope:2\n  web/\n    app.ts — class App:1\n`,
     truncated: false,
+    redactions: [],
   })
 })
 
@@ -163,6 +164,7 @@ test('prContext renders gh pr view / gh pr diff output', () => {
     content:
       'PR #42: Fix the parser\nState: OPEN (draft); main <- fix-parser\nAuthor: octocat\nLabels: bug\nURL: https://github.com/octo/repo/pull/42\nChanges: +12 -3 in 2 files\n\nFixes the parser.\n\nDiff:\ndiff --git a/p b/p\n+new\n',
     truncated: false,
+    redactions: [],
   })
   const calls = readFileSync(join(bin, 'calls.log'), 'utf8').trim().split('\n')
   assert.equal(calls.length, 2)
@@ -182,7 +184,7 @@ test('prContext error codes: gh missing, failing, unauthenticated', async () => 
 })
 
 test('composeContext: stable order by kind, 5000-character cap, visible marker', () => {
-  const s = (kind: ContextSource['kind'], label: string, content: string): ContextSource => ({ kind, label, content, truncated: false })
+  const s = (kind: ContextSource['kind'], label: string, content: string): Omit<ContextSource, 'redactions'> => ({ kind, label, content, truncated: false })
   const c = composeContext([s('diff', 'wt', 'D\n'), s('file', 'b', 'B\n'), s('pr', 'PR #1', 'P\n'), s('dir', 'src/', 'T\n'), s('file', 'a', 'A\n')])
   assert.equal(c.text, '## dir: src/\nT\n\n## file: b\nB\n\n## file: a\nA\n\n## pr: PR #1\nP\n\n## diff: wt\nD\n')
   assert.equal(c.truncated, false)

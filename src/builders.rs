@@ -44,6 +44,20 @@ pub struct BuilderMetadata {
     /// Git failures, skipped files, suspected secrets (file, line, kind; never the value),
     /// ignored paths.
     pub warnings: Vec<String>,
+    /// Secrets replaced by `[REDACTED:<kind>]`: file (or section), kind and line, never the
+    /// value.
+    pub redactions: Vec<BuilderRedaction>,
+}
+
+/// One secret a builder replaced by a `[REDACTED:<kind>]` marker.
+#[napi(object, object_from_js = false)]
+pub struct BuilderRedaction {
+    /// The repository-relative file, or a section (`the diff`, `the issue`).
+    pub file: String,
+    /// The kind of secret (`github_token`, `private_key`, ...).
+    pub kind: String,
+    /// 1-based line in that file or section (before any shortening).
+    pub line: u32,
 }
 
 impl From<Metadata> for BuilderMetadata {
@@ -57,6 +71,15 @@ impl From<Metadata> for BuilderMetadata {
             missing_files: m.missing_files,
             skipped_files: m.skipped_files,
             warnings: m.warnings,
+            redactions: m
+                .redactions
+                .into_iter()
+                .map(|r| BuilderRedaction {
+                    file: r.file,
+                    kind: r.kind.as_str().to_owned(),
+                    line: args::clamp_u32(r.line),
+                })
+                .collect(),
         }
     }
 }

@@ -46,6 +46,29 @@ pub struct ContextSource {
     pub content: String,
     /// Whether `content` was cut.
     pub truncated: bool,
+    /// The secrets replaced by `[REDACTED:<kind>]` in `content`: kind and 1-based line of
+    /// `content`, never the value. Empty when read with `redact: false`.
+    pub redactions: Vec<Redaction>,
+}
+
+/// One secret replaced by a `[REDACTED:<kind>]` marker: what it was and where the marker is.
+#[napi(object, object_from_js = false)]
+pub struct Redaction {
+    /// The kind of secret, as in the marker (`github_token`, `private_key`, `generic_secret`, ...).
+    pub kind: String,
+    /// The 1-based line of the returned text on which the marker starts.
+    pub line: u32,
+}
+
+/// The JS form of a core redaction report.
+pub fn redactions_js(report: &[context_engine_core::secrets::Redaction]) -> Vec<Redaction> {
+    report
+        .iter()
+        .map(|r| Redaction {
+            kind: r.kind.as_str().to_owned(),
+            line: args::clamp_u32(r.line),
+        })
+        .collect()
 }
 
 /// What `composeContext` returns.
@@ -58,6 +81,9 @@ pub struct ComposedContext {
     pub truncated: bool,
     /// Labels of the sources that did not fit at all.
     pub omitted: Vec<String>,
+    /// The secrets replaced by `[REDACTED:<kind>]` in `text` (kind and 1-based line of
+    /// `text`), never the value.
+    pub redactions: Vec<Redaction>,
 }
 
 /// Options of `dirContext`. All optional; `null` means the same as absent.
@@ -68,6 +94,8 @@ pub struct DirContextOptions {
     pub max_files: Option<f64>,
     /// Characters (`length`) of the content at most. Default 5000 (ADR-005's cap).
     pub max_chars: Option<f64>,
+    /// Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true.
+    pub redact: Option<bool>,
 }
 
 /// Options of `fileContext`. All optional; `null` means the same as absent.
@@ -81,6 +109,8 @@ pub struct FileContextOptions {
     pub max_lines: Option<f64>,
     /// Characters (`length`) of the content at most. Default 5000.
     pub max_chars: Option<f64>,
+    /// Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true.
+    pub redact: Option<bool>,
 }
 
 /// Options of `diffContext`, `prContext` and `composeContext`. All optional; `null` means the
@@ -90,6 +120,8 @@ pub struct FileContextOptions {
 pub struct MaxCharsOptions {
     /// Characters (`length`) of the result at most. Default 5000 (ADR-005's cap).
     pub max_chars: Option<f64>,
+    /// Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true.
+    pub redact: Option<bool>,
 }
 
 impl FromFields for DirContextOptions {
@@ -97,6 +129,7 @@ impl FromFields for DirContextOptions {
         Ok(DirContextOptions {
             max_files: f.number("maxFiles")?,
             max_chars: f.number("maxChars")?,
+            redact: f.boolean("redact")?,
         })
     }
 }
@@ -107,6 +140,7 @@ impl FromFields for FileContextOptions {
             root: f.string("root")?,
             max_lines: f.number("maxLines")?,
             max_chars: f.number("maxChars")?,
+            redact: f.boolean("redact")?,
         })
     }
 }
@@ -115,6 +149,7 @@ impl FromFields for MaxCharsOptions {
     fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
         Ok(MaxCharsOptions {
             max_chars: f.number("maxChars")?,
+            redact: f.boolean("redact")?,
         })
     }
 }
@@ -145,6 +180,7 @@ fn source_js(s: inject::ContextSource) -> ContextSource {
         label: s.label,
         content: s.content,
         truncated: s.truncated,
+        redactions: redactions_js(&s.redactions),
     }
 }
 
@@ -173,6 +209,7 @@ pub fn dir_context<'env>(
                 MAX_COUNT,
             )? as usize,
             max_chars: max_chars(o.max_chars)?,
+            redact: o.redact.unwrap_or(true),
         };
         Ok((path, opts, call))
     })();
@@ -221,6 +258,7 @@ pub fn file_context<'env>(
                 MAX_COUNT,
             )? as usize,
             max_chars: max_chars(o.max_chars)?,
+            redact: o.redact.unwrap_or(true),
         };
         Ok((path, o.root, opts, call))
     })();
@@ -250,13 +288,17 @@ pub fn diff_context<'env>(
     let parsed = (|| {
         let repo = path_arg(repo_path, "repoPath")?;
         let (o, call) = bridge::options_call::<MaxCharsOptions>(options, "options")?;
-        Ok((repo, max_chars(o.max_chars)?, call))
+        Ok((
+            repo,
+            (max_chars(o.max_chars)?, o.redact.unwrap_or(true)),
+            call,
+        ))
     })();
     match parsed {
         Ok((repo, chars, call)) => bridge::spawn_async_call(
             env,
             call,
-            move |_| async move { inject::diff_context(&repo, chars, None).await },
+            move |_| async move { inject::diff_context(&repo, chars.0, None, chars.1).await },
             |_, s| Ok(source_js(s)),
         ),
         Err(e) => bridge::reject(env, e),
@@ -295,13 +337,18 @@ pub fn pr_context<'env>(
         let repo = path_arg(repo_path, "repoPath")?;
         let pr = pr_arg(pr)?;
         let (o, call) = bridge::options_call::<MaxCharsOptions>(options, "options")?;
-        Ok((repo, pr, max_chars(o.max_chars)?, call))
+        Ok((
+            repo,
+            pr,
+            (max_chars(o.max_chars)?, o.redact.unwrap_or(true)),
+            call,
+        ))
     })();
     match parsed {
         Ok((repo, pr, chars, call)) => bridge::spawn_async_call(
             env,
             call,
-            move |_| async move { inject::pr_context(&repo, &pr, chars, None).await },
+            move |_| async move { inject::pr_context(&repo, &pr, chars.0, None, chars.1).await },
             |_, s| Ok(source_js(s)),
         ),
         Err(e) => bridge::reject(env, e),
@@ -329,6 +376,7 @@ fn sources_arg(value: Unknown<'_>) -> CoreResult<Vec<inject::ContextSource>> {
             label,
             content,
             truncated,
+            redactions: Vec::new(),
         });
     }
     Ok(out)
@@ -340,7 +388,7 @@ fn sources_arg(value: Unknown<'_>) -> CoreResult<Vec<inject::ContextSource>> {
 /// visible `[... context truncated at N characters ...]` marker when cut.
 #[napi(
     catch_unwind,
-    ts_args_type = "sources: ContextSource[], options?: MaxCharsOptions"
+    ts_args_type = "sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions"
 )]
 pub fn compose_context(
     env: &Env,
@@ -350,15 +398,16 @@ pub fn compose_context(
     let parsed = (|| -> CoreResult<_> {
         let sources = sources_arg(sources)?;
         let o: MaxCharsOptions = args::options(options, "options")?;
-        Ok((sources, max_chars(o.max_chars)?))
+        Ok((sources, (max_chars(o.max_chars)?, o.redact.unwrap_or(true))))
     })();
     bridge::run_sync(env, || {
         let (sources, chars) = parsed?;
-        let c = inject::compose_context(&sources, chars);
+        let c = inject::compose_context(&sources, chars.0, chars.1);
         Ok(ComposedContext {
             text: c.text,
             truncated: c.truncated,
             omitted: c.omitted,
+            redactions: redactions_js(&c.redactions),
         })
     })
 }

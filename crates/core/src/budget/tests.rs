@@ -265,26 +265,25 @@ fn truncate_markers_exactly_where_lines_were_removed() {
 
 #[test]
 fn truncate_severe_cases() {
-    // max_lines 0: first and last 3 lines.
+    // max_lines 0 is a hard cap (issue 14 item 11: it used to keep six lines): only the
+    // marker remains.
     let t = truncate_file(&numbered(20), 0, &[10]);
-    assert_eq!(
-        t.text,
-        "line 1\nline 2\nline 3\n...\nline 18\nline 19\nline 20\n"
-    );
+    assert_eq!(t.text, "...\n");
     assert!(t.severe && t.truncated);
-    assert_eq!(t.kept_lines, 6);
-    // Every requested line outside the file.
+    assert_eq!(t.kept_lines, 0);
+    // Every requested line outside the file: the edges, within max_lines.
     let t = truncate_file(&numbered(20), 4, &[0, 21, 500]);
     assert!(t.severe);
-    assert_eq!(t.kept_lines, 6);
+    assert_eq!(t.kept_lines, 4);
+    assert_eq!(t.text, "line 1\nline 2\n...\nline 19\nline 20\n");
     // With room for more, the edges grow to max_lines.
     let t = truncate_file(&numbered(40), 10, &[99]);
     assert_eq!(t.kept_lines, 10);
     assert!(t.text.starts_with("line 1\n") && t.text.ends_with("line 40\n"));
-    // A tiny file under the fallback: everything kept, nothing removed, still flagged.
+    // A tiny file with max_lines 0: nothing kept either.
     let t = truncate_file("a\nb\n", 0, &[]);
-    assert_eq!(t.text, "a\nb\n");
-    assert!(t.severe && !t.truncated);
+    assert_eq!(t.text, "...\n");
+    assert!(t.severe && t.truncated);
     // Empty content is never severe.
     let t = truncate_file("", 0, &[1]);
     assert!(!t.severe && !t.truncated);
@@ -341,8 +340,10 @@ proptest! {
         prop_assert_eq!(t.truncated, t.kept_lines < n);
         if n <= max_lines {
             prop_assert_eq!(&t.text, &content);
-        } else if !t.severe {
+        } else {
             prop_assert!(t.kept_lines <= max_lines);
+        }
+        if n > max_lines && !t.severe {
             let valid: std::collections::BTreeSet<usize> =
                 around.iter().filter(|&&l| l >= 1 && l <= n).map(|&l| l - 1).collect();
             if valid.len() <= max_lines {

@@ -28,7 +28,8 @@ pub struct Truncation {
     pub truncated: bool,
     /// Whether the minimum-context fallback was used because the request could not be met
     /// meaningfully: `max_lines` is 0, or every requested line is outside the file. The text
-    /// then holds the first and last few lines and may exceed `max_lines`.
+    /// then holds the first and last lines (at most `max_lines`; none at all, only the marker,
+    /// when `max_lines` is 0).
     pub severe: bool,
 }
 
@@ -65,9 +66,9 @@ pub fn truncate_file(content: &str, max_lines: usize, around_lines: &[usize]) ->
 ///   kept, followed by one marker.
 /// - **Severe.** When nothing meaningful would survive, i.e. `max_lines == 0` or every
 ///   requested line is outside the file, the first and last lines are kept instead
-///   (`max(max_lines, 2 * SEVERE_EDGE_LINES)` in all, split evenly, the head getting the odd
-///   one) with a marker between them, and `severe` is set. This may exceed `max_lines`, by
-///   design: the spec asks for minimum context rather than an empty result.
+///   (`max_lines` in all, split evenly, the head getting the odd one) with a marker between
+///   them, and `severe` is set. `max_lines` is a hard cap here too (issue 14: `maxLines: 0`
+///   used to return six lines): with 0 the text is one marker line.
 /// - `max_lines` counts input lines; the marker lines are extra (at most one more than the
 ///   number of kept runs).
 ///
@@ -130,7 +131,7 @@ pub fn truncate_file_with(
 
 /// The keep-mask of the severe fallback: the first and last lines.
 fn edges(n: usize, max_lines: usize) -> Vec<bool> {
-    let total = max_lines.max(2 * SEVERE_EDGE_LINES);
+    let total = max_lines;
     let head = total.div_ceil(2);
     let tail = total - head;
     if head + tail >= n {

@@ -127,8 +127,10 @@ pub async fn build_fix_context(
         source_files.insert(rel.clone(), content);
     }
 
+    // Tool output can print a secret too (an assertion on a token, a config dump).
+    let errors_text = meta.redact("the errors", format_errors(&errors));
     Ok(FixContext {
-        errors: format_errors(&errors),
+        errors: errors_text,
         error_summary: summarize(&errors),
         source_files,
         metadata: meta.into_option(),

@@ -155,9 +155,9 @@ pub async fn build_issue_context(
         })
         .collect();
 
-    super::scan_secrets("the issue body", &issue.body, &mut meta);
+    let issue_text = meta.redact("the issue", format_issue(issue));
     Ok(IssueContext {
-        issue: format_issue(issue),
+        issue: issue_text,
         related_files,
         recent_changes,
         metadata: meta.into_option(),

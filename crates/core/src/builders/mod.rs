@@ -10,8 +10,10 @@
 //!
 //! All file content is read through [`Scope`]; paths taken from task
 //! files, issues and validation output are resolved inside the root, and anything pointing
-//! outside is ignored with a warning. Content that looks like a credential is kept as is
-//! (agents need the real file) and reported as a warning naming the file, line and kind.
+//! outside is ignored with a warning. Content that looks like a credential is redacted
+//! (`[REDACTED:<kind>]`, as every text that leaves the engine) and reported in
+//! [`Metadata::redactions`] and as a warning naming the file, line and kind (FR-015's warning;
+//! issue 14 replaced "kept as is" by redaction, since the context goes to a model).
 
 mod fix;
 mod implementation;
@@ -77,6 +79,20 @@ pub struct Metadata {
     pub skipped_files: Vec<String>,
     /// Human-readable notes: git failures, skipped files, suspected secrets, ignored paths.
     pub warnings: Vec<String>,
+    /// The secrets replaced by `[REDACTED:<kind>]`: where (file or section), kind and line
+    /// (1-based, in that file or section before any shortening), never the value.
+    pub redactions: Vec<FileRedaction>,
+}
+
+/// One redacted secret of a builder's content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRedaction {
+    /// The repository-relative file, or a section such as `the diff`, `the issue body`.
+    pub file: String,
+    /// What kind of secret.
+    pub kind: crate::secrets::SecretKind,
+    /// 1-based line in that file or section.
+    pub line: usize,
 }
 
 impl Metadata {
@@ -116,6 +132,29 @@ impl Metadata {
         }
     }
 
+    /// Redacts `text` (file or section `source`) and records what was replaced.
+    pub(crate) fn redact(&mut self, source: &str, text: String) -> String {
+        if !crate::secrets::contains_secret(&text) {
+            return text;
+        }
+        let (out, report) = crate::secrets::redact_reported(&text);
+        for r in report {
+            self.warn(format!(
+                "redacted a suspected secret ({}) in {source} at line {}",
+                r.kind.as_str(),
+                r.line
+            ));
+            if self.redactions.len() < MAX_WARNINGS {
+                self.redactions.push(FileRedaction {
+                    file: source.to_owned(),
+                    kind: r.kind,
+                    line: r.line,
+                });
+            }
+        }
+        out
+    }
+
     pub(crate) fn into_option(self) -> Option<Metadata> {
         (!self.is_empty()).then_some(self)
     }
@@ -143,10 +182,7 @@ impl Repo {
             ..ReadLimits::default()
         };
         match self.scope.read_resolved(resolved, &limits) {
-            Ok(file) => {
-                scan_secrets(&file.rel, &file.text, meta);
-                Some(file.text)
-            }
+            Ok(file) => Some(meta.redact(&file.rel, file.text)),
             Err(e) => {
                 note_read_error(&resolved.rel, &e, meta);
                 None
@@ -270,15 +306,4 @@ pub(crate) fn shown(path: &str) -> String {
         s.push_str("...");
     }
     s
-}
-
-/// FR-015: a warning per suspected secret (file, line, kind); the content is kept as is.
-pub(crate) fn scan_secrets(rel: &str, text: &str, meta: &mut Metadata) {
-    for finding in crate::secrets::scan(text) {
-        meta.warn(format!(
-            "possible secret ({}) in {rel} at line {}",
-            finding.kind.as_str(),
-            finding.line
-        ));
-    }
 }

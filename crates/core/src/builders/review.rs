@@ -131,6 +131,8 @@ pub async fn build_review_context(
         }
     };
     let hunks = changed_lines(&raw);
+    // Redacted before it is shortened (a cut never splits a secret).
+    let raw = meta.redact("the diff", raw);
     let t = truncate_file_with(&raw, MAX_DIFF_LINES, &[], 0);
     drop(raw);
     meta.record("diff", None, &t);

@@ -175,212 +175,342 @@ fn text(s: Option<regex::Match<'_>>) -> Option<String> {
     s.map(|m| m.as_str().to_owned())
 }
 
+/// How many of a file's traceback errors a pytest `FAILED` summary line is compared with, from
+/// the first one not yet matched. pytest prints the summary in the order of the tracebacks,
+/// so the match is nearly always the first candidate; the bound keeps thousands of summary
+/// lines linear (issue 14: 8 MiB of `FAILED` lines took 37 s when each looked at every error).
+const PYTEST_MATCH_WINDOW: usize = 64;
+
 /// Turns a tool's output into problems, in the order they appear. Recognises `tsc` (both
 /// formats), `eslint` (stylish, unix), `rustc`/`cargo`/`clippy` (`error[E..]:` with its
 /// `-->` location), `pytest` (traceback locations with their `E` lines, and `FAILED`/`ERROR`
 /// summary lines not already covered), `mypy` and `ruff` (concise and full).
+///
+/// Linear in the output: each line is tried against each format once, and the pytest summary
+/// lookup is bounded ([`PYTEST_MATCH_WINDOW`]).
 pub fn parse_validation_output(output: &str) -> Vec<ParsedError> {
-    let p = patterns();
-    let mut errors: Vec<ParsedError> = Vec::new();
-    let mut pending: Option<Pending> = None;
-    let mut eslint_file: Option<String> = None;
-    let mut pytest_e_lines: Vec<String> = Vec::new();
-
+    let mut parser = Parser::new();
     for raw in output.lines() {
+        parser.line(raw);
+    }
+    parser.finish()
+}
+
+/// The parser's state between lines.
+struct Parser {
+    p: &'static Patterns,
+    errors: Vec<ParsedError>,
+    /// A rustc or ruff header waiting for its `-->` location line.
+    pending: Option<Pending>,
+    /// The file an eslint "stylish" block is about.
+    eslint_file: Option<String>,
+    /// The `E ` lines of the current pytest traceback.
+    pytest_e_lines: Vec<String>,
+    /// Per file, the indices in `errors` of pytest traceback errors with a line, and how many
+    /// of them have been matched by `FAILED` lines already.
+    pytest_tracebacks: std::collections::HashMap<String, (Vec<usize>, usize)>,
+}
+
+impl Parser {
+    fn new() -> Parser {
+        Parser {
+            p: patterns(),
+            errors: Vec::new(),
+            pending: None,
+            eslint_file: None,
+            pytest_e_lines: Vec::new(),
+            pytest_tracebacks: std::collections::HashMap::new(),
+        }
+    }
+
+    fn finish(mut self) -> Vec<ParsedError> {
+        if let Some(Pending::Rust(e)) = self.pending.take() {
+            self.errors.push(e);
+        }
+        self.errors
+    }
+
+    /// One line of output: the first format that recognises it wins.
+    fn line(&mut self, raw: &str) {
         let stripped;
         let line = if raw.contains('\x1b') {
-            stripped = p.ansi.replace_all(raw, "");
+            stripped = self.p.ansi.replace_all(raw, "");
             stripped.as_ref()
         } else {
             raw
         };
         let line = line.trim_end();
-
-        if let Some(pend) = pending.take() {
-            if let Some(c) = p.arrow.captures(line) {
-                let mut e = match pend {
-                    Pending::Rust(e) | Pending::Ruff(e) => e,
-                };
-                e.file = text(c.name("file"));
-                e.line = num(c.name("line"));
-                e.column = num(c.name("col"));
-                errors.push(e);
-                continue;
-            }
-            if let Pending::Rust(e) = pend {
-                // A rustc/cargo error without a location (a linker failure, a missing crate).
-                errors.push(e);
-            }
+        let handled = self.location_of_pending(line)
+            || self.tsc(line)
+            || self.eslint_unix(line)
+            || self.ruff_concise(line)
+            || self.colon_severity(line)
+            || self.pytest_location(line)
+            || self.pytest_failed(line)
+            || self.pytest_e_line(line)
+            || self.rust_header(line)
+            || self.ruff_header(line)
+            || self.eslint_entry(line);
+        if !handled {
+            self.other_line(line);
         }
+    }
 
-        if let Some(c) = p
+    /// The `-->` line completing a pending rustc/ruff header; a rustc header without one is
+    /// kept without a location (a linker failure, a missing crate).
+    fn location_of_pending(&mut self, line: &str) -> bool {
+        let Some(pend) = self.pending.take() else {
+            return false;
+        };
+        if let Some(c) = self.p.arrow.captures(line) {
+            let (Pending::Rust(mut e) | Pending::Ruff(mut e)) = pend;
+            e.file = text(c.name("file"));
+            e.line = num(c.name("line"));
+            e.column = num(c.name("col"));
+            self.errors.push(e);
+            return true;
+        }
+        if let Pending::Rust(e) = pend {
+            self.errors.push(e);
+        }
+        false
+    }
+
+    fn tsc(&mut self, line: &str) -> bool {
+        let p = self.p;
+        let Some(c) = p
             .tsc_paren
             .captures(line)
             .or_else(|| p.tsc_pretty.captures(line))
-        {
-            errors.push(ParsedError {
-                file: text(c.name("file")).map(|f| f.trim().to_owned()),
-                line: num(c.name("line")),
-                column: num(c.name("col")),
-                message: c["msg"].to_owned(),
-                severity: Severity::parse(&c["sev"]).unwrap_or(Severity::Error),
-                tool: Some("tsc".into()),
-                code: text(c.name("code")),
-            });
-            continue;
-        }
-        if let Some(c) = p.eslint_unix.captures(line) {
-            errors.push(ParsedError {
-                file: text(c.name("file")),
-                line: num(c.name("line")),
-                column: num(c.name("col")),
-                message: c["msg"].to_owned(),
-                severity: Severity::parse(&c["sev"]).unwrap_or(Severity::Error),
-                tool: Some("eslint".into()),
-                code: text(c.name("code")),
-            });
-            continue;
-        }
-        if let Some(c) = p.ruff_concise.captures(line) {
-            errors.push(ParsedError {
-                file: text(c.name("file")),
-                line: num(c.name("line")),
-                column: num(c.name("col")),
-                message: c["msg"].to_owned(),
-                severity: Severity::Error,
-                tool: Some("ruff".into()),
-                code: text(c.name("code")),
-            });
-            continue;
-        }
-        if let Some(c) = p.colon_severity.captures(line) {
-            let file = c["file"].to_owned();
-            let tool = if file.ends_with(".py") || file.ends_with(".pyi") {
-                Some("mypy".to_owned())
-            } else {
-                None
-            };
-            errors.push(ParsedError {
+        else {
+            return false;
+        };
+        self.errors.push(ParsedError {
+            file: text(c.name("file")).map(|f| f.trim().to_owned()),
+            line: num(c.name("line")),
+            column: num(c.name("col")),
+            message: c["msg"].to_owned(),
+            severity: Severity::parse(&c["sev"]).unwrap_or(Severity::Error),
+            tool: Some("tsc".into()),
+            code: text(c.name("code")),
+        });
+        true
+    }
+
+    fn eslint_unix(&mut self, line: &str) -> bool {
+        let Some(c) = self.p.eslint_unix.captures(line) else {
+            return false;
+        };
+        self.errors.push(ParsedError {
+            file: text(c.name("file")),
+            line: num(c.name("line")),
+            column: num(c.name("col")),
+            message: c["msg"].to_owned(),
+            severity: Severity::parse(&c["sev"]).unwrap_or(Severity::Error),
+            tool: Some("eslint".into()),
+            code: text(c.name("code")),
+        });
+        true
+    }
+
+    fn ruff_concise(&mut self, line: &str) -> bool {
+        let Some(c) = self.p.ruff_concise.captures(line) else {
+            return false;
+        };
+        self.errors.push(ParsedError {
+            file: text(c.name("file")),
+            line: num(c.name("line")),
+            column: num(c.name("col")),
+            message: c["msg"].to_owned(),
+            severity: Severity::Error,
+            tool: Some("ruff".into()),
+            code: text(c.name("code")),
+        });
+        true
+    }
+
+    /// `file:line[:col]: error|warning|note: message [code]` (mypy, gcc-style tools).
+    fn colon_severity(&mut self, line: &str) -> bool {
+        let Some(c) = self.p.colon_severity.captures(line) else {
+            return false;
+        };
+        let file = c["file"].to_owned();
+        let tool = (file.ends_with(".py") || file.ends_with(".pyi")).then(|| "mypy".to_owned());
+        self.errors.push(ParsedError {
+            file: Some(file),
+            line: num(c.name("line")),
+            column: num(c.name("col")),
+            message: c["msg"].to_owned(),
+            severity: Severity::parse(&c["sev"]).unwrap_or(Severity::Error),
+            tool,
+            code: text(c.name("code")),
+        });
+        true
+    }
+
+    /// `path.py:12: AssertionError`: a traceback's location, with the `E ` lines before it as
+    /// the message.
+    fn pytest_location(&mut self, line: &str) -> bool {
+        let Some(c) = self.p.pytest_location.captures(line) else {
+            return false;
+        };
+        let message = if self.pytest_e_lines.is_empty() {
+            c["exc"].to_owned()
+        } else {
+            self.pytest_e_lines.join(" ")
+        };
+        self.pytest_e_lines.clear();
+        let file = c["file"].to_owned();
+        self.pytest_tracebacks
+            .entry(file.clone())
+            .or_default()
+            .0
+            .push(self.errors.len());
+        self.errors.push(ParsedError {
+            file: Some(file),
+            line: num(c.name("line")),
+            column: None,
+            message,
+            severity: Severity::Error,
+            tool: Some("pytest".into()),
+            code: text(c.name("exc")),
+        });
+        true
+    }
+
+    /// `FAILED path.py::test - detail`: kept unless a traceback already gave this failure with
+    /// its line.
+    fn pytest_failed(&mut self, line: &str) -> bool {
+        let Some(c) = self.p.pytest_failed.captures(line) else {
+            return false;
+        };
+        let file = c["file"].to_owned();
+        let message = match (c.name("test"), c.name("msg")) {
+            (Some(t), Some(m)) => format!("{} - {}", t.as_str(), m.as_str()),
+            (Some(t), None) => t.as_str().to_owned(),
+            (None, Some(m)) => m.as_str().to_owned(),
+            (None, None) => c["kind"].to_owned(),
+        };
+        let covered = c
+            .name("msg")
+            .is_some_and(|d| self.traceback_covers(&file, d.as_str()));
+        if !covered {
+            self.errors.push(ParsedError {
                 file: Some(file),
-                line: num(c.name("line")),
-                column: num(c.name("col")),
-                message: c["msg"].to_owned(),
-                severity: Severity::parse(&c["sev"]).unwrap_or(Severity::Error),
-                tool,
-                code: text(c.name("code")),
-            });
-            continue;
-        }
-        if let Some(c) = p.pytest_location.captures(line) {
-            let message = if pytest_e_lines.is_empty() {
-                c["exc"].to_owned()
-            } else {
-                pytest_e_lines.join(" ")
-            };
-            pytest_e_lines.clear();
-            errors.push(ParsedError {
-                file: text(c.name("file")),
-                line: num(c.name("line")),
+                line: None,
                 column: None,
                 message,
                 severity: Severity::Error,
                 tool: Some("pytest".into()),
-                code: text(c.name("exc")),
+                code: Some(c["kind"].to_owned()),
             });
-            continue;
         }
-        if let Some(c) = p.pytest_failed.captures(line) {
-            let file = c["file"].to_owned();
-            let message = match (c.name("test"), c.name("msg")) {
-                (Some(t), Some(m)) => format!("{} - {}", t.as_str(), m.as_str()),
-                (Some(t), None) => t.as_str().to_owned(),
-                (None, Some(m)) => m.as_str().to_owned(),
-                (None, None) => c["kind"].to_owned(),
-            };
-            let detail = c.name("msg").map(|m| m.as_str().to_owned());
-            // The traceback already gave this failure with its line: keep that one.
-            let covered = detail.as_ref().is_some_and(|d| {
-                errors.iter().any(|e| {
-                    e.tool.as_deref() == Some("pytest")
-                        && e.file.as_deref() == Some(file.as_str())
-                        && e.line.is_some()
-                        && e.message.contains(d.trim_start_matches("assert ").trim())
-                })
-            });
-            if !covered {
-                errors.push(ParsedError {
-                    file: Some(file),
-                    line: None,
-                    column: None,
-                    message,
-                    severity: Severity::Error,
-                    tool: Some("pytest".into()),
-                    code: Some(c["kind"].to_owned()),
-                });
+        true
+    }
+
+    /// Whether one of the next [`PYTEST_MATCH_WINDOW`] unmatched tracebacks of `file` carries
+    /// `detail`; the first match and those before it count as matched.
+    fn traceback_covers(&mut self, file: &str, detail: &str) -> bool {
+        let Some((indices, matched)) = self.pytest_tracebacks.get_mut(file) else {
+            return false;
+        };
+        let needle = detail.trim_start_matches("assert ").trim();
+        let errors = &self.errors;
+        let found = indices
+            .iter()
+            .enumerate()
+            .skip(*matched)
+            .take(PYTEST_MATCH_WINDOW)
+            .find(|(_, &i)| errors[i].message.contains(needle));
+        match found {
+            Some((k, _)) => {
+                *matched = k + 1;
+                true
             }
-            continue;
+            None => false,
         }
-        if let Some(rest) = line.strip_prefix("E ") {
-            let rest = rest.trim();
-            if !rest.is_empty() && pytest_e_lines.len() < 20 {
-                pytest_e_lines.push(rest.to_owned());
-            }
-            continue;
+    }
+
+    fn pytest_e_line(&mut self, line: &str) -> bool {
+        let Some(rest) = line.strip_prefix("E ") else {
+            return false;
+        };
+        let rest = rest.trim();
+        if !rest.is_empty() && self.pytest_e_lines.len() < 20 {
+            self.pytest_e_lines.push(rest.to_owned());
         }
-        if let Some(c) = p.rust_header.captures(line) {
-            if !p.rust_noise.is_match(&c["msg"]) {
-                pending = Some(Pending::Rust(ParsedError {
-                    file: None,
-                    line: None,
-                    column: None,
-                    message: c["msg"].to_owned(),
-                    severity: Severity::parse(&c["sev"]).unwrap_or(Severity::Error),
-                    tool: Some("rustc".into()),
-                    code: text(c.name("code")),
-                }));
-            }
-            eslint_file = None;
-            continue;
-        }
-        if let Some(c) = p.ruff_header.captures(line) {
-            pending = Some(Pending::Ruff(ParsedError {
+        true
+    }
+
+    /// `error[E0308]: message`, completed by a later `-->` line.
+    fn rust_header(&mut self, line: &str) -> bool {
+        let Some(c) = self.p.rust_header.captures(line) else {
+            return false;
+        };
+        if !self.p.rust_noise.is_match(&c["msg"]) {
+            self.pending = Some(Pending::Rust(ParsedError {
                 file: None,
                 line: None,
                 column: None,
                 message: c["msg"].to_owned(),
-                severity: Severity::Error,
-                tool: Some("ruff".into()),
+                severity: Severity::parse(&c["sev"]).unwrap_or(Severity::Error),
+                tool: Some("rustc".into()),
                 code: text(c.name("code")),
             }));
-            continue;
         }
-        if let Some(file) = &eslint_file {
-            if let Some(c) = p.eslint_entry.captures(line) {
-                errors.push(ParsedError {
-                    file: Some(file.clone()),
-                    line: num(c.name("line")),
-                    column: num(c.name("col")),
-                    message: c["msg"].to_owned(),
-                    severity: Severity::parse(&c["sev"]).unwrap_or(Severity::Error),
-                    tool: Some("eslint".into()),
-                    code: text(c.name("code")),
-                });
-                continue;
-            }
-        }
-        if p.eslint_file.is_match(line) {
-            eslint_file = Some(line.to_owned());
+        self.eslint_file = None;
+        true
+    }
+
+    /// `F401 [*] message` (ruff's full format), completed by a later `-->` line.
+    fn ruff_header(&mut self, line: &str) -> bool {
+        let Some(c) = self.p.ruff_header.captures(line) else {
+            return false;
+        };
+        self.pending = Some(Pending::Ruff(ParsedError {
+            file: None,
+            line: None,
+            column: None,
+            message: c["msg"].to_owned(),
+            severity: Severity::Error,
+            tool: Some("ruff".into()),
+            code: text(c.name("code")),
+        }));
+        true
+    }
+
+    /// `  12:5  error  message  rule` under an eslint "stylish" file line.
+    fn eslint_entry(&mut self, line: &str) -> bool {
+        let Some(file) = &self.eslint_file else {
+            return false;
+        };
+        let Some(c) = self.p.eslint_entry.captures(line) else {
+            return false;
+        };
+        self.errors.push(ParsedError {
+            file: Some(file.clone()),
+            line: num(c.name("line")),
+            column: num(c.name("col")),
+            message: c["msg"].to_owned(),
+            severity: Severity::parse(&c["sev"]).unwrap_or(Severity::Error),
+            tool: Some("eslint".into()),
+            code: text(c.name("code")),
+        });
+        true
+    }
+
+    /// Any other line: an eslint file heading starts a block, other unindented text ends
+    /// one, and a pytest section rule ends a traceback.
+    fn other_line(&mut self, line: &str) {
+        if self.p.eslint_file.is_match(line) {
+            self.eslint_file = Some(line.to_owned());
         } else if line.is_empty() || !line.starts_with(char::is_whitespace) {
             if !line.is_empty() {
-                eslint_file = None;
+                self.eslint_file = None;
             }
             if line.starts_with("___") || line.starts_with("===") {
-                pytest_e_lines.clear();
+                self.pytest_e_lines.clear();
             }
         }
     }
-    if let Some(Pending::Rust(e)) = pending {
-        errors.push(e);
-    }
-    errors
 }

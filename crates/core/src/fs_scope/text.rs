@@ -31,6 +31,16 @@ pub struct NormalizedText {
 /// UTF-8 text in any script and latin-1-style legacy encodings are text. An empty slice is text.
 pub fn looks_binary(bytes: &[u8]) -> bool {
     let sample = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
+    // UTF-16 with a byte-order mark: half its bytes are NUL for Latin text, so it is judged
+    // on its decoded characters instead.
+    if let Some(little_endian) = utf16_bom(sample) {
+        let units = decode_utf16_units(&sample[2..], little_endian);
+        let decoded: String = char::decode_utf16(units)
+            .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect();
+        return decoded.contains('\0')
+            || decoded.bytes().filter(|&b| is_non_text_control(b)).count() * 10 > decoded.len();
+    }
     if sample.is_empty() {
         return false;
     }
@@ -56,14 +66,19 @@ fn is_non_text_control(b: u8) -> bool {
 /// Decodes file bytes into display text.
 ///
 /// In order: a leading UTF-8 byte-order mark is removed; the bytes are decoded as UTF-8, with
-/// invalid sequences replaced by U+FFFD (`lossy`); `"\r\n"` and lone `'\r'` become `'\n'`
+/// invalid sequences replaced by U+FFFD (`lossy`), or as UTF-16 when they start with a UTF-16
+/// byte-order mark (`FF FE` little-endian, `FE FF` big-endian); `"\r\n"` and lone `'\r'` become `'\n'`
 /// (`crlf`); lines longer than `max_line_chars` characters are cut as by
 /// [`truncate_long_lines`] (`long_lines_truncated`). `max_line_chars == 0` means no limit.
 pub fn normalize_text(bytes: &[u8], max_line_chars: usize) -> NormalizedText {
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let (decoded, lossy) = match std::str::from_utf8(body) {
-        Ok(s) => (Cow::Borrowed(s), false),
-        Err(_) => (String::from_utf8_lossy(body), true),
+    let (decoded, lossy) = if let Some(little_endian) = utf16_bom(bytes) {
+        decode_utf16(&bytes[2..], little_endian)
+    } else {
+        match std::str::from_utf8(body) {
+            Ok(s) => (Cow::Borrowed(s), false),
+            Err(_) => (String::from_utf8_lossy(body), true),
+        }
     };
     let (unix, crlf) = if decoded.contains('\r') {
         (Cow::Owned(convert_line_endings(&decoded)), true)
@@ -83,6 +98,42 @@ pub fn normalize_text(bytes: &[u8], max_line_chars: usize) -> NormalizedText {
     }
 }
 
+/// `Some(true)` for a UTF-16 little-endian byte-order mark, `Some(false)` for big-endian.
+fn utf16_bom(bytes: &[u8]) -> Option<bool> {
+    match bytes.get(..2) {
+        Some([0xFF, 0xFE]) => Some(true),
+        Some([0xFE, 0xFF]) => Some(false),
+        _ => None,
+    }
+}
+
+fn decode_utf16_units(bytes: &[u8], little_endian: bool) -> impl Iterator<Item = u16> + '_ {
+    bytes.chunks_exact(2).map(move |p| {
+        if little_endian {
+            u16::from_le_bytes([p[0], p[1]])
+        } else {
+            u16::from_be_bytes([p[0], p[1]])
+        }
+    })
+}
+
+/// UTF-16 (after its BOM) to text; unpaired surrogates and an odd last byte become U+FFFD
+/// (`lossy`).
+fn decode_utf16(bytes: &[u8], little_endian: bool) -> (Cow<'static, str>, bool) {
+    let mut lossy = bytes.len() % 2 == 1;
+    let mut out = String::with_capacity(bytes.len() / 2);
+    for c in char::decode_utf16(decode_utf16_units(bytes, little_endian)) {
+        out.push(c.unwrap_or_else(|_| {
+            lossy = true;
+            char::REPLACEMENT_CHARACTER
+        }));
+    }
+    if bytes.len() % 2 == 1 {
+        out.push(char::REPLACEMENT_CHARACTER);
+    }
+    (Cow::Owned(out), lossy)
+}
+
 /// Replaces `"\r\n"` and lone `'\r'` with `'\n'`.
 fn convert_line_endings(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -100,7 +151,9 @@ fn convert_line_endings(s: &str) -> String {
 }
 
 /// Cuts every line of `text` that is longer than `max_line_chars` characters (Unicode scalar
-/// values, not bytes) to its first `max_line_chars` characters followed by `"..."`.
+/// values, not bytes) to its first `max_line_chars` characters followed by `"..."`. A cut
+/// that would fall inside a secret ([`crate::secrets::safe_cut`]) moves back to the secret's
+/// start, so no secret's prefix survives a cut.
 ///
 /// Lines are separated by `'\n'`; a `'\r'` just before it belongs to the line ending and is
 /// kept. The cut is always on a character boundary. Returns the input unchanged (borrowed) when
@@ -123,7 +176,12 @@ fn truncate_counted(text: &str, max_line_chars: usize) -> (Cow<'_, str>, usize) 
         let full = &text[start..end];
         let line = full.strip_suffix('\r').unwrap_or(full);
         let cut_at = if line.len() > max_line_chars {
-            line.char_indices().nth(max_line_chars).map(|(i, _)| i)
+            // Never inside a secret: cutting there would leave its first characters, which
+            // no redaction of the cut text can recognise any more (so the cut moves back to
+            // the secret's start, and the secret is left out with the rest of the line).
+            line.char_indices()
+                .nth(max_line_chars)
+                .map(|(i, _)| crate::secrets::safe_cut(line, i))
         } else {
             None
         };
@@ -219,6 +277,35 @@ mod tests {
         // only a leading BOM is stripped
         let n = normalize_text("a\u{FEFF}b".as_bytes(), 2000);
         assert_eq!(n.text, "a\u{FEFF}b");
+    }
+
+    #[test]
+    fn utf16_with_a_bom_is_text() {
+        // Issue 14 item 13: UTF-16 files were refused as binary (half their bytes are NUL).
+        let text = "fn main() {\r\n    println!(\"héllo 🦀\");\r\n}\r\n";
+        let units: Vec<u16> = text.encode_utf16().collect();
+        let le: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(units.iter().flat_map(|u| u.to_le_bytes()))
+            .collect();
+        let be: Vec<u8> = [0xFE, 0xFF]
+            .into_iter()
+            .chain(units.iter().flat_map(|u| u.to_be_bytes()))
+            .collect();
+        for bytes in [&le, &be] {
+            assert!(!looks_binary(bytes));
+            let n = normalize_text(bytes, 2000);
+            assert_eq!(n.text, "fn main() {\n    println!(\"héllo 🦀\");\n}\n");
+            assert!(n.crlf && !n.lossy);
+        }
+        // A BOM in front of binary data does not make it text.
+        let mut fake = vec![0xFF, 0xFE];
+        fake.extend_from_slice(&[0, 0, 1, 0, 2, 0, 3, 0]);
+        assert!(looks_binary(&fake));
+        // An odd trailing byte is lossy, not a panic.
+        let n = normalize_text(&[0xFF, 0xFE, b'a', 0, b'b'], 0);
+        assert_eq!(n.text, "a\u{FFFD}");
+        assert!(n.lossy);
     }
 
     #[test]

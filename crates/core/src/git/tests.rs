@@ -212,3 +212,61 @@ fn user_config_cannot_change_the_diff_format() {
         vec![("a.txt".to_owned(), vec![2])]
     );
 }
+
+/// The parsers of git's output take whatever git (or a stand-in on PATH) prints: no panic,
+/// and nothing invented from nothing (issue 14: property tests of every parser of outside
+/// input).
+mod parser_properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn git_ish() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop::sample::select(vec![
+                "\0",
+                "\t",
+                "\n",
+                "-",
+                "1",
+                "0",
+                "M",
+                "R087",
+                "A",
+                "D",
+                "a.txt",
+                "b c",
+                "é",
+                "\x1e",
+                "\x1f",
+                "commit ",
+                "diff --git a/x b/x\n",
+                "+++ b/x\n",
+                "@@ -1,2 +3,4 @@\n",
+                "@@ -0,0 +1 @@\n",
+                "+x\n",
+                "-y\n",
+                " z\n",
+                "\\ No newline at end of file\n",
+            ]),
+            0..80,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn git_output_parsers_never_panic(text in any::<String>(), shaped in git_ish()) {
+            for t in [&text, &shaped] {
+                let _ = ops::parse_log(t);
+                let rows = ops::parse_numstat_z(t);
+                prop_assert!(rows.len() <= t.matches('\0').count() + 1);
+                let st = ops::parse_name_status_z(t);
+                prop_assert!(st.len() <= t.matches('\0').count() + 1);
+                let lines = ops::changed_lines(t);
+                prop_assert!(lines.len() <= t.lines().count());
+            }
+        }
+    }
+}

@@ -22,6 +22,7 @@ use std::path::Path;
 
 use crate::fs_scope::{ReadLimits, Scope};
 use crate::git::{Git, GitError};
+use crate::secrets::Redaction;
 use crate::Error;
 
 pub use declarations::{declarations, Declaration};
@@ -106,6 +107,45 @@ pub struct ContextSource {
     pub content: String,
     /// Whether `content` was cut.
     pub truncated: bool,
+    /// The secrets replaced by `[REDACTED:<kind>]` in `content`: kind and line (1-based, in
+    /// `content`), never the value. Empty when the source was read with redaction off.
+    pub redactions: Vec<Redaction>,
+}
+
+/// The last step of every source: the rendered text is redacted as a whole (when `redact`),
+/// and only then cut to `max_chars` ([`cut_chars`]), so a cut can never split a secret and
+/// leave its first characters behind; the report keeps the redactions still in the text.
+pub(crate) fn finish_source(
+    kind: SourceKind,
+    label: String,
+    text: &str,
+    max_chars: usize,
+    redact: bool,
+    truncated: bool,
+) -> ContextSource {
+    let (content, mut redactions) = if redact {
+        crate::secrets::redact_reported(text)
+    } else {
+        (text.to_owned(), Vec::new())
+    };
+    let (content, cut) = cut_chars(&content, max_chars, TRUNCATION_MARKER);
+    keep_shown(&mut redactions, &content);
+    ContextSource {
+        kind,
+        label,
+        content,
+        truncated: truncated || cut,
+        redactions,
+    }
+}
+
+/// Drops the redactions whose line is no longer in `text` (it was cut).
+fn keep_shown(redactions: &mut Vec<Redaction>, text: &str) {
+    if redactions.is_empty() {
+        return;
+    }
+    let lines = text.split('\n').count();
+    redactions.retain(|r| r.line <= lines);
 }
 
 /// Length in UTF-16 code units.
@@ -151,6 +191,8 @@ pub struct DirOptions {
     pub max_files: usize,
     /// Characters of the rendered source at most. Default [`DEFAULT_MAX_CHARS`].
     pub max_chars: usize,
+    /// Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true.
+    pub redact: bool,
 }
 
 impl Default for DirOptions {
@@ -158,6 +200,7 @@ impl Default for DirOptions {
         DirOptions {
             max_files: DIR_MAX_FILES,
             max_chars: DEFAULT_MAX_CHARS,
+            redact: true,
         }
     }
 }
@@ -183,13 +226,14 @@ pub fn dir_context(path: &Path, options: &DirOptions) -> crate::Result<ContextSo
     if cut {
         out.push_str(&format!("{TRUNCATION_MARKER} (more files not listed)\n"));
     }
-    let (content, truncated) = cut_chars(&out, options.max_chars, TRUNCATION_MARKER);
-    Ok(ContextSource {
-        kind: SourceKind::Dir,
-        label: format!("{name}/"),
-        content,
-        truncated: truncated || cut,
-    })
+    Ok(finish_source(
+        SourceKind::Dir,
+        format!("{name}/"),
+        &out,
+        options.max_chars,
+        options.redact,
+        cut,
+    ))
 }
 
 /// Walks the tree under the scope's root in the order it is printed (each directory's
@@ -296,6 +340,8 @@ pub struct FileOptions {
     pub max_lines: usize,
     /// Characters kept at most. Default [`DEFAULT_MAX_CHARS`].
     pub max_chars: usize,
+    /// Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true.
+    pub redact: bool,
 }
 
 impl Default for FileOptions {
@@ -303,6 +349,7 @@ impl Default for FileOptions {
         FileOptions {
             max_lines: FILE_MAX_LINES,
             max_chars: DEFAULT_MAX_CHARS,
+            redact: true,
         }
     }
 }
@@ -334,7 +381,14 @@ pub fn file_context(
     };
     let resolved = scope.resolve_within(path)?;
     let file = scope.read_resolved(&resolved, &ReadLimits::default())?;
-    let lines: Vec<&str> = file.text.split_inclusive('\n').collect();
+    // Redacted as a whole file before the line cut: a key block that the cut would open or
+    // close in the middle is still recognised whole.
+    let (text, mut redactions) = if options.redact {
+        crate::secrets::redact_reported(&file.text)
+    } else {
+        (file.text, Vec::new())
+    };
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut content: String;
     let mut truncated = false;
     if lines.len() > options.max_lines {
@@ -348,16 +402,22 @@ pub fn file_context(
             lines.len()
         ));
         truncated = true;
+        redactions.retain(|r| r.line <= options.max_lines);
     } else {
-        content = file.text.clone();
+        content = text.clone();
     }
-    let (content, cut) = cut_chars(&content, options.max_chars, TRUNCATION_MARKER);
-    Ok(ContextSource {
-        kind: SourceKind::File,
-        label: file.rel,
-        content,
-        truncated: truncated || cut,
-    })
+    // Already redacted: the character cut needs no second pass.
+    let mut source = finish_source(
+        SourceKind::File,
+        file.rel,
+        &content,
+        options.max_chars,
+        false,
+        truncated,
+    );
+    keep_shown(&mut redactions, &source.content);
+    source.redactions = redactions;
+    Ok(source)
 }
 
 /// `Scope::new` with its messages naming the caller's argument instead of `rootPath`.
@@ -406,12 +466,15 @@ pub(crate) fn git_error(e: GitError) -> Error {
 /// The working tree's staged and unstaged changes (`git diff --cached` and `git diff`),
 /// rendered as two labelled diffs and cut at `max_chars`.
 ///
+/// Secrets in the diff are redacted (and reported) when `redact`.
+///
 /// Errors: `repo_path` not an absolute directory or not a repository (`invalid_request`), no
 /// `git` (`unavailable`), git too slow (`timeout`).
 pub async fn diff_context(
     repo_path: &Path,
     max_chars: usize,
     git: Option<Git>,
+    redact: bool,
 ) -> crate::Result<ContextSource> {
     let scope = open_scope(repo_path, "repoPath")?;
     // Reading far past the cap is useless: 4 bytes per character is the most UTF-8 needs.
@@ -441,13 +504,14 @@ pub async fn diff_context(
         out.push_str("Unstaged changes:\n");
         out.push_str(&u);
     }
-    let (content, cut) = cut_chars(&out, max_chars, TRUNCATION_MARKER);
-    Ok(ContextSource {
-        kind: SourceKind::Diff,
-        label: "working tree".to_owned(),
-        content,
-        truncated: cut || staged.truncated || unstaged.truncated,
-    })
+    Ok(finish_source(
+        SourceKind::Diff,
+        "working tree".to_owned(),
+        &out,
+        max_chars,
+        redact,
+        staged.truncated || unstaged.truncated,
+    ))
 }
 
 /// The composed context of [`compose_context`].
@@ -460,13 +524,19 @@ pub struct Composed {
     pub truncated: bool,
     /// Labels of the sources that did not fit at all.
     pub omitted: Vec<String>,
+    /// The secrets replaced by `[REDACTED:<kind>]` in `text` (kind and 1-based line of
+    /// `text`), never the value.
+    pub redactions: Vec<Redaction>,
 }
 
 /// Composes `sources` into one block of at most `max_chars` characters: sources ordered by
 /// kind (directories, files, pull requests, diffs; the given order within a kind), each under a
 /// heading, filled in order until the cap, then a visible marker naming how many sources were
 /// left out.
-pub fn compose_context(sources: &[ContextSource], max_chars: usize) -> Composed {
+///
+/// The sources may come from anywhere (a caller can pass its own text), so when `redact` the
+/// whole composed text is redacted before it is cut, and the redactions are reported.
+pub fn compose_context(sources: &[ContextSource], max_chars: usize, redact: bool) -> Composed {
     let mut ordered: Vec<&ContextSource> = sources.iter().collect();
     ordered.sort_by_key(|s| s.kind); // stable: the caller's order within a kind
     let mut full = String::new();
@@ -482,12 +552,18 @@ pub fn compose_context(sources: &[ContextSource], max_chars: usize) -> Composed 
             full.push('\n');
         }
     }
+    let (full, mut redactions) = if redact {
+        crate::secrets::redact_reported(&full)
+    } else {
+        (full, Vec::new())
+    };
     let already_cut = ordered.iter().any(|s| s.truncated);
     if utf16_len(&full) <= max_chars {
         return Composed {
             text: full,
             truncated: already_cut,
             omitted: Vec::new(),
+            redactions,
         };
     }
     // Find which sources start beyond the room left for the marker.
@@ -523,9 +599,11 @@ pub fn compose_context(sources: &[ContextSource], max_chars: usize) -> Composed 
         .iter()
         .map(|s| s.label.clone())
         .collect();
+    keep_shown(&mut redactions, &text);
     Composed {
         text,
         truncated: true,
         omitted,
+        redactions,
     }
 }

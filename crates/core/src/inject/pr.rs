@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::process::Command;
 
-use super::{cut_chars, ContextSource, SourceKind, TRUNCATION_MARKER};
+use super::{ContextSource, SourceKind};
 use crate::git::{run_process, Finished, ProcessError};
 use crate::{Error, ErrorKind};
 
@@ -216,7 +216,7 @@ fn render_meta(v: &Value) -> String {
 
 /// A pull request's metadata and diff, through `gh pr view <pr> --json ...` and
 /// `gh pr diff <pr> --color never`, run in `repo_path` (so `gh` knows the repository), rendered
-/// and cut at `max_chars`.
+/// and cut at `max_chars`; secrets redacted and reported when `redact`.
 ///
 /// Errors: `gh` missing or failing (`unavailable`), not authenticated (`unauthorized`), no
 /// such pull request (`invalid_request`), too slow (`timeout`), unparsable output
@@ -226,6 +226,7 @@ pub async fn pr_context(
     pr: &PrRef,
     max_chars: usize,
     gh: Option<Gh>,
+    redact: bool,
 ) -> crate::Result<ContextSource> {
     let scope = super::open_scope(repo_path, "repoPath")?;
     let gh = gh.unwrap_or_default();
@@ -247,14 +248,16 @@ pub async fn pr_context(
     let mut out = render_meta(&meta);
     out.push_str("\nDiff:\n");
     out.push_str(&String::from_utf8_lossy(&diff.stdout));
-    let (content, cut) = cut_chars(&out, max_chars, TRUNCATION_MARKER);
-    Ok(ContextSource {
-        kind: SourceKind::Pr,
-        label: format!(
-            "PR #{}",
-            meta.get("number").and_then(Value::as_u64).unwrap_or(0)
-        ),
-        content,
-        truncated: cut || diff.truncated,
-    })
+    let label = format!(
+        "PR #{}",
+        meta.get("number").and_then(Value::as_u64).unwrap_or(0)
+    );
+    Ok(super::finish_source(
+        SourceKind::Pr,
+        label,
+        &out,
+        max_chars,
+        redact,
+        diff.truncated,
+    ))
 }

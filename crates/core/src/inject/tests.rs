@@ -106,6 +106,7 @@ fn dir_context_caps_large_trees() {
         &DirOptions {
             max_files: 3,
             max_chars: 100_000,
+            redact: true,
         },
     )
     .unwrap();
@@ -155,14 +156,14 @@ fn diff_context_staged_and_unstaged() {
     repo.commit("base");
     let rt = rt();
     let clean = rt
-        .block_on(diff_context(&repo.root(), DEFAULT_MAX_CHARS, None))
+        .block_on(diff_context(&repo.root(), DEFAULT_MAX_CHARS, None, true))
         .unwrap();
     assert_eq!(clean.content, "No staged or unstaged changes.\n");
     repo.write("a.txt", "a2\n");
     repo.git(&["add", "a.txt"]);
     repo.write("b.txt", "b2\n");
     let src = rt
-        .block_on(diff_context(&repo.root(), DEFAULT_MAX_CHARS, None))
+        .block_on(diff_context(&repo.root(), DEFAULT_MAX_CHARS, None, true))
         .unwrap();
     let staged_at = src.content.find("Staged changes:\n").unwrap();
     let unstaged_at = src.content.find("Unstaged changes:\n").unwrap();
@@ -172,18 +173,20 @@ fn diff_context_staged_and_unstaged() {
     assert!(!src.truncated);
 
     repo.write("b.txt", "x\n".repeat(100_000));
-    let big = rt.block_on(diff_context(&repo.root(), 1000, None)).unwrap();
+    let big = rt
+        .block_on(diff_context(&repo.root(), 1000, None, true))
+        .unwrap();
     assert!(big.truncated && utf16_len(&big.content) <= 1000);
 
     let plain = TestRepo::plain();
     let err = rt
-        .block_on(diff_context(&plain.root(), 5000, None))
+        .block_on(diff_context(&plain.root(), 5000, None, true))
         .unwrap_err();
     assert_eq!(err.kind(), crate::ErrorKind::InvalidRequest);
     let empty = tempfile::tempdir().unwrap();
     let git = crate::git::Git::new(repo.root()).with_path_env(empty.path());
     let err = rt
-        .block_on(diff_context(&repo.root(), 5000, Some(git)))
+        .block_on(diff_context(&repo.root(), 5000, Some(git), true))
         .unwrap_err();
     assert_eq!(err.kind(), crate::ErrorKind::Unavailable);
 }
@@ -218,6 +221,7 @@ fn pr_context_through_gh() {
             &PrRef::Number(42),
             DEFAULT_MAX_CHARS,
             Some(gh),
+            true,
         ))
         .unwrap();
     assert_eq!(src.label, "PR #42");
@@ -242,8 +246,14 @@ fn pr_context_errors() {
         let gh = Gh::default()
             .with_path_env(format!("{}:/usr/bin:/bin", bin.path().display()))
             .with_timeout(std::time::Duration::from_millis(500));
-        rt.block_on(pr_context(&repo.root(), &PrRef::Number(7), 5000, Some(gh)))
-            .unwrap_err()
+        rt.block_on(pr_context(
+            &repo.root(),
+            &PrRef::Number(7),
+            5000,
+            Some(gh),
+            true,
+        ))
+        .unwrap_err()
     };
     let e = run("echo 'To get started with GitHub CLI, please run:  gh auth login' >&2; exit 4");
     assert_eq!(e.kind(), crate::ErrorKind::Unauthorized);
@@ -259,7 +269,13 @@ fn pr_context_errors() {
     let empty = tempfile::tempdir().unwrap();
     let gh = Gh::default().with_path_env(empty.path());
     let e = rt
-        .block_on(pr_context(&repo.root(), &PrRef::Number(7), 5000, Some(gh)))
+        .block_on(pr_context(
+            &repo.root(),
+            &PrRef::Number(7),
+            5000,
+            Some(gh),
+            true,
+        ))
         .unwrap_err();
     assert_eq!(e.kind(), crate::ErrorKind::Unavailable);
     assert!(e.message().contains("not installed"));
@@ -284,6 +300,7 @@ fn source(kind: SourceKind, label: &str, content: &str) -> ContextSource {
         label: label.into(),
         content: content.into(),
         truncated: false,
+        redactions: Vec::new(),
     }
 }
 
@@ -296,7 +313,7 @@ fn compose_orders_and_caps() {
         source(SourceKind::Dir, "src/", "TREE\n"),
         source(SourceKind::File, "a.rs", "A\n"),
     ];
-    let c = compose_context(&sources, DEFAULT_MAX_CHARS);
+    let c = compose_context(&sources, DEFAULT_MAX_CHARS, true);
     assert_eq!(
         c.text,
         "## dir: src/\nTREE\n\n## file: b.rs\nB\n\n## file: a.rs\nA\n\n## pr: PR #1\nPR\n\n## diff: working tree\nDIFF\n"
@@ -308,7 +325,7 @@ fn compose_orders_and_caps() {
         source(SourceKind::File, "two", &"y".repeat(4000)),
         source(SourceKind::Diff, "three", "z\n"),
     ];
-    let c = compose_context(&big, 5000);
+    let c = compose_context(&big, 5000, true);
     assert!(utf16_len(&c.text) <= 5000, "{}", utf16_len(&c.text));
     assert!(c.truncated);
     assert!(
@@ -322,11 +339,185 @@ fn compose_orders_and_caps() {
 
     // emoji count as two UTF-16 units, as in JavaScript
     let emoji = vec![source(SourceKind::File, "e", &"😀".repeat(3000))];
-    let c = compose_context(&emoji, 5000);
+    let c = compose_context(&emoji, 5000, true);
     assert!(utf16_len(&c.text) <= 5000);
     assert!(c.truncated && c.omitted.is_empty());
     // a cap smaller than the marker still holds
-    let c = compose_context(&big, 10);
+    let c = compose_context(&big, 10, true);
     assert!(utf16_len(&c.text) <= 10);
-    assert_eq!(compose_context(&[], 5000).text, "");
+    assert_eq!(compose_context(&[], 5000, true).text, "");
+}
+
+// ---- redaction (issue 14 items 2, 12, 14) ------------------------------------------------
+
+use crate::secrets::fakes;
+use crate::secrets::{Redaction, SecretKind};
+
+fn fake_github() -> String {
+    fakes::samples(SecretKind::GithubToken, 41)[0].clone()
+}
+
+#[test]
+fn file_context_redacts_and_reports() {
+    let repo = TestRepo::plain();
+    let gh = fake_github();
+    let npm = fakes::samples(SecretKind::NpmToken, 42)[0].clone();
+    let key = fakes::samples(SecretKind::PrivateKey, 43)[0].clone();
+    repo.write(
+        "cfg.env",
+        format!("# config\n{gh}\n{npm}\n{key}\nPORT=80\n"),
+    );
+    let src = file_context("cfg.env", Some(&repo.root()), &FileOptions::default()).unwrap();
+    for secret in [&gh, &npm] {
+        let value = secret.split_once('=').unwrap().1;
+        assert!(!src.content.contains(value), "{}", src.content);
+    }
+    assert!(!src.content.contains(key.lines().nth(1).unwrap()));
+    assert!(src.content.ends_with("PORT=80\n"), "{}", src.content);
+    assert_eq!(
+        src.redactions,
+        vec![
+            Redaction {
+                kind: SecretKind::GithubToken,
+                line: 2
+            },
+            Redaction {
+                kind: SecretKind::NpmToken,
+                line: 3
+            },
+            Redaction {
+                kind: SecretKind::PrivateKey,
+                line: 4
+            },
+        ]
+    );
+    // The line cut comes after redaction: a key block cut by maxLines is still redacted, and
+    // only the redactions still shown are reported.
+    let cut = file_context(
+        "cfg.env",
+        Some(&repo.root()),
+        &FileOptions {
+            max_lines: 5,
+            ..FileOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(
+        !cut.content.contains(key.lines().nth(1).unwrap()),
+        "{}",
+        cut.content
+    );
+    assert_eq!(cut.redactions.len(), 3);
+    // Opt-out.
+    let raw = file_context(
+        "cfg.env",
+        Some(&repo.root()),
+        &FileOptions {
+            redact: false,
+            ..FileOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(raw.content.contains(&gh));
+    assert!(raw.redactions.is_empty());
+}
+
+#[test]
+fn diff_context_redacts_and_reports() {
+    let mut repo = TestRepo::init();
+    repo.write("a.txt", "a\n");
+    repo.commit("base");
+    let gh = fake_github();
+    repo.write("a.txt", format!("a\n{gh}\n"));
+    let rt = rt();
+    let src = rt
+        .block_on(diff_context(&repo.root(), DEFAULT_MAX_CHARS, None, true))
+        .unwrap();
+    let value = gh.split_once('=').unwrap().1;
+    assert!(!src.content.contains(value), "{}", src.content);
+    assert!(src.content.contains("+GH_TOKEN=[REDACTED:github_token]"));
+    assert_eq!(src.redactions.len(), 1);
+    assert_eq!(src.redactions[0].kind, SecretKind::GithubToken);
+    let line = src
+        .content
+        .lines()
+        .position(|l| l.contains("[REDACTED:"))
+        .unwrap()
+        + 1;
+    assert_eq!(src.redactions[0].line, line);
+    let raw = rt
+        .block_on(diff_context(&repo.root(), DEFAULT_MAX_CHARS, None, false))
+        .unwrap();
+    assert!(raw.content.contains(value));
+}
+
+#[test]
+fn compose_context_redacts_caller_text_before_cutting() {
+    let gh = fake_github();
+    let value = gh.split_once('=').unwrap().1.to_owned();
+    let sources = [source(SourceKind::File, "a", &format!("one\n{gh}\n"))];
+    let c = compose_context(&sources, DEFAULT_MAX_CHARS, true);
+    assert!(!c.text.contains(&value));
+    assert_eq!(
+        c.redactions,
+        vec![Redaction {
+            kind: SecretKind::GithubToken,
+            line: 3
+        }]
+    );
+    // A cap that falls inside the token: no prefix of it survives.
+    let at = utf16_len("## file: a\none\nGH_TOKEN=") + 30;
+    for max in [at - 12, at - 20, at] {
+        let c = compose_context(&sources, max, true);
+        assert!(!c.text.contains(&value[..6]), "{max}: {}", c.text);
+    }
+    let raw = compose_context(&sources, DEFAULT_MAX_CHARS, false);
+    assert!(raw.text.contains(&value));
+}
+
+#[test]
+fn dir_context_reports_no_redactions_on_plain_trees() {
+    let repo = TestRepo::plain();
+    repo.write("src/lib.rs", "pub fn parse() {}\n");
+    let src = dir_context(&repo.root(), &DirOptions::default()).unwrap();
+    assert!(src.redactions.is_empty());
+}
+
+#[test]
+fn pr_context_redacts_the_diff_and_reports() {
+    let repo = TestRepo::init();
+    let bin = tempfile::tempdir().unwrap();
+    let gh = fake_github();
+    fake_gh(
+        bin.path(),
+        &format!(
+            "case \"$2\" in\n view) cat <<'EOF'\n{VIEW_JSON}\nEOF\n;;\n diff) printf 'diff --git a/p.rs b/p.rs\\n+{gh}\\n';;\nesac"
+        ),
+    );
+    let run = |redact| {
+        let gh = Gh::default().with_path_env(format!("{}:/usr/bin:/bin", bin.path().display()));
+        rt().block_on(pr_context(
+            &repo.root(),
+            &PrRef::Number(42),
+            DEFAULT_MAX_CHARS,
+            Some(gh),
+            redact,
+        ))
+        .unwrap()
+    };
+    let src = run(true);
+    let value = gh.split_once('=').unwrap().1;
+    assert!(!src.content.contains(value), "{}", src.content);
+    let line = src
+        .content
+        .lines()
+        .position(|l| l.contains("[REDACTED:github_token]"));
+    assert_eq!(
+        src.redactions,
+        vec![Redaction {
+            kind: SecretKind::GithubToken,
+            line: line.unwrap() + 1
+        }]
+    );
+    assert!(run(false).content.contains(value));
 }

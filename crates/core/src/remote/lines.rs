@@ -29,6 +29,8 @@ pub struct LineWindow {
     lines: Vec<String>,
     seen: u64,
     sniff: Vec<u8>,
+    /// The last line ended with a CR: an LF right after it belongs to the same line break.
+    after_cr: bool,
 }
 
 /// The outcome of a [`LineWindow`].
@@ -38,7 +40,8 @@ pub struct Window {
     pub start: usize,
     /// Last line returned.
     pub end: usize,
-    /// The lines, without line endings (a CR before LF is removed).
+    /// The lines, without line endings (`\n`, `\r\n` and a lone `\r` all end a line, as
+    /// in [`crate::fs_scope::normalize_text`]).
     pub lines: Vec<String>,
     /// Lines in the whole file, when the stream was read to its end.
     pub total_lines: Option<usize>,
@@ -59,6 +62,7 @@ impl LineWindow {
             lines: Vec::with_capacity((end - start + 1).min(4096)),
             seen: 0,
             sniff: Vec::new(),
+            after_cr: false,
         }
     }
 
@@ -85,14 +89,19 @@ impl LineWindow {
             // A NUL settles it at once; the control-byte ratio only on the whole sample, so a
             // first chunk of a few bytes is not judged on its own.
             let decided = self.sniff.contains(&0) || self.sniff_complete();
-            if decided && looks_binary(&self.sniff) {
+            if decided && refused(&self.sniff) {
                 return Err(binary_error());
             }
         }
         while !chunk.is_empty() && self.completed < self.end {
-            let newline = chunk.iter().position(|&b| b == b'\n');
+            if std::mem::take(&mut self.after_cr) && chunk[0] == b'\n' {
+                // The LF of a CRLF whose CR ended the previous line (perhaps in the last chunk).
+                chunk = &chunk[1..];
+                continue;
+            }
+            let newline = chunk.iter().position(|&b| b == b'\n' || b == b'\r');
             let (part, rest) = match newline {
-                Some(i) => (&chunk[..i], Some(&chunk[i + 1..])),
+                Some(i) => (&chunk[..i], Some((chunk[i] == b'\r', &chunk[i + 1..]))),
                 None => (chunk, None),
             };
             if self.in_window() {
@@ -102,8 +111,9 @@ impl LineWindow {
             }
             self.current_started = true;
             match rest {
-                Some(rest) => {
+                Some((cr, rest)) => {
                     self.finish_line();
+                    self.after_cr = cr;
                     chunk = rest;
                 }
                 None => chunk = &[],
@@ -143,7 +153,7 @@ impl LineWindow {
     ///
     /// `invalid_request` if the file is binary, or if `start` is past its last line.
     pub fn finish(mut self, reached_end: bool) -> Result<Window> {
-        if looks_binary(&self.sniff) {
+        if refused(&self.sniff) {
             return Err(binary_error());
         }
         if reached_end && self.current_started && self.completed < self.end {
@@ -162,6 +172,12 @@ impl LineWindow {
             total_lines: total,
         })
     }
+}
+
+/// Whether a stream is refused: binary, or UTF-16 (local reads decode UTF-16 with a BOM, but a
+/// window is split on byte values and decoded as UTF-8, so it stays refused here).
+fn refused(sniff: &[u8]) -> bool {
+    looks_binary(sniff) || sniff.starts_with(&[0xFF, 0xFE]) || sniff.starts_with(&[0xFE, 0xFF])
 }
 
 /// The error for a line past the end of a file.
@@ -219,6 +235,19 @@ mod tests {
         let w = window(text, 4, 9, 4).unwrap();
         assert_eq!(w.lines, ["four", "five"]);
         assert_eq!((w.end, w.total_lines), (5, Some(5)));
+    }
+
+    #[test]
+    fn cr_only_and_mixed_line_endings_split_lines() {
+        // Issue 14 item 13: classic Mac (CR-only) content came back as one line.
+        for chunk in [1, 2, 3, 64] {
+            let w = window(b"a\rb\rc", 1, 3, chunk).unwrap();
+            assert_eq!(w.lines, ["a", "b", "c"], "chunk {chunk}");
+            let w = window(b"a\r\nb\rc\n\r\nd", 1, 5, chunk).unwrap();
+            assert_eq!(w.lines, ["a", "b", "c", "", "d"], "chunk {chunk}");
+            let w = window(b"x\r\r\ny", 2, 3, chunk).unwrap();
+            assert_eq!(w.lines, ["", "y"], "chunk {chunk}");
+        }
     }
 
     #[test]

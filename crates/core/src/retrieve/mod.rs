@@ -495,11 +495,6 @@ pub fn snippet_id(path: &str, start: u32, end: u32, content: &str) -> String {
     )
 }
 
-/// Redacts secrets in snippet text (`[REDACTED:<kind>]` in place of each value).
-fn redact(text: &str) -> String {
-    crate::secrets::redact(text).text.into_owned()
-}
-
 /// Cuts `lines` to the snippet bounds: at most [`MAX_SNIPPET_LINES`] lines and
 /// [`MAX_SNIPPET_CHARS`] characters, whole lines where possible. Returns the text and the
 /// number of lines kept.
@@ -554,8 +549,11 @@ fn snippets(index: &mut Index, hits: &[rank::FileHit], limit: usize) -> Vec<Snip
             continue;
         }
         let b = (c.end_line as usize).min(lines.len());
-        let (content, kept) = bounded(&lines[a..b]);
-        let content = redact(&content);
+        // Redacted before it is cut, and as the lines read in the whole file (a snippet that
+        // starts inside a private key block has no BEGIN line of its own).
+        let (redacted, _) = crate::secrets::redact_lines(&text, a, b);
+        let redacted: Vec<&str> = redacted.split('\n').collect();
+        let (content, kept) = bounded(&redacted);
         let end_line = c.start_line + kept.saturating_sub(1) as u32;
         let score = f64::from(score);
         if !score.is_finite() {

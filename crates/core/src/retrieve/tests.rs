@@ -374,3 +374,41 @@ fn redacts_secrets_in_snippets() {
     assert!(!out[0].content.contains(token), "{}", out[0].content);
     assert!(out[0].content.contains("[REDACTED:"), "{}", out[0].content);
 }
+
+/// Issue 14 item 1: a snippet that starts inside a private key block (the chunker splits a
+/// long block) must not show the block's lines.
+#[test]
+fn snippets_starting_inside_a_key_block_show_none_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let body: Vec<String> = (0..120u64)
+        .map(|i| {
+            crate::secrets::fakes::rnd(
+                500 + i,
+                64,
+                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+            )
+        })
+        .collect();
+    let label = ["PRIVATE", " KEY"].concat();
+    let text = format!(
+        "// key for the zebrafinch service\nconst KEY = `-----BEGIN RSA {label}-----\n{}\n-----END RSA {label}-----`\nexport function zebrafinchHandshake() {{ return KEY }}\n",
+        body.join("\n")
+    );
+    write(dir.path(), "src/keys.ts", &text);
+    let out = Retrieval::default()
+        .retrieve(&request(dir.path(), "zebrafinch handshake", 20))
+        .unwrap();
+    assert!(!out.is_empty());
+    assert!(
+        out.iter().any(|s| s.start_line > 2),
+        "the test needs a snippet that starts inside the block: {:?}",
+        out.iter()
+            .map(|s| (s.start_line, s.end_line))
+            .collect::<Vec<_>>()
+    );
+    for s in &out {
+        for line in &body {
+            assert!(!s.content.contains(line.as_str()), "leaked in {}", s.source);
+        }
+    }
+}

@@ -104,6 +104,91 @@ pub(super) fn key_is_sensitive(key: &str) -> bool {
     })
 }
 
+/// Whether a (sensitive) name is about a password: one of its words is `password`,
+/// `passwd`, `passphrase`, `pwd`, `pass` or ends in `password` (`dbPassword`).
+pub(super) fn is_password_key(key: &str) -> bool {
+    split_words(key).iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "passwd" | "passphrase" | "pwd" | "pass" | "passcode"
+        ) || w.ends_with("password")
+    })
+}
+
+/// Words that make a value with spaces prose (a label, a prompt, a validation message) rather
+/// than a passphrase.
+#[rustfmt::skip]
+const PROSE_WORDS: &[&str] = &[
+    "the", "a", "an", "is", "are", "be", "must", "should", "at", "least", "to", "of", "for", "and",
+    "or", "with", "your", "you", "please", "enter", "not", "characters", "chars", "letters",
+    "invalid", "incorrect", "wrong", "new", "confirm", "required", "field", "min", "max", "too",
+    "short", "long", "has", "have", "contain", "contains", "one", "number", "digits",
+];
+
+/// Placeholders that stay placeholders under a password name (unlike the entropy rule, `test`,
+/// `12345` and `your` alone do not disqualify a password).
+#[rustfmt::skip]
+const PASSWORD_PLACEHOLDERS: &[&str] = &[
+    "changeme", "change_me", "change-me", "example", "dummy", "placeholder", "redacted", "xxxx",
+    "****", "####", "....", "replace", "insert", "enter", "process.env", "os.environ", "getenv",
+    "env(", "env[", "secrets.", "vault:", "${", "{{", "}}", "%(", "#{", "<%", "<", ">",
+];
+
+/// A quoted value under a password name: a password when it has a letter and a digit or a
+/// symbol (so labels such as `"Passwort"` or `"Mot de passe"` are not), is 8 to 128 characters
+/// of no control characters, and is not a placeholder (`your_password_here`, `${DB_PASS}`,
+/// `<password>`), a reference (`config.db.password`), a name (`DB_PASSWORD`) or a sentence
+/// (`"Must have 8 characters"`). Spaces and non-ASCII letters are allowed.
+pub(super) fn password_ok(value: &str) -> bool {
+    let n = value.chars().count();
+    if !(MIN_LEN..=128).contains(&n) || value.chars().any(char::is_control) {
+        return false;
+    }
+    let lower = value.to_lowercase();
+    if value.starts_with(['$', '{', '/', '%'])
+        || PASSWORD_PLACEHOLDERS.iter().any(|m| lower.contains(m))
+        || (is_your_placeholder(&lower) && !value.chars().any(|c| c.is_ascii_digit()))
+        || has_repeated_run(value)
+        || is_sequence(value)
+        || is_mostly_percent_encoded(value)
+        || is_dotted_identifier(value)
+        || is_cased_identifier(value)
+        || value.contains("://")
+    {
+        return false;
+    }
+    let letter = value.chars().any(char::is_alphabetic);
+    let digit = value.chars().any(|c| c.is_ascii_digit());
+    let symbol = value.chars().any(|c| "!@#$%^&*+=~|".contains(c));
+    if !letter || !(digit || symbol) {
+        return false;
+    }
+    if value.chars().any(char::is_whitespace) {
+        let words: Vec<&str> = lower.split_whitespace().collect();
+        let prose = words.len() > 6
+            || words
+                .iter()
+                .any(|w| PROSE_WORDS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric())))
+            || value.trim_end().ends_with(['.', '?', '!', ':']);
+        if prose {
+            return false;
+        }
+    }
+    true
+}
+
+/// `your_password`, `yourPasswordHere`, `your-api-token`: "your" followed by a secret word.
+fn is_your_placeholder(lower: &str) -> bool {
+    lower.match_indices("your").any(|(i, _)| {
+        let rest = lower[i + 4..].trim_start_matches([' ', '_', '-', '.']);
+        [
+            "pass", "pwd", "secret", "token", "key", "api", "own", "db", "new",
+        ]
+        .iter()
+        .any(|w| rest.starts_with(w))
+    })
+}
+
 /// Splits an identifier into lower-case words at non-alphanumerics and camelCase boundaries:
 /// `dbPassword` → `db`, `password`; `APIKey` → `api`, `key`; `oauth2_token` → `oauth2`,
 /// `token`.

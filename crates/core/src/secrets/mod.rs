@@ -32,6 +32,7 @@
 //! | [`StripeKey`](SecretKind::StripeKey) | `sk_live_`, `sk_test_`, `rk_live_`, `rk_test_` + 24 or more alphanumerics; `whsec_` webhook signing secrets |
 //! | [`GoogleApiKey`](SecretKind::GoogleApiKey) | `AIza` + 35 characters |
 //! | [`Jwt`](SecretKind::Jwt) | three base64url segments whose first decodes to a JSON header with `"alg"` |
+//! | provider tokens | the formats of `providers.rs`: Azure storage keys and SAS signatures, npm, SendGrid, Twilio, Mailgun, Hugging Face, DigitalOcean, PyPI, Telegram and Discord bots, Vault, age, PuTTY `.ppk` private sections, Google OAuth client secrets, `"Bearer …"` literals, Shopify, Databricks, Linear, Postman, Doppler, Grafana, New Relic, Sentry, Supabase, Groq/Replicate/Perplexity/xAI, Docker Hub, Mapbox, Square, Pulumi, Heroku, Terraform Cloud, Alibaba Cloud (one [`SecretKind`] each) |
 //! | [`GenericSecret`](SecretKind::GenericSecret) | a value assigned to a name such as `password`, `secret`, `token`, `api_key`, `client_secret`, `auth` (`KEY = "v"`, `key: v`, `"key": "v"`, `KEY=v`, `--password v`, `<password>v</password>`, `key="ApiKey" value="v"`, `define('DB_PASSWORD', 'v')`, `"X-Api-Key: v"`) that passes an entropy test and is not a placeholder, type or reference; also the password part of `scheme://user:password@host` |
 //!
 //! Prefixed tokens must stand alone (no token character glued before or after) and have a
@@ -94,8 +95,11 @@
 //! );
 //! ```
 
+#[doc(hidden)]
+pub mod fakes;
 mod generic;
 mod pem;
+mod providers;
 mod rules;
 #[cfg(test)]
 mod tests;
@@ -104,7 +108,9 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
+use std::sync::LazyLock;
 
+use regex::Regex;
 use rules::Candidate;
 
 /// The kind of credential a [`Finding`] is.
@@ -142,11 +148,75 @@ pub enum SecretKind {
     /// A high-entropy value assigned to a secret-sounding name (`password`, `token`, `api_key`,
     /// …), or the password of a URL's user-info.
     GenericSecret,
+    /// An Azure storage account key (`AccountKey=…` or assigned to a storage key name).
+    AzureStorageKey,
+    /// The signature of an Azure shared access signature URL (`sv=…&sig=…`).
+    AzureSasToken,
+    /// An npm access token (`npm_…`).
+    NpmToken,
+    /// A SendGrid API key (`SG.….…`).
+    SendgridKey,
+    /// A Twilio API key SID (`SK` + 32 hex digits).
+    TwilioKey,
+    /// A Mailgun private API key (`key-…`) or webhook signing key.
+    MailgunKey,
+    /// A Hugging Face user or organization token (`hf_…`, `api_org_…`).
+    HuggingFaceToken,
+    /// A DigitalOcean personal, OAuth or refresh token (`dop_v1_…`, `doo_v1_…`, `dor_v1_…`).
+    DigitalOceanToken,
+    /// A PyPI API token (`pypi-AgEIcHlwaS5vcmc…`).
+    PypiToken,
+    /// A Telegram bot token (`<bot id>:AA…`).
+    TelegramBotToken,
+    /// A Discord bot token or webhook URL.
+    DiscordToken,
+    /// A HashiCorp Vault service, batch or recovery token (`hvs.…`, `hvb.…`, `hvr.…`).
+    VaultToken,
+    /// An age encryption secret key (`AGE-SECRET-KEY-1…`).
+    AgeSecretKey,
+    /// A Google OAuth client secret (`GOCSPX-…`).
+    GoogleOauthSecret,
+    /// A `Bearer <token>` string literal, whatever the variable it is assigned to.
+    BearerToken,
+    /// A Shopify access, custom-app, private-app or shared secret (`shpat_…`, `shpca_…`, `shppa_…`, `shpss_…`).
+    ShopifyToken,
+    /// A Databricks personal access token (`dapi…`).
+    DatabricksToken,
+    /// A Linear API key or OAuth token (`lin_api_…`).
+    LinearKey,
+    /// A Postman API key (`PMAK-…`).
+    PostmanKey,
+    /// A Doppler token (`dp.pt.…`, `dp.st.…`, …).
+    DopplerToken,
+    /// A Grafana Cloud or service-account token (`glc_…`, `glsa_…`).
+    GrafanaToken,
+    /// A New Relic user, insert or browser key (`NRAK-…`, `NRII-…`, `NRJS-…`).
+    NewRelicKey,
+    /// A Sentry organization or user auth token (`sntrys_…`, `sntryu_…`).
+    SentryToken,
+    /// A Supabase access token or secret key (`sbp_…`, `sb_secret_…`).
+    SupabaseToken,
+    /// A Groq, Replicate, Perplexity or xAI API key (`gsk_…`, `r8_…`, `pplx-…`, `xai-…`).
+    AiProviderKey,
+    /// A Docker Hub personal or organization access token (`dckr_pat_…`, `dckr_oat_…`).
+    DockerHubToken,
+    /// A Mapbox secret access token (`sk.eyJ…`).
+    MapboxToken,
+    /// A Square access token or OAuth secret (`EAAA…`, `sq0atp-…`, `sq0csp-…`).
+    SquareToken,
+    /// A Pulumi access token (`pul-…`).
+    PulumiToken,
+    /// A Heroku API key (`HRKU-…`).
+    HerokuKey,
+    /// A Terraform Cloud / HCP Terraform API token (`….atlasv1.…`).
+    TerraformToken,
+    /// An Alibaba Cloud AccessKey ID (`LTAI…`).
+    AlibabaKey,
 }
 
 impl SecretKind {
     /// Every kind, in declaration order.
-    pub const ALL: [SecretKind; 13] = [
+    pub const ALL: [SecretKind; 45] = [
         SecretKind::PrivateKey,
         SecretKind::AwsAccessKeyId,
         SecretKind::AwsSecretAccessKey,
@@ -160,6 +230,38 @@ impl SecretKind {
         SecretKind::GoogleApiKey,
         SecretKind::Jwt,
         SecretKind::GenericSecret,
+        SecretKind::AzureStorageKey,
+        SecretKind::AzureSasToken,
+        SecretKind::NpmToken,
+        SecretKind::SendgridKey,
+        SecretKind::TwilioKey,
+        SecretKind::MailgunKey,
+        SecretKind::HuggingFaceToken,
+        SecretKind::DigitalOceanToken,
+        SecretKind::PypiToken,
+        SecretKind::TelegramBotToken,
+        SecretKind::DiscordToken,
+        SecretKind::VaultToken,
+        SecretKind::AgeSecretKey,
+        SecretKind::GoogleOauthSecret,
+        SecretKind::BearerToken,
+        SecretKind::ShopifyToken,
+        SecretKind::DatabricksToken,
+        SecretKind::LinearKey,
+        SecretKind::PostmanKey,
+        SecretKind::DopplerToken,
+        SecretKind::GrafanaToken,
+        SecretKind::NewRelicKey,
+        SecretKind::SentryToken,
+        SecretKind::SupabaseToken,
+        SecretKind::AiProviderKey,
+        SecretKind::DockerHubToken,
+        SecretKind::MapboxToken,
+        SecretKind::SquareToken,
+        SecretKind::PulumiToken,
+        SecretKind::HerokuKey,
+        SecretKind::TerraformToken,
+        SecretKind::AlibabaKey,
     ];
 
     /// A stable snake_case name, used in redaction markers (`[REDACTED:github_token]`) and
@@ -179,6 +281,38 @@ impl SecretKind {
             SecretKind::GoogleApiKey => "google_api_key",
             SecretKind::Jwt => "jwt",
             SecretKind::GenericSecret => "generic_secret",
+            SecretKind::AzureStorageKey => "azure_storage_key",
+            SecretKind::AzureSasToken => "azure_sas_token",
+            SecretKind::NpmToken => "npm_token",
+            SecretKind::SendgridKey => "sendgrid_key",
+            SecretKind::TwilioKey => "twilio_key",
+            SecretKind::MailgunKey => "mailgun_key",
+            SecretKind::HuggingFaceToken => "huggingface_token",
+            SecretKind::DigitalOceanToken => "digitalocean_token",
+            SecretKind::PypiToken => "pypi_token",
+            SecretKind::TelegramBotToken => "telegram_bot_token",
+            SecretKind::DiscordToken => "discord_token",
+            SecretKind::VaultToken => "vault_token",
+            SecretKind::AgeSecretKey => "age_secret_key",
+            SecretKind::GoogleOauthSecret => "google_oauth_secret",
+            SecretKind::BearerToken => "bearer_token",
+            SecretKind::ShopifyToken => "shopify_token",
+            SecretKind::DatabricksToken => "databricks_token",
+            SecretKind::LinearKey => "linear_key",
+            SecretKind::PostmanKey => "postman_key",
+            SecretKind::DopplerToken => "doppler_token",
+            SecretKind::GrafanaToken => "grafana_token",
+            SecretKind::NewRelicKey => "newrelic_key",
+            SecretKind::SentryToken => "sentry_token",
+            SecretKind::SupabaseToken => "supabase_token",
+            SecretKind::AiProviderKey => "ai_provider_key",
+            SecretKind::DockerHubToken => "dockerhub_token",
+            SecretKind::MapboxToken => "mapbox_token",
+            SecretKind::SquareToken => "square_token",
+            SecretKind::PulumiToken => "pulumi_token",
+            SecretKind::HerokuKey => "heroku_key",
+            SecretKind::TerraformToken => "terraform_token",
+            SecretKind::AlibabaKey => "alibaba_key",
         }
     }
 
@@ -198,6 +332,38 @@ impl SecretKind {
             SecretKind::GoogleApiKey => "Google API key",
             SecretKind::Jwt => "JSON Web Token",
             SecretKind::GenericSecret => "generic secret",
+            SecretKind::AzureStorageKey => "Azure storage account key",
+            SecretKind::AzureSasToken => "Azure SAS token",
+            SecretKind::NpmToken => "npm access token",
+            SecretKind::SendgridKey => "SendGrid API key",
+            SecretKind::TwilioKey => "Twilio API key",
+            SecretKind::MailgunKey => "Mailgun API key",
+            SecretKind::HuggingFaceToken => "Hugging Face token",
+            SecretKind::DigitalOceanToken => "DigitalOcean token",
+            SecretKind::PypiToken => "PyPI upload token",
+            SecretKind::TelegramBotToken => "Telegram bot token",
+            SecretKind::DiscordToken => "Discord bot token or webhook",
+            SecretKind::VaultToken => "HashiCorp Vault token",
+            SecretKind::AgeSecretKey => "age secret key",
+            SecretKind::GoogleOauthSecret => "Google OAuth client secret",
+            SecretKind::BearerToken => "bearer token",
+            SecretKind::ShopifyToken => "Shopify access token",
+            SecretKind::DatabricksToken => "Databricks token",
+            SecretKind::LinearKey => "Linear API key",
+            SecretKind::PostmanKey => "Postman API key",
+            SecretKind::DopplerToken => "Doppler token",
+            SecretKind::GrafanaToken => "Grafana token",
+            SecretKind::NewRelicKey => "New Relic key",
+            SecretKind::SentryToken => "Sentry token",
+            SecretKind::SupabaseToken => "Supabase key",
+            SecretKind::AiProviderKey => "AI provider API key",
+            SecretKind::DockerHubToken => "Docker Hub token",
+            SecretKind::MapboxToken => "Mapbox secret token",
+            SecretKind::SquareToken => "Square token",
+            SecretKind::PulumiToken => "Pulumi token",
+            SecretKind::HerokuKey => "Heroku API key",
+            SecretKind::TerraformToken => "Terraform Cloud token",
+            SecretKind::AlibabaKey => "Alibaba Cloud access key ID",
         }
     }
 
@@ -207,7 +373,7 @@ impl SecretKind {
         match self {
             SecretKind::PrivateKey => 4,
             SecretKind::GenericSecret => 0,
-            SecretKind::AwsSecretAccessKey => 1,
+            SecretKind::AwsSecretAccessKey | SecretKind::BearerToken => 1,
             SecretKind::Jwt => 2,
             _ => 3,
         }
@@ -271,6 +437,121 @@ pub struct Redacted<'a> {
     pub text: Cow<'a, str>,
     /// What was replaced, with positions in the *original* text, sorted by `start`.
     pub findings: Vec<Finding>,
+}
+
+/// What one redaction replaced: the kind of secret and the 1-based line of the returned text
+/// on which its marker starts; never the value. This is what every text-returning source
+/// reports next to its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Redaction {
+    /// What kind of credential was replaced.
+    pub kind: SecretKind,
+    /// 1-based line on which the `[REDACTED:<kind>]` marker starts.
+    pub line: usize,
+}
+
+impl Finding {
+    /// The report of this finding: kind and line.
+    pub fn redaction(&self) -> Redaction {
+        Redaction {
+            kind: self.kind,
+            line: self.line,
+        }
+    }
+}
+
+/// [`redact`], owned, with the report of what was replaced (kind and line each).
+pub fn redact_reported(text: &str) -> (String, Vec<Redaction>) {
+    let r = redact(text);
+    let report = r.findings.iter().map(Finding::redaction).collect();
+    (r.text.into_owned(), report)
+}
+
+/// Shifts the lines of a report by `offset` lines (for text that is a part of a larger text).
+pub fn shift_lines(report: &mut [Redaction], offset: usize) {
+    for r in report {
+        r.line += offset;
+    }
+}
+
+static BLOCK_BEGIN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(pem::BEGIN).expect("PEM BEGIN pattern compiles"));
+static PPK_BEGIN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(providers::PPK_PRIVATE).expect("PPK pattern compiles"));
+
+/// Lines `a..b` (0-based, end exclusive, `'\n'`-separated) of `text`, joined by `'\n'`, with
+/// their secrets redacted as they read in the whole text, and the report (lines numbered in
+/// `text`, 1-based).
+///
+/// A range that starts inside a private key block (a retrieval snippet or a line range that
+/// begins in the middle of a PEM body) has no `BEGIN` line of its own, so redacting the range
+/// alone would let the key's lines through. The block's start is therefore looked for before
+/// the range (at most 64 KiB back), the range is redacted together with it, and only the
+/// range's lines are returned. Redaction keeps line counts, so the lines stay aligned.
+pub fn redact_lines(text: &str, a: usize, b: usize) -> (String, Vec<Redaction>) {
+    let Some((start, end)) = line_span(text, a, b) else {
+        return (String::new(), Vec::new());
+    };
+    let window_start =
+        pem::open_block_start(text, start, &BLOCK_BEGIN, &PPK_BEGIN).unwrap_or(start);
+    let skip = text[window_start..start].matches('\n').count();
+    let r = redact(&text[window_start..end]);
+    let mut offset = 0;
+    for _ in 0..skip {
+        match r.text[offset..].find('\n') {
+            Some(i) => offset += i + 1,
+            None => offset = r.text.len(),
+        }
+    }
+    let first_line = a + 1;
+    let report = r
+        .findings
+        .iter()
+        .filter(|f| f.end > start - window_start)
+        .map(|f| Redaction {
+            kind: f.kind,
+            line: (f.line + a - skip).max(first_line),
+        })
+        .collect();
+    (r.text[offset..].to_owned(), report)
+}
+
+/// The byte span of lines `a..b` of `text` (the end without its `'\n'`); `None` when `a` is
+/// past the last line or the range is empty.
+fn line_span(text: &str, a: usize, b: usize) -> Option<(usize, usize)> {
+    if b <= a {
+        return None;
+    }
+    let mut line = 0;
+    let mut start = if a == 0 { Some(0) } else { None };
+    for (i, _) in text.match_indices('\n') {
+        line += 1;
+        if line == a {
+            start = Some(i + 1);
+        }
+        if line == b {
+            return start.map(|s| (s, i));
+        }
+    }
+    start.map(|s| (s, text.len()))
+}
+
+/// The largest cut position at or before the byte offset `at` of `line` that does not fall
+/// inside a secret: a line cut there can never leave a secret's first characters behind.
+/// Used by every long-line cut ([`crate::fs_scope::truncate_long_lines`]), so that redaction
+/// of the cut text has nothing partial to miss.
+pub fn safe_cut(line: &str, at: usize) -> usize {
+    scan(line)
+        .iter()
+        .find(|f| f.start < at && f.end > at)
+        .map_or(at, |f| f.start)
+}
+
+/// The regular expression of every detection rule, in order. For benchmarks; not a stable
+/// API.
+#[doc(hidden)]
+pub fn rule_patterns() -> Vec<&'static str> {
+    rules::patterns()
 }
 
 /// Finds every suspected secret in `text`.

@@ -215,3 +215,59 @@ fn longest_base64_run(s: &str) -> usize {
 fn has_material(body: &str) -> bool {
     longest_base64_run(body) >= MIN_MATERIAL_RUN
 }
+
+/// Where a PuTTY private key section ends: `from` is just after its `Private-Lines: N` line.
+/// The section runs over the base64 lines that follow (at most [`MAX_BLOCK`] bytes) and the
+/// `Private-MAC:` line after them; `from` itself when no base64 line follows.
+pub(super) fn ppk_block_end(text: &str, from: usize) -> usize {
+    let limit = floor_char_boundary(text, from.saturating_add(MAX_BLOCK));
+    let mut end = from;
+    let mut cursor = from;
+    let mut seen_body = false;
+    while cursor < limit {
+        let line = line_at(text, cursor, limit);
+        let core = line.trim_end_matches('\r').trim();
+        if !core.is_empty() && core.bytes().all(is_base64) {
+            seen_body = true;
+            end = cursor + line.trim_end().len();
+        } else {
+            if seen_body && core.starts_with("Private-MAC:") {
+                end = cursor + line.trim_end().len();
+            }
+            break;
+        }
+        cursor += line.len() + 1;
+    }
+    if seen_body {
+        end
+    } else {
+        from
+    }
+}
+
+/// The byte offset of the start of the line holding the `BEGIN` of a private key block (PEM,
+/// OpenSSH, PGP, or a PuTTY `Private-Lines` section) that is still open at `at`: one that
+/// starts in the [`MAX_BLOCK`] bytes before `at` and has no `END` between. `None` when `at` is
+/// not inside such a block.
+pub(super) fn open_block_start(text: &str, at: usize, begin: &Regex, ppk: &Regex) -> Option<usize> {
+    let from = floor_char_boundary(text, at.saturating_sub(MAX_BLOCK));
+    let window = &text[from..at];
+    if !window.contains("PRIVATE KEY") && !window.contains("Private-Lines") {
+        return None;
+    }
+    let last_begin = begin
+        .find_iter(window)
+        .last()
+        .map(|m| m.start())
+        .into_iter()
+        .chain(ppk.find_iter(window).last().map(|m| m.start()))
+        .max()?;
+    // Closed before `at`: an END line after the last BEGIN (a PuTTY section closes with its
+    // `Private-MAC` line).
+    let after = &window[last_begin..];
+    if END_RE.is_match(after) || after.contains("Private-MAC:") {
+        return None;
+    }
+    let abs = from + last_begin;
+    Some(text[..abs].rfind('\n').map_or(0, |i| i + 1))
+}

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 
 use regex::{Regex, RegexSet};
 
-use super::{generic, pem, SecretKind};
+use super::{generic, pem, providers, SecretKind};
 
 /// A validated match: a kind and the byte range of the secret value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +22,7 @@ pub(super) struct Candidate {
 
 /// How a raw match of a rule's pattern becomes a candidate.
 #[derive(Clone, Copy)]
-enum Check {
+pub(super) enum Check {
     /// A prefixed token: the whole match is the secret. It must not be preceded or followed by
     /// a byte of `boundary` (the token's own alphabet), and `valid` must accept it.
     Token {
@@ -33,6 +33,15 @@ enum Check {
     PemBlock,
     /// Keyword-anchored 40-character AWS secret; capture group 1 is the value.
     AwsSecret,
+    /// A value found by the name or structure around it: capture group 1 is the secret, it
+    /// must not run on into more token characters, and `valid` must accept it.
+    Keyed { valid: fn(&str) -> bool },
+    /// The pattern finds a PuTTY `Private-Lines: N` header; the block runs over the base64
+    /// lines after it and the `Private-MAC` line.
+    PpkBlock,
+    /// The pattern finds the `.timestamp.hmac` tail of a Discord bot token; the ID segment is
+    /// found before it ([`providers::discord_start`]).
+    DiscordBot,
     /// `name <sep> value`; groups `key`, `dq`, `sq`, `bq`, `uq` (see [`ASSIGN`]).
     Assignment,
     /// A name and a value in a fixed syntax (`--flag value`, `<name>value</name>`,
@@ -43,10 +52,10 @@ enum Check {
     UrlPassword,
 }
 
-struct Rule {
-    kind: SecretKind,
-    pattern: &'static str,
-    check: Check,
+pub(super) struct Rule {
+    pub(super) kind: SecretKind,
+    pub(super) pattern: &'static str,
+    pub(super) check: Check,
 }
 
 /// Secret-sounding names. Matched case-insensitively anywhere in an identifier; the
@@ -270,16 +279,37 @@ struct Compiled {
     each: Vec<CompiledRule>,
 }
 
+/// Every rule: the table above, then the provider formats of [`providers`].
+fn all_rules() -> impl Iterator<Item = &'static Rule> {
+    RULES.iter().chain(providers::RULES.iter())
+}
+
+/// Every rule's pattern, in order (for the redaction benchmark's per-rule timing).
+pub(super) fn patterns() -> Vec<&'static str> {
+    all_rules().map(|r| r.pattern).collect()
+}
+
+static ALL_RULES: LazyLock<Vec<&'static Rule>> = LazyLock::new(|| all_rules().collect());
+
+/// The set holds the rules of [`RULES`] only. The provider formats run one regex each: every
+/// one starts with a literal that the regex engine's prefilter finds at memory speed, while a
+/// set of all 50-odd patterns was 5 to 10 times slower than the set of the first 19 (measured
+/// with `examples/redaction_corpus.rs`, `PER_RULE=1`).
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
     set: RegexSet::new(RULES.iter().map(|r| r.pattern)).expect("secret rule patterns compile"),
-    each: RULES.iter().map(|r| CompiledRule::new(r.pattern)).collect(),
+    each: all_rules().map(|r| CompiledRule::new(r.pattern)).collect(),
 });
 
 /// Every validated candidate of every rule, unresolved (they may overlap).
 pub(super) fn candidates(text: &str) -> Vec<Candidate> {
     let compiled = &*COMPILED;
     let mut out = Vec::new();
-    for index in compiled.set.matches(text).iter() {
+    for index in compiled
+        .set
+        .matches(text)
+        .iter()
+        .chain(RULES.len()..compiled.each.len())
+    {
         let _ = run_rule(index, &compiled.each[index], text, &mut |c| {
             out.push(c);
             ControlFlow::Continue(())
@@ -291,7 +321,9 @@ pub(super) fn candidates(text: &str) -> Vec<Candidate> {
 /// Whether any rule yields at least one validated candidate.
 pub(super) fn any_candidate(text: &str) -> bool {
     let compiled = &*COMPILED;
-    compiled.set.matches(text).iter().any(|index| {
+    let mut indices = compiled.set.matches(text).into_iter();
+    let mut providers = RULES.len()..compiled.each.len();
+    std::iter::from_fn(|| indices.next().or_else(|| providers.next())).any(|index| {
         run_rule(index, &compiled.each[index], text, &mut |_| {
             ControlFlow::Break(())
         })
@@ -309,7 +341,7 @@ const MARKER_OPEN: &str = "[REDACTED:";
 type Emit<'f> = &'f mut dyn FnMut(Candidate) -> ControlFlow<()>;
 
 fn run_rule(index: usize, compiled: &CompiledRule, text: &str, emit: Emit<'_>) -> ControlFlow<()> {
-    let rule = &RULES[index];
+    let rule = ALL_RULES[index];
     let re = &compiled.re;
     let kind = rule.kind;
     match rule.check {
@@ -333,6 +365,49 @@ fn run_rule(index: usize, compiled: &CompiledRule, text: &str, emit: Emit<'_>) -
             pem::blocks(text, re, &mut |start, end| {
                 emit(Candidate { kind, start, end })
             })?;
+        }
+        Check::Keyed { valid } => {
+            for caps in re.captures_iter(text) {
+                let Some(value) = caps.get(1) else { continue };
+                let after = text.as_bytes().get(value.end()).copied();
+                if after.is_some_and(|b| is_alnum(b) || b == b'/' || b == b'+') {
+                    continue;
+                }
+                if valid(value.as_str()) {
+                    emit(Candidate {
+                        kind,
+                        start: value.start(),
+                        end: value.end(),
+                    })?;
+                }
+            }
+        }
+        Check::DiscordBot => {
+            for m in re.find_iter(text) {
+                let after = text.as_bytes().get(m.end()).copied();
+                if after.is_some_and(is_alnum_underscore_dash) {
+                    continue;
+                }
+                if let Some(start) = providers::discord_start(text, m.start(), m.end()) {
+                    emit(Candidate {
+                        kind,
+                        start,
+                        end: m.end(),
+                    })?;
+                }
+            }
+        }
+        Check::PpkBlock => {
+            for m in re.find_iter(text) {
+                let end = pem::ppk_block_end(text, m.end());
+                if end > m.end() {
+                    emit(Candidate {
+                        kind,
+                        start: m.start(),
+                        end,
+                    })?;
+                }
+            }
         }
         Check::AwsSecret => {
             for caps in re.captures_iter(text) {
@@ -395,7 +470,16 @@ fn run_rule(index: usize, compiled: &CompiledRule, text: &str, emit: Emit<'_>) -
                 if !generic::key_is_sensitive(&text[key_start..key.end()]) {
                     continue;
                 }
+                // A quoted value under a password name is a password even when people chose it
+                // (`"test12345"`, `"mein passwort 2024"`): judged by [`generic::password_ok`]
+                // instead of entropy.
                 let Some((start, end)) = generic::accept_value(text, value.start(), value.end())
+                    .or_else(|| {
+                        (quoted
+                            && generic::is_password_key(&text[key_start..key.end()])
+                            && generic::password_ok(value.as_str()))
+                        .then_some((value.start(), value.end()))
+                    })
                 else {
                     continue;
                 };
@@ -494,15 +578,15 @@ fn is_header_string(text: &str, key_start: usize, key_end: usize, value_end: usi
         && bytes.get(value_end) == Some(&quote)
 }
 
-fn is_alnum(b: u8) -> bool {
+pub(super) fn is_alnum(b: u8) -> bool {
     b.is_ascii_alphanumeric()
 }
 
-fn is_alnum_underscore(b: u8) -> bool {
+pub(super) fn is_alnum_underscore(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-fn is_alnum_underscore_dash(b: u8) -> bool {
+pub(super) fn is_alnum_underscore_dash(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
 }
 
@@ -570,7 +654,8 @@ mod rule_tests {
 
     #[test]
     fn every_pattern_compiles() {
-        assert_eq!(COMPILED.each.len(), RULES.len());
+        let n = RULES.len() + providers::RULES.len();
+        assert_eq!(COMPILED.each.len(), n);
         assert_eq!(COMPILED.set.len(), RULES.len());
     }
 }
