@@ -218,7 +218,7 @@ export declare class SymbolIndex {
 
 /**
  * What a builder reports in `_metadata` when anything was truncated, missing, skipped or
- * suspicious (FR-010). The first four keys are the spec's, in its snake_case spelling.
+ * suspicious (FR-010). The first four keys are the spec's, in its `snake_case` spelling.
  */
 export interface BuilderMetadata {
   /** Whether any section was shortened. */
@@ -1105,12 +1105,6 @@ export interface RedactedText {
   redactions: number
 }
 
-/**
- * Replaces the suspected secrets in `text` by `[REDACTED:<kind>]`, as retrieval does.
- * Redacting the result again changes nothing. Runs off the JS thread.
- */
-export declare function redactSecrets(text: string): Promise<RedactedText>
-
 /** One secret replaced by a `[REDACTED:<kind>]` marker: what it was and where the marker is. */
 export interface Redaction {
   /** The kind of secret, as in the marker (`github_token`, `private_key`, `generic_secret`, ...). */
@@ -1118,6 +1112,12 @@ export interface Redaction {
   /** The 1-based line of the returned text on which the marker starts. */
   line: number
 }
+
+/**
+ * Replaces the suspected secrets in `text` by `[REDACTED:<kind>]`, as retrieval does.
+ * Redacting the result again changes nothing. Runs off the JS thread.
+ */
+export declare function redactSecrets(text: string): Promise<RedactedText>
 
 /**
  * Lines `line - context ..= line + context` of a file on Gitea, numbered, with a web link to
@@ -1350,7 +1350,7 @@ export declare function truncateFileSync(content: string, maxLines: number, arou
 
 /**
  * What `fitToBudget` reports when it changed anything (FR-010). The first four keys are the
- * spec's, in its snake_case spelling; the rest are additions.
+ * spec's, in its `snake_case` spelling; the rest are additions.
  */
 export interface TruncationMetadata {
   /** Whether any section was shortened. */
