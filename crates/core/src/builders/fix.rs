@@ -122,7 +122,7 @@ pub async fn build_fix_context(
         let Some(text) = repo.read(&resolved, &mut meta) else {
             continue;
         };
-        let lines = by_file.get(rel).map(Vec::as_slice).unwrap_or(&[]);
+        let lines = by_file.get(rel).map_or(&[][..], Vec::as_slice);
         let content = fit_file("source_files", rel, &text, lines, &mut meta);
         source_files.insert(rel.clone(), content);
     }

@@ -109,15 +109,14 @@ pub async fn build_issue_context(
         let candidate = path.strip_prefix("./").unwrap_or(&path);
         let resolved = if candidate.starts_with("../") || candidate.starts_with('/') {
             // Outside the root by construction: say so, never read.
-            match repo.scope.resolve_within(candidate) {
-                Ok(r) => r,
-                Err(_) => {
-                    meta.warn(format!(
-                        "ignored a path outside the repository: {}",
-                        super::shown(candidate)
-                    ));
-                    continue;
-                }
+            if let Ok(r) = repo.scope.resolve_within(candidate) {
+                r
+            } else {
+                meta.warn(format!(
+                    "ignored a path outside the repository: {}",
+                    super::shown(candidate)
+                ));
+                continue;
             }
         } else {
             match repo.scope.resolve(candidate) {

@@ -60,6 +60,8 @@ pub fn validate_branch_name(name: &str, arg: &str) -> crate::Result<()> {
 /// Errors only for misuse (`invalid_request`): `repo_path` not an absolute directory, a
 /// malformed `base_branch`. An unknown base branch, a non-repository, an empty repository or
 /// a missing `git` give empty sections and a warning.
+// One step per section of the review context, in the order the spec lists them.
+#[allow(clippy::too_many_lines)]
 pub async fn build_review_context(
     repo_path: &Path,
     base_branch: &str,
@@ -165,8 +167,7 @@ pub async fn build_review_context(
         let lines = hunks
             .iter()
             .find(|(p, _)| *p == file.path)
-            .map(|(_, l)| l.as_slice())
-            .unwrap_or(&[]);
+            .map_or(&[][..], |(_, l)| l.as_slice());
         let content = fit_file("changed_files", &file.path, &text, lines, &mut meta);
         result.changed_files.insert(file.path.clone(), content);
         included += 1;
@@ -191,7 +192,7 @@ async fn merge_base(git: &Git, base_branch: &str) -> Result<String, String> {
     }
     match git.resolve_commit("HEAD").await {
         Ok(_) => {}
-        Err(GitError::UnknownRevision) | Err(GitError::NoCommits) => {
+        Err(GitError::UnknownRevision | GitError::NoCommits) => {
             return Err("the repository has no commits yet; the diff is empty".to_owned())
         }
         Err(e) => return Err(e.warning("the diff")),

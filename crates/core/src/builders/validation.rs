@@ -335,7 +335,10 @@ impl Parser {
             return false;
         };
         let file = c["file"].to_owned();
-        let tool = (file.ends_with(".py") || file.ends_with(".pyi")).then(|| "mypy".to_owned());
+        let python = std::path::Path::new(&file)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("py") || e.eq_ignore_ascii_case("pyi"));
+        let tool = python.then(|| "mypy".to_owned());
         self.errors.push(ParsedError {
             file: Some(file),
             line: num(c.name("line")),

@@ -161,7 +161,7 @@ pub enum Reason {
 }
 
 impl Reason {
-    /// The snake_case name shown to JavaScript (`"not_found"`, `"out_of_range"`...).
+    /// The `snake_case` name shown to JavaScript (`"not_found"`, `"out_of_range"`...).
     pub const fn as_str(self) -> &'static str {
         match self {
             Reason::NoContext => "no_context",

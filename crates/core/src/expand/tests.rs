@@ -781,8 +781,11 @@ fn concurrent_expansions_while_files_change() {
         f.write(&format!("f{i}.ts"), &version(i, 0));
     }
     // versions[i] = the newest version written (and visible) for file i
-    let visible: Arc<Vec<std::sync::atomic::AtomicUsize>> =
-        Arc::new((0..50).map(|_| Default::default()).collect());
+    let visible: Arc<Vec<std::sync::atomic::AtomicUsize>> = Arc::new(
+        (0..50)
+            .map(|_| std::sync::atomic::AtomicUsize::default())
+            .collect(),
+    );
     let writer = {
         let f = f.clone();
         let visible = visible.clone();
@@ -843,8 +846,8 @@ fn concurrent_expansions_while_files_change() {
 fn fake(seed: u64, len: usize, alphabet: &str) -> String {
     let chars: Vec<char> = alphabet.chars().collect();
     let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
     (0..len)
         .map(|_| {
             state ^= state << 13;

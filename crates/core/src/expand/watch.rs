@@ -2,7 +2,7 @@
 //!
 //! The cache is already never stale (every hit is revalidated), so watching only frees memory
 //! early and saves the revalidation miss. Each watched root has one recursive OS watcher
-//! (inotify, FSEvents, ReadDirectoryChangesW through the `notify` crate); at most
+//! (inotify, `FSEvents`, `ReadDirectoryChangesW` through the `notify` crate); at most
 //! [`MAX_WATCHED_ROOTS`] roots are watched at once, and dropping the cache (or
 //! [`Watches::unwatch`]) stops them. A queue overflow (the OS lost events) drops every entry
 //! under that root.
@@ -34,7 +34,9 @@ impl Watches {
     }
 
     fn lock(&self) -> MutexGuard<'_, BTreeMap<PathBuf, RecommendedWatcher>> {
-        self.roots.lock().unwrap_or_else(|e| e.into_inner())
+        self.roots
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Starts watching the canonical directory `root` (recursively). Returns false if it was

@@ -128,9 +128,9 @@ impl ReadError {
                     reason: "path is too long".into(),
                 }
             }
-            Some(libc::ENXIO) | Some(libc::ENODEV) => return ReadError::NotRegularFile { rel },
-            Some(libc::EACCES) | Some(libc::EPERM) => return ReadError::PermissionDenied { rel },
-            Some(libc::ENOENT) | Some(libc::ENOTDIR) => return ReadError::NotFound { rel },
+            Some(libc::ENXIO | libc::ENODEV) => return ReadError::NotRegularFile { rel },
+            Some(libc::EACCES | libc::EPERM) => return ReadError::PermissionDenied { rel },
+            Some(libc::ENOENT | libc::ENOTDIR) => return ReadError::NotFound { rel },
             _ => {}
         }
         match err.kind() {

@@ -313,7 +313,7 @@ impl Scope {
             let relative: &Path = if is_rooted(&target) {
                 let rest = self.strip_root(&target).ok_or_else(escape)?;
                 names.clear();
-                current = self.root.clone();
+                current.clone_from(&self.root);
                 rest
             } else {
                 &target
@@ -339,16 +339,15 @@ impl Scope {
     /// Resolves an absolute path by canonicalizing it and accepting the result only inside the
     /// root. A missing last component is looked up in its canonical parent.
     fn resolve_physical(&self, p: &Path) -> Result<Resolved, ReadError> {
-        let canonical = match fs::canonicalize(p) {
-            Ok(c) => c,
-            Err(_) => {
-                let (Some(parent), Some(name)) = (p.parent(), p.file_name()) else {
-                    return Err(escape_unshown());
-                };
-                match fs::canonicalize(parent) {
-                    Ok(c) => c.join(name),
-                    Err(_) => return Err(escape_unshown()),
-                }
+        let canonical = if let Ok(c) = fs::canonicalize(p) {
+            c
+        } else {
+            let (Some(parent), Some(name)) = (p.parent(), p.file_name()) else {
+                return Err(escape_unshown());
+            };
+            match fs::canonicalize(parent) {
+                Ok(c) => c.join(name),
+                Err(_) => return Err(escape_unshown()),
             }
         };
         let rest = canonical
@@ -384,7 +383,7 @@ impl Scope {
         match open::read_capped(&file, max, metadata.len()) {
             Ok(Capped::Complete(bytes)) => Ok((bytes, metadata)),
             Ok(Capped::Exceeded(seen)) => {
-                let now = file.metadata().map(|m| m.len()).unwrap_or(0);
+                let now = file.metadata().map_or(0, |m| m.len());
                 Err(ReadError::TooLarge {
                     rel: rel.to_owned(),
                     size: seen.max(now),

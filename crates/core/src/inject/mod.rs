@@ -215,8 +215,7 @@ pub fn dir_context(path: &Path, options: &DirOptions) -> crate::Result<ContextSo
     let name = scope
         .root()
         .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "/".to_owned());
+        .map_or_else(|| "/".to_owned(), |n| n.to_string_lossy().into_owned());
     let mut out = format!("{name}/\n");
     let mut files = 0usize;
     let mut cut = false;
@@ -260,7 +259,7 @@ fn walk(
         .ignore(true)
         .parents(false)
         .require_git(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
+        .sort_by_file_name(std::cmp::Ord::cmp)
         .filter_entry(|e| {
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
             !(is_dir
@@ -365,19 +364,18 @@ pub fn file_context(
     options: &FileOptions,
 ) -> crate::Result<ContextSource> {
     let p = Path::new(path);
-    let scope = match root {
-        Some(root) => open_scope(root, "root")?,
-        None => {
-            if !p.is_absolute() {
-                return Err(Error::invalid_request(
-                    "path must be absolute when no root is given",
-                ));
-            }
-            let parent = p
-                .parent()
-                .ok_or_else(|| Error::invalid_request("path must name a file"))?;
-            open_scope(parent, "the file's directory")?
+    let scope = if let Some(root) = root {
+        open_scope(root, "root")?
+    } else {
+        if !p.is_absolute() {
+            return Err(Error::invalid_request(
+                "path must be absolute when no root is given",
+            ));
         }
+        let parent = p
+            .parent()
+            .ok_or_else(|| Error::invalid_request("path must name a file"))?;
+        open_scope(parent, "the file's directory")?
     };
     let resolved = scope.resolve_within(path)?;
     let file = scope.read_resolved(&resolved, &ReadLimits::default())?;

@@ -318,7 +318,10 @@ mod tests {
 
     #[test]
     fn numbering_aligns_and_marks_the_target() {
-        let lines: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        let lines: Vec<String> = ["a", "b", "c"]
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect();
         assert_eq!(number_lines(&lines, 9, 10), "  9 | a\n>10 | b\n 11 | c\n");
     }
 }

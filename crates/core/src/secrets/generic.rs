@@ -205,7 +205,7 @@ fn split_words(s: &str) -> Vec<String> {
         }
         if !current.is_empty() && c.is_ascii_uppercase() {
             let prev = chars[i - 1];
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            let next_lower = chars.get(i + 1).is_some_and(char::is_ascii_lowercase);
             if prev.is_ascii_lowercase()
                 || prev.is_ascii_digit()
                 || (prev.is_ascii_uppercase() && next_lower)
@@ -480,7 +480,7 @@ fn is_wordlike(value: &str) -> bool {
         while i < chars.len() && chars[i].is_ascii_alphabetic() {
             let c = chars[i];
             let prev = chars[i - 1];
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            let next_lower = chars.get(i + 1).is_some_and(char::is_ascii_lowercase);
             if c.is_ascii_uppercase()
                 && (prev.is_ascii_lowercase() || (prev.is_ascii_uppercase() && next_lower))
             {
@@ -610,14 +610,14 @@ pub(super) fn shannon_entropy(s: &str) -> f64 {
 /// with or without `=` padding; `None` on any other character or an impossible length.
 pub(super) fn base64_decode(s: &str) -> Option<Vec<u8>> {
     fn value(b: u8) -> Option<u32> {
-        Some(match b {
+        Some(u32::from(match b {
             b'A'..=b'Z' => b - b'A',
             b'a'..=b'z' => b - b'a' + 26,
             b'0'..=b'9' => b - b'0' + 52,
             b'+' | b'-' => 62,
             b'/' | b'_' => 63,
             _ => return None,
-        } as u32)
+        }))
     }
     let bytes = s.trim_end_matches('=').as_bytes();
     if bytes.len() % 4 == 1 {

@@ -32,7 +32,7 @@
 //! | [`StripeKey`](SecretKind::StripeKey) | `sk_live_`, `sk_test_`, `rk_live_`, `rk_test_` + 24 or more alphanumerics; `whsec_` webhook signing secrets |
 //! | [`GoogleApiKey`](SecretKind::GoogleApiKey) | `AIza` + 35 characters |
 //! | [`Jwt`](SecretKind::Jwt) | three base64url segments whose first decodes to a JSON header with `"alg"` |
-//! | provider tokens | the formats of `providers.rs`: Azure storage keys and SAS signatures, npm, SendGrid, Twilio, Mailgun, Hugging Face, DigitalOcean, PyPI, Telegram and Discord bots, Vault, age, PuTTY `.ppk` private sections, Google OAuth client secrets, `"Bearer …"` literals, Shopify, Databricks, Linear, Postman, Doppler, Grafana, New Relic, Sentry, Supabase, Groq/Replicate/Perplexity/xAI, Docker Hub, Mapbox, Square, Pulumi, Heroku, Terraform Cloud, Alibaba Cloud (one [`SecretKind`] each) |
+//! | provider tokens | the formats of `providers.rs`: Azure storage keys and SAS signatures, npm, `SendGrid`, Twilio, Mailgun, Hugging Face, `DigitalOcean`, `PyPI`, Telegram and Discord bots, Vault, age, `PuTTY` `.ppk` private sections, Google OAuth client secrets, `"Bearer …"` literals, Shopify, Databricks, Linear, Postman, Doppler, Grafana, New Relic, Sentry, Supabase, Groq/Replicate/Perplexity/xAI, Docker Hub, Mapbox, Square, Pulumi, Heroku, Terraform Cloud, Alibaba Cloud (one [`SecretKind`] each) |
 //! | [`GenericSecret`](SecretKind::GenericSecret) | a value assigned to a name such as `password`, `secret`, `token`, `api_key`, `client_secret`, `auth` (`KEY = "v"`, `key: v`, `"key": "v"`, `KEY=v`, `--password v`, `<password>v</password>`, `key="ApiKey" value="v"`, `define('DB_PASSWORD', 'v')`, `"X-Api-Key: v"`) that passes an entropy test and is not a placeholder, type or reference; also the password part of `scheme://user:password@host` |
 //!
 //! Prefixed tokens must stand alone (no token character glued before or after) and have a
@@ -135,7 +135,7 @@ pub enum SecretKind {
     SlackToken,
     /// A Slack incoming-webhook URL: the URL itself is the credential.
     SlackWebhook,
-    /// An OpenAI API key.
+    /// An `OpenAI` API key.
     OpenAiKey,
     /// An Anthropic API key.
     AnthropicKey,
@@ -154,7 +154,7 @@ pub enum SecretKind {
     AzureSasToken,
     /// An npm access token (`npm_…`).
     NpmToken,
-    /// A SendGrid API key (`SG.….…`).
+    /// A `SendGrid` API key (`SG.….…`).
     SendgridKey,
     /// A Twilio API key SID (`SK` + 32 hex digits).
     TwilioKey,
@@ -162,15 +162,15 @@ pub enum SecretKind {
     MailgunKey,
     /// A Hugging Face user or organization token (`hf_…`, `api_org_…`).
     HuggingFaceToken,
-    /// A DigitalOcean personal, OAuth or refresh token (`dop_v1_…`, `doo_v1_…`, `dor_v1_…`).
+    /// A `DigitalOcean` personal, OAuth or refresh token (`dop_v1_…`, `doo_v1_…`, `dor_v1_…`).
     DigitalOceanToken,
-    /// A PyPI API token (`pypi-AgEIcHlwaS5vcmc…`).
+    /// A `PyPI` API token (`pypi-AgEIcHlwaS5vcmc…`).
     PypiToken,
     /// A Telegram bot token (`<bot id>:AA…`).
     TelegramBotToken,
     /// A Discord bot token or webhook URL.
     DiscordToken,
-    /// A HashiCorp Vault service, batch or recovery token (`hvs.…`, `hvb.…`, `hvr.…`).
+    /// A `HashiCorp` Vault service, batch or recovery token (`hvs.…`, `hvb.…`, `hvr.…`).
     VaultToken,
     /// An age encryption secret key (`AGE-SECRET-KEY-1…`).
     AgeSecretKey,
@@ -210,7 +210,7 @@ pub enum SecretKind {
     HerokuKey,
     /// A Terraform Cloud / HCP Terraform API token (`….atlasv1.…`).
     TerraformToken,
-    /// An Alibaba Cloud AccessKey ID (`LTAI…`).
+    /// An Alibaba Cloud `AccessKey` ID (`LTAI…`).
     AlibabaKey,
 }
 
@@ -264,7 +264,7 @@ impl SecretKind {
         SecretKind::AlibabaKey,
     ];
 
-    /// A stable snake_case name, used in redaction markers (`[REDACTED:github_token]`) and
+    /// A stable `snake_case` name, used in redaction markers (`[REDACTED:github_token]`) and
     /// suitable for logs and JSON.
     pub const fn as_str(self) -> &'static str {
         match self {

@@ -66,12 +66,11 @@ pub(super) fn blocks(
             e.end() - header.start() <= MAX_BLOCK
                 && following_begin.is_none_or(|b| b.start() >= e.end())
         });
-        let (body_end, block_end) = match complete {
-            Some(e) => (e.start(), e.end()),
-            None => {
-                let block_end = truncated_end(text, body_start);
-                (block_end, block_end)
-            }
+        let (body_end, block_end) = if let Some(e) = complete {
+            (e.start(), e.end())
+        } else {
+            let block_end = truncated_end(text, body_start);
+            (block_end, block_end)
         };
         if has_material(&text[body_start..body_end]) {
             emit(header.start(), block_end)?;
@@ -216,7 +215,7 @@ fn has_material(body: &str) -> bool {
     longest_base64_run(body) >= MIN_MATERIAL_RUN
 }
 
-/// Where a PuTTY private key section ends: `from` is just after its `Private-Lines: N` line.
+/// Where a `PuTTY` private key section ends: `from` is just after its `Private-Lines: N` line.
 /// The section runs over the base64 lines that follow (at most [`MAX_BLOCK`] bytes) and the
 /// `Private-MAC:` line after them; `from` itself when no base64 line follows.
 pub(super) fn ppk_block_end(text: &str, from: usize) -> usize {
@@ -246,7 +245,7 @@ pub(super) fn ppk_block_end(text: &str, from: usize) -> usize {
 }
 
 /// The byte offset of the start of the line holding the `BEGIN` of a private key block (PEM,
-/// OpenSSH, PGP, or a PuTTY `Private-Lines` section) that is still open at `at`: one that
+/// OpenSSH, PGP, or a `PuTTY` `Private-Lines` section) that is still open at `at`: one that
 /// starts in the [`MAX_BLOCK`] bytes before `at` and has no `END` between. `None` when `at` is
 /// not inside such a block.
 pub(super) fn open_block_start(text: &str, at: usize, begin: &Regex, ppk: &Regex) -> Option<usize> {

@@ -49,7 +49,7 @@ const AZURE_SAS: &str = concat!(
     r"&sig=([A-Za-z0-9%+/]{30,}(?:%3[Dd]|=){0,2})",
 );
 
-/// A PuTTY private key file: the `Private-Lines: N` section and its `Private-MAC` line.
+/// A `PuTTY` private key file: the `Private-Lines: N` section and its `Private-MAC` line.
 pub(super) const PPK_PRIVATE: &str = r"Private-Lines:[ \t]*[0-9]{1,4}[ \t]*\r?\n";
 
 /// `Bearer <token>` written inside a string literal anywhere, e.g. assigned to a variable that
