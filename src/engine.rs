@@ -31,6 +31,10 @@ pub struct ContextEngineOptions {
     /// root, created as needed) and loaded from when this engine first sees the root, so a
     /// restart re-reads only files changed since. Default: none (indexes live in memory only).
     pub index_cache_dir: Option<String>,
+    /// Most bytes all retrieval indexes of this engine may hold together (their own estimate,
+    /// `indexStatus().bytes`); the least recently used roots are dropped beyond it, never the
+    /// one in use. Default: no budget (only `maxRoots`). From 1 to 2^53.
+    pub max_index_bytes: Option<f64>,
 }
 
 /// An engine with its own state (file cache, ...). The module-level functions use one
@@ -72,6 +76,14 @@ fn parse_options(value: Option<Unknown<'_>>) -> CoreResult<EngineOptions> {
     )?;
     if let Some(dir) = parsed.index_cache_dir {
         options.retrieval.cache_dir = Some(cache_dir(&dir)?);
+    }
+    if parsed.max_index_bytes.is_some() {
+        options.retrieval.max_index_bytes = Some(whole(
+            parsed.max_index_bytes,
+            "maxIndexBytes",
+            0,
+            9_007_199_254_740_992.0,
+        )?);
     }
     Ok(options)
 }

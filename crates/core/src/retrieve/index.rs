@@ -21,15 +21,8 @@ use super::watch::{DirWatch, Drained};
 use crate::fs_scope::{ReadError, ReadLimits, Scope};
 use crate::stamp::racy;
 
-/// One posting: a chunk and the term's frequencies in its fields.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Posting {
-    pub chunk: u32,
-    /// Occurrences in the chunk's text (saturating).
-    pub tf: u16,
-    /// Occurrences in the names the chunk defines (saturating).
-    pub sym: u16,
-}
+pub(crate) use super::terms::Posting;
+use super::terms::{PathPostings, PostingList, TermDict};
 
 /// A chunk of an indexed file.
 #[derive(Debug, Clone)]
@@ -183,9 +176,9 @@ pub struct IndexStats {
 #[derive(Debug)]
 pub struct Index {
     pub(crate) scope: Scope,
-    pub(crate) terms: HashMap<Box<str>, u32>,
-    pub(crate) postings: Vec<Vec<Posting>>,
-    pub(crate) path_postings: Vec<Vec<u32>>,
+    pub(crate) terms: TermDict,
+    pub(crate) postings: Vec<PostingList>,
+    pub(crate) path_postings: PathPostings,
     pub(crate) chunks: Vec<ChunkMeta>,
     pub(crate) files: Vec<Option<FileMeta>>,
     pub(crate) by_path: HashMap<String, u32>,
@@ -229,9 +222,9 @@ struct Progress<'a> {
 /// The contents of an index restored from disk ([`persist`](super::persist)), already checked
 /// for consistency there; [`Index::from_parts`] derives the counters.
 pub(crate) struct Parts {
-    pub terms: HashMap<Box<str>, u32>,
-    pub postings: Vec<Vec<Posting>>,
-    pub path_postings: Vec<Vec<u32>>,
+    pub terms: TermDict,
+    pub postings: Vec<PostingList>,
+    pub path_postings: PathPostings,
     pub chunks: Vec<ChunkMeta>,
     pub files: Vec<Option<FileMeta>>,
     pub by_path: HashMap<String, u32>,
@@ -419,9 +412,9 @@ impl Index {
     pub fn new(scope: Scope, max_files: usize) -> Index {
         Index {
             scope,
-            terms: HashMap::default(),
+            terms: TermDict::default(),
             postings: Vec::new(),
-            path_postings: Vec::new(),
+            path_postings: PathPostings::default(),
             chunks: Vec::new(),
             files: Vec::new(),
             by_path: HashMap::default(),
@@ -636,7 +629,19 @@ impl Index {
         self.skipped = still_skipped;
         self.apply(todo, progress);
         self.maybe_compact();
+        self.shrink();
         changed
+    }
+
+    /// Releases spare capacity left by a build.
+    fn shrink(&mut self) {
+        self.terms.shrink();
+        self.postings.shrink_to_fit();
+        for list in &mut self.postings {
+            list.shrink();
+        }
+        self.chunks.shrink_to_fit();
+        self.files.shrink_to_fit();
     }
 
     /// Reads and (re)indexes `todo`, in batches so that the tokenized form of only one batch
@@ -674,7 +679,7 @@ impl Index {
         }
         let root = self.scope.root().to_path_buf();
         let mut targets = Targets::default();
-        let mut check: Vec<String> = Vec::new();
+        let mut check: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
         for c in changes {
             let Ok(rest) = c.path.strip_prefix(&root) else {
                 continue;
@@ -691,7 +696,7 @@ impl Index {
                 targets.shallow.insert(parent);
                 targets.deep.insert(rel);
             } else if self.by_path.contains_key(&rel) || self.skipped.contains_key(&rel) {
-                check.push(rel);
+                check.insert(rel);
             } else if std::fs::symlink_metadata(&c.path).is_ok_and(|m| m.is_dir()) {
                 targets.shallow.insert(parent);
                 targets.deep.insert(rel);
@@ -893,13 +898,10 @@ impl Index {
     }
 
     fn intern(&mut self, term: &str) -> u32 {
-        if let Some(&id) = self.terms.get(term) {
-            return id;
+        let (id, new) = self.terms.intern(term);
+        if new {
+            self.postings.push(PostingList::Empty);
         }
-        let id = self.postings.len() as u32;
-        self.terms.insert(term.into(), id);
-        self.postings.push(Vec::new());
-        self.path_postings.push(Vec::new());
         id
     }
 
@@ -929,8 +931,8 @@ impl Index {
             });
         }
         for t in &p.path_terms {
-            let tid = self.intern(t) as usize;
-            self.path_postings[tid].push(fid);
+            let tid = self.intern(t);
+            self.path_postings.push(tid, fid);
         }
         self.live_files += 1;
         self.live_file_tokens += u64::from(file_len);
@@ -1032,16 +1034,12 @@ impl Index {
                 p.chunk = new;
                 new != u32::MAX
             });
-            list.shrink_to_fit();
         }
-        for list in &mut self.path_postings {
-            list.retain_mut(|f| {
-                let new = file_map[*f as usize];
-                *f = new;
-                new != u32::MAX
-            });
-            list.shrink_to_fit();
-        }
+        self.path_postings.retain_mut(|f| {
+            let new = file_map[*f as usize];
+            *f = new;
+            new != u32::MAX
+        });
         for fid in self.by_path.values_mut() {
             *fid = file_map[*fid as usize];
         }
@@ -1054,19 +1052,18 @@ impl Index {
 
     /// Counts and approximate memory.
     pub fn stats(&self) -> IndexStats {
-        let postings: usize = self.postings.iter().map(Vec::len).sum();
-        let path_postings: usize = self.path_postings.iter().map(Vec::len).sum();
-        let term_bytes: usize = self.terms.keys().map(|k| k.len() + 48).sum();
+        let postings: usize = self.postings.iter().map(PostingList::len).sum();
+        let posting_heap: usize = self.postings.iter().map(PostingList::heap_bytes).sum();
         let file_bytes: usize = self
             .files
             .iter()
             .flatten()
             .map(|f| f.rel.len() * 2 + 160)
             .sum();
-        let bytes = postings * std::mem::size_of::<Posting>()
-            + self.postings.len() * 24 * 2
-            + path_postings * 4
-            + term_bytes
+        let bytes = self.postings.len() * std::mem::size_of::<PostingList>()
+            + posting_heap
+            + self.path_postings.bytes()
+            + self.terms.bytes()
             + self.chunks.len() * std::mem::size_of::<ChunkMeta>()
             + file_bytes
             + self.text_bytes;

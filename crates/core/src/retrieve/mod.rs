@@ -19,6 +19,7 @@ pub mod chunk;
 pub mod index;
 pub mod persist;
 pub mod rank;
+mod terms;
 pub mod tokenize;
 pub mod walk;
 mod watch;

@@ -27,6 +27,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::chunk;
 use super::index::{ChunkMeta, FileMeta, Index, Parts, Posting, SkipReason};
+use super::terms::{PathPostings, PostingList, TermDict};
 use super::walk::{Stamp, WatchedDir};
 use crate::fs_scope::Scope;
 
@@ -279,12 +280,10 @@ fn write_files<W: Write>(b: &mut Out<'_, W>, index: &Index) {
 }
 
 fn write_terms<W: Write>(b: &mut Out<'_, W>, index: &Index) {
-    let mut terms: Vec<(&str, u32)> = index.terms.iter().map(|(k, &v)| (&**k, v)).collect();
-    terms.sort_unstable_by_key(|&(_, id)| id);
-    b.len(terms.len());
-    for (t, id) in terms {
-        b.bytes(t.as_bytes());
-        let list = &index.postings[id as usize];
+    b.len(index.terms.len());
+    for id in 0..index.terms.len() as u32 {
+        b.bytes(index.terms.term(id).as_bytes());
+        let list = index.postings[id as usize].as_slice();
         b.len(list.len());
         for p in list {
             b.u32(p.chunk);
@@ -572,17 +571,16 @@ fn check_references(
     Some(by_path)
 }
 
-type Terms = (HashMap<Box<str>, u32>, Vec<Vec<Posting>>, Vec<Vec<u32>>);
+type Terms = (TermDict, Vec<PostingList>, PathPostings);
 
 fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> {
     let n_terms = r.len(17)?;
-    let mut terms: HashMap<Box<str>, u32> = HashMap::default();
-    terms.reserve(n_terms);
-    let mut postings: Vec<Vec<Posting>> = Vec::with_capacity(n_terms);
-    let mut path_postings: Vec<Vec<u32>> = Vec::with_capacity(n_terms);
+    let mut terms = TermDict::default();
+    let mut postings: Vec<PostingList> = Vec::with_capacity(n_terms);
+    let mut path_postings = PathPostings::default();
     for id in 0..n_terms {
         let t = r.str()?;
-        if t.is_empty() || terms.insert(t.into(), id as u32).is_some() {
+        if t.is_empty() || u32::try_from(id).ok() != Some(terms.intern(t).0) {
             return None;
         }
         let n = r.len(8)?;
@@ -598,7 +596,7 @@ fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> 
             }
             list.push(p);
         }
-        postings.push(list);
+        postings.push(PostingList::from(list));
         let n = r.len(4)?;
         let mut list = Vec::with_capacity(n);
         for _ in 0..n {
@@ -608,8 +606,9 @@ fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> 
             }
             list.push(f);
         }
-        path_postings.push(list);
+        path_postings.insert(id as u32, list);
     }
+    terms.shrink();
     Some((terms, postings, path_postings))
 }
 
@@ -745,12 +744,12 @@ mod tests {
         let first = Retrieval::new(options(cache.path()));
         let before = ask(&first, root, "parse cookie header");
         assert!(!before.is_empty());
+        drop(first); // waits for the background save
         assert_eq!(
             fs::read_dir(cache.path()).unwrap().count(),
             1,
             "one file per root"
         );
-        drop(first);
 
         let second = Retrieval::new(options(cache.path()));
         assert_eq!(ask(&second, root, "parse cookie header"), before);
@@ -917,5 +916,74 @@ mod tests {
         let mut index = built(dir.path());
         index.dirs[0].path = PathBuf::from("/etc");
         assert!(decode(&encode(&index, ENGINE_VERSION), scope, 1000, ENGINE_VERSION).is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_a_link_to_dev_zero_is_not_read() {
+        let dir = tree();
+        let cache = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let canonical = Scope::new(root).unwrap().root().to_path_buf();
+        let file = cache_path(cache.path(), &canonical);
+        let c = std::ffi::CString::new(file.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let started = std::time::Instant::now();
+        assert!(load(cache.path(), &Scope::new(root).unwrap(), 1000).is_none());
+        fs::remove_file(&file).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &file).unwrap();
+        assert!(load(cache.path(), &Scope::new(root).unwrap(), 1000).is_none());
+        assert!(started.elapsed() < Duration::from_secs(5), "no hang");
+        // A request still works, and the save replaces the link, never writes through it.
+        let r = Retrieval::new(options(cache.path()));
+        assert_eq!(ask(&r, root, "parseCookie")[0].path, "src/cookie.ts");
+        drop(r);
+        assert!(fs::symlink_metadata(&file).unwrap().is_file());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn save_never_writes_through_a_planted_link() {
+        let dir = tree();
+        let index = built(dir.path());
+        let cache = tempfile::tempdir().unwrap();
+        let victim_dir = tempfile::tempdir().unwrap();
+        let victim = victim_dir.path().join("victim");
+        fs::write(&victim, "precious").unwrap();
+        // Links at every name the old scheme (pid and a counter) would have used.
+        let target = cache_path(cache.path(), index.scope().root());
+        let stem = target.file_name().unwrap().to_str().unwrap().to_owned();
+        for n in 0..64 {
+            let name = format!(".{stem}.{}.{n}.tmp", std::process::id());
+            std::os::unix::fs::symlink(&victim, cache.path().join(name)).unwrap();
+        }
+        for _ in 0..4 {
+            save(cache.path(), &index).unwrap();
+        }
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(load(cache.path(), index.scope(), 1000).is_some());
+        // The temporary file is created exclusively: an existing name (even a dangling link)
+        // is refused, never followed.
+        let planted = cache.path().join("planted");
+        std::os::unix::fs::symlink(victim_dir.path().join("new"), &planted).unwrap();
+        assert!(create_exclusive(&planted).is_err());
+        assert!(!victim_dir.path().join("new").exists());
+    }
+
+    #[test]
+    fn skipped_files_and_coverage_survive_a_restart() {
+        let dir = tree();
+        fs::write(dir.path().join("src/blob.ts"), b"\0\x01binary\0").unwrap();
+        let index = built(dir.path());
+        assert_eq!(index.coverage().skipped.binary, 1);
+        let back = decode(
+            &encode(&index, ENGINE_VERSION),
+            index.scope().clone(),
+            1000,
+            ENGINE_VERSION,
+        )
+        .unwrap();
+        assert_eq!(back.coverage(), index.coverage());
+        assert_eq!(back.skipped, index.skipped);
     }
 }
