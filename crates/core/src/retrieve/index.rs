@@ -648,21 +648,65 @@ impl Index {
     /// is held at a time.
     fn apply(&mut self, todo: Vec<Listed>, progress: Progress<'_>) {
         progress.found.fetch_add(todo.len(), Ordering::Relaxed);
-        for batch in todo.chunks(PREPARE_BATCH) {
-            let prepared = prepare_all(&self.scope, batch, progress.read);
-            for (l, p) in batch.iter().zip(prepared) {
-                if let Some(fid) = self.by_path.get(&l.rel).copied() {
-                    self.remove(fid);
+        let threads = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .clamp(1, 8);
+        if todo.len() < 64 || threads == 1 {
+            for batch in todo.chunks(PREPARE_BATCH) {
+                let prepared = prepare_all(&self.scope, batch, progress.read);
+                for (l, p) in batch.iter().zip(prepared) {
+                    self.merge(l, p);
                 }
-                match p {
-                    Ok(p) => {
-                        self.skipped.remove(&l.rel);
-                        self.add(p);
+            }
+            return;
+        }
+        // A pipeline: workers read and tokenize in any order while this thread merges the
+        // results in listing order (so ids, and therefore results, do not depend on timing).
+        // The channel is bounded, so at most a few hundred prepared files are held at once.
+        let scope = self.scope.clone();
+        let next = AtomicUsize::new(0);
+        let (tx, rx) =
+            std::sync::mpsc::sync_channel::<(usize, Result<Prepared, SkipReason>)>(PREPARE_BATCH);
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                let tx = tx.clone();
+                let (scope, todo, next) = (&scope, &todo, &next);
+                s.spawn(move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(l) = todo.get(i) else { break };
+                    let p = prepare(scope, l);
+                    progress.read.fetch_add(1, Ordering::Relaxed);
+                    if tx.send((i, p)).is_err() {
+                        break;
                     }
-                    Err(reason) => {
-                        self.skipped.insert(l.rel.clone(), (l.stamp, reason));
-                    }
+                });
+            }
+            drop(tx);
+            let mut pending: std::collections::BTreeMap<usize, Result<Prepared, SkipReason>> =
+                std::collections::BTreeMap::new();
+            let mut want = 0usize;
+            for (i, p) in rx {
+                pending.insert(i, p);
+                while let Some(p) = pending.remove(&want) {
+                    self.merge(&todo[want], p);
+                    want += 1;
                 }
+            }
+        });
+    }
+
+    /// Puts one prepared file (or the reason it was skipped) into the index.
+    fn merge(&mut self, l: &Listed, p: Result<Prepared, SkipReason>) {
+        if let Some(fid) = self.by_path.get(&l.rel).copied() {
+            self.remove(fid);
+        }
+        match p {
+            Ok(p) => {
+                self.skipped.remove(&l.rel);
+                self.add(p);
+            }
+            Err(reason) => {
+                self.skipped.insert(l.rel.clone(), (l.stamp, reason));
             }
         }
     }

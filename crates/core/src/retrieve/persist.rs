@@ -75,6 +75,16 @@ fn create_exclusive(path: &Path) -> std::io::Result<std::fs::File> {
 /// Saves `index` in `dir` (created if needed), replacing the root's previous file atomically.
 /// Returns the bytes written.
 pub fn save(dir: &Path, index: &Index) -> std::io::Result<u64> {
+    save_yielding(dir, index, None)
+}
+
+/// [`save`], abandoned with [`std::io::ErrorKind::WouldBlock`] (the old file left in place)
+/// as soon as `waiting` is non-zero, checked after every block written.
+pub fn save_yielding(
+    dir: &Path,
+    index: &Index,
+    waiting: Option<&std::sync::atomic::AtomicUsize>,
+) -> std::io::Result<u64> {
     std::fs::create_dir_all(dir)?;
     let target = cache_path(dir, index.scope().root());
     let stem = target
@@ -96,9 +106,9 @@ pub fn save(dir: &Path, index: &Index) -> std::io::Result<u64> {
         }
     };
     let result = (|| {
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, Yielding { file, waiting });
         let n = encode_into(index, ENGINE_VERSION, &mut w)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
+        let file = w.into_inner().map_err(|e| e.into_error())?.file;
         file.sync_all()?;
         drop(file);
         std::fs::rename(&tmp, &target)?;
@@ -108,6 +118,28 @@ pub fn save(dir: &Path, index: &Index) -> std::io::Result<u64> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// A file writer that fails with `WouldBlock` once someone is waiting (not `Interrupted`,
+/// which `write_all` retries).
+struct Yielding<'a> {
+    file: std::fs::File,
+    waiting: Option<&'a std::sync::atomic::AtomicUsize>,
+}
+
+impl Write for Yielding<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self
+            .waiting
+            .is_some_and(|w| w.load(std::sync::atomic::Ordering::Acquire) > 0)
+        {
+            return Err(std::io::Error::from(std::io::ErrorKind::WouldBlock));
+        }
+        self.file.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
 }
 
 /// The bytes of the cache file at `path` if it is a regular file of at most
@@ -161,10 +193,12 @@ struct Out<'w, W: Write> {
 
 impl<W: Write> Out<'_, W> {
     fn raw(&mut self, b: &[u8]) {
-        if self.err.is_none() {
-            if let Err(e) = self.w.write_all(b) {
-                self.err = Some(e);
-            }
+        if self.err.is_some() {
+            return;
+        }
+        if let Err(e) = self.w.write_all(b) {
+            self.err = Some(e);
+            return;
         }
         self.hash = fnv_update(self.hash, b);
         self.len += b.len() as u64;
@@ -985,5 +1019,30 @@ mod tests {
         .unwrap();
         assert_eq!(back.coverage(), index.coverage());
         assert_eq!(back.skipped, index.skipped);
+    }
+
+    #[test]
+    fn a_save_gives_way_to_a_waiting_request() {
+        let dir = tree();
+        let index = built(dir.path());
+        let cache = tempfile::tempdir().unwrap();
+        save(cache.path(), &index).unwrap();
+        let file = cache_path(cache.path(), index.scope().root());
+        let before = fs::read(&file).unwrap();
+        let waiting = std::sync::atomic::AtomicUsize::new(1);
+        let err = save_yielding(cache.path(), &index, Some(&waiting)).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
+        assert_eq!(
+            fs::read(&file).unwrap(),
+            before,
+            "the old file is untouched"
+        );
+        assert_eq!(
+            fs::read_dir(cache.path()).unwrap().count(),
+            1,
+            "no temporary left"
+        );
+        waiting.store(0, std::sync::atomic::Ordering::Relaxed);
+        save_yielding(cache.path(), &index, Some(&waiting)).unwrap();
     }
 }
