@@ -633,7 +633,10 @@ impl Index {
         changed
     }
 
-    /// Releases spare capacity left by a build.
+    /// Releases spare capacity left by a build, and gives the allocator's freed pages back to
+    /// the system (the tokenized form of every file was allocated and freed on the reading
+    /// threads; glibc keeps such pages in per-thread arenas, which after a large build held
+    /// about as much as the index itself).
     fn shrink(&mut self) {
         self.terms.shrink();
         self.postings.shrink_to_fit();
@@ -642,6 +645,11 @@ impl Index {
         }
         self.chunks.shrink_to_fit();
         self.files.shrink_to_fit();
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: malloc_trim only returns free memory to the system.
+        unsafe {
+            libc::malloc_trim(0);
+        }
     }
 
     /// Reads and (re)indexes `todo`, in batches so that the tokenized form of only one batch
@@ -752,9 +760,8 @@ impl Index {
         let mut todo: Vec<Listed> = Vec::new();
         if !targets.shallow.is_empty() {
             let listing = walk::list_targets(&root, &targets, &mut self.watch);
-            if self.watch.is_none() {
-                return None;
-            }
+            // Watching failed while listing (the watch limit): poll from now on.
+            self.watch.as_ref()?;
             self.merge_dirs(&targets, listing.dirs);
             let mut listed: HashMap<String, ()> = HashMap::default();
             for l in listing.too_large {

@@ -290,6 +290,9 @@ fn encode_into<W: Write>(index: &Index, version: &str, w: &mut W) -> std::io::Re
 fn write_files<W: Write>(b: &mut Out<'_, W>, index: &Index) {
     b.len(index.files.len());
     for f in &index.files {
+        if b.err.is_some() {
+            return;
+        }
         match f {
             None => b.u8(0),
             Some(f) => {
@@ -316,6 +319,10 @@ fn write_files<W: Write>(b: &mut Out<'_, W>, index: &Index) {
 fn write_terms<W: Write>(b: &mut Out<'_, W>, index: &Index) {
     b.len(index.terms.len());
     for id in 0..index.terms.len() as u32 {
+        if b.err.is_some() {
+            // Abandoned (a request is waiting): stop at once, not after millions of no-ops.
+            return;
+        }
         b.bytes(index.terms.term(id).as_bytes());
         let list = index.postings[id as usize].as_slice();
         b.len(list.len());
