@@ -5,7 +5,7 @@
 // (the tree of benches/gen-small-tree.ts).
 //
 //   node --expose-gc --import tsx benches/kernel.bench.ts --root DIR [--addon PATH] [--cache-dir DIR]
-//        [--prompts kernel|small] [--rounds 3]
+//        [--prompts kernel|small] [--rounds 3] [--max-files N]
 // Peak RSS: run under `/usr/bin/time -v`. `--addon` loads another build of the addon (for a
 // before/after in the same run). With `--cache-dir` the script also measures a restart: a second
 // engine on the same cache directory, time to its first answer.
@@ -99,7 +99,10 @@ async function main(): Promise<void> {
   } catch {}
   console.log(`ripgrep            'copy_from_user' over the tree ${rg.toFixed(0)} ms; rg --files: ${rgFiles} files in ${(performance.now() - t).toFixed(0)} ms`)
 
-  const engine = new ContextEngine(cacheDir ? { indexCacheDir: cacheDir } : {})
+  const maxFiles = arg('max-files', '')
+  const options: Record<string, unknown> = cacheDir ? { indexCacheDir: cacheDir } : {}
+  if (maxFiles) options.maxFilesPerRoot = Number(maxFiles)
+  const engine = new ContextEngine(options)
   const ask = (e: any, prompt: string) =>
     e.retrieve({ prompt, spaceId: 'bench', sessionId: 'bench', rootPath: root, providerId: 'mcp', limit: 20 })
   let peak = process.memoryUsage().rss
@@ -163,7 +166,7 @@ async function main(): Promise<void> {
       .filter((n) => n.endsWith('.ceidx'))
       .reduce((sum, n) => sum + statSync(join(cacheDir, n)).size, 0)
     console.log(`index on disk      ${mb(bytes)}`)
-    const again = new ContextEngine({ indexCacheDir: cacheDir })
+    const again = new ContextEngine(options)
     t = performance.now()
     await ask(again, prompts[1])
     console.log(`restart            first answer ${(performance.now() - t).toFixed(0)} ms (files read ${again.indexStatus(root).filesRead})`)
