@@ -729,6 +729,7 @@ impl Index {
         if changes.is_empty() {
             return Some(0);
         }
+        let live_before = self.live_files;
         let root = self.scope.root().to_path_buf();
         let mut targets = Targets::default();
         let mut check: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
@@ -846,10 +847,17 @@ impl Index {
             .iter()
             .filter(|l| !self.by_path.contains_key(&l.rel))
             .count();
-        if self.live_files as usize + new_files > self.max_files {
+        // At the cap the indexed files are the first in path order: a new file may displace
+        // one, a removed one lets the next in. Only a full listing knows which.
+        if self.live_files as usize + new_files > self.max_files
+            || (self.over_limit > 0 && new_files > 0)
+        {
             return None;
         }
         self.apply(todo, progress);
+        if self.over_limit > 0 && self.live_files < live_before {
+            return None;
+        }
         self.maybe_compact();
         Some(changed)
     }

@@ -634,3 +634,29 @@ fn a_memory_budget_evicts_least_recently_used_roots() {
         IndexState::Ready
     );
 }
+
+#[test]
+fn at_the_cap_a_deleted_file_lets_the_next_one_in() {
+    let dir = fixture();
+    let root = dir.path();
+    let r = Retrieval::new(RetrievalOptions {
+        max_files: 2,
+        ..RetrievalOptions::default()
+    });
+    // Listed in path order: README.md, src/cookie.ts, src/router.ts, src/utils/url.ts.
+    assert!(paths_for(&r, root, "router match handler")
+        .iter()
+        .all(|p| p != "src/router.ts"));
+    let status = r.status(root.to_str().unwrap()).unwrap();
+    assert_eq!(
+        (status.stats.files, status.coverage.skipped.over_limit),
+        (2, 2)
+    );
+    fs::remove_file(root.join("src/cookie.ts")).unwrap();
+    assert!(paths_for(&r, root, "router match handler").contains(&"src/router.ts".to_owned()));
+    let status = r.status(root.to_str().unwrap()).unwrap();
+    assert_eq!(
+        (status.stats.files, status.coverage.skipped.over_limit),
+        (2, 1)
+    );
+}
