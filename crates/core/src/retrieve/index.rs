@@ -21,12 +21,12 @@ use super::watch::{DirWatch, Drained};
 use crate::fs_scope::{ReadError, ReadLimits, Scope};
 use crate::stamp::racy;
 
-pub(crate) use super::terms::Posting;
+pub(super) use super::terms::Posting;
 use super::terms::{PathPostings, PostingList, TermDict};
 
 /// A chunk of an indexed file.
 #[derive(Debug, Clone)]
-pub(crate) struct ChunkMeta {
+pub(super) struct ChunkMeta {
     pub file: u32,
     pub start_line: u32,
     pub end_line: u32,
@@ -37,7 +37,7 @@ pub(crate) struct ChunkMeta {
 
 /// An indexed file.
 #[derive(Debug, Clone)]
-pub(crate) struct FileMeta {
+pub(super) struct FileMeta {
     pub rel: String,
     pub stamp: Stamp,
     pub chunks: Range<u32>,
@@ -65,7 +65,7 @@ pub enum SkipReason {
 
 impl SkipReason {
     /// The reason as a byte, for the on-disk index.
-    pub(crate) fn code(self) -> u8 {
+    pub(super) fn code(self) -> u8 {
         match self {
             SkipReason::Binary => 0,
             SkipReason::TooLarge => 1,
@@ -75,7 +75,7 @@ impl SkipReason {
     }
 
     /// The reason of a byte written by [`SkipReason::code`].
-    pub(crate) fn from_code(b: u8) -> Option<SkipReason> {
+    pub(super) fn from_code(b: u8) -> Option<SkipReason> {
         Some(match b {
             0 => SkipReason::Binary,
             1 => SkipReason::TooLarge,
@@ -141,7 +141,7 @@ pub struct Coverage {
 
 /// A file read, chunked and tokenized, ready to be added (built off the index lock and in
 /// parallel).
-pub(crate) struct Prepared {
+pub(super) struct Prepared {
     rel: String,
     stamp: Stamp,
     read_at: SystemTime,
@@ -175,17 +175,17 @@ pub struct IndexStats {
 /// The index of one root.
 #[derive(Debug)]
 pub struct Index {
-    pub(crate) scope: Scope,
-    pub(crate) terms: TermDict,
-    pub(crate) postings: Vec<PostingList>,
-    pub(crate) path_postings: PathPostings,
-    pub(crate) chunks: Vec<ChunkMeta>,
-    pub(crate) files: Vec<Option<FileMeta>>,
-    pub(crate) by_path: HashMap<String, u32>,
-    pub(crate) live_chunks: u64,
-    pub(crate) live_chunk_tokens: u64,
-    pub(crate) live_files: u64,
-    pub(crate) live_file_tokens: u64,
+    pub(super) scope: Scope,
+    pub(super) terms: TermDict,
+    pub(super) postings: Vec<PostingList>,
+    pub(super) path_postings: PathPostings,
+    pub(super) chunks: Vec<ChunkMeta>,
+    pub(super) files: Vec<Option<FileMeta>>,
+    pub(super) by_path: HashMap<String, u32>,
+    pub(super) live_chunks: u64,
+    pub(super) live_chunk_tokens: u64,
+    pub(super) live_files: u64,
+    pub(super) live_file_tokens: u64,
     pub(super) dead_chunks: u64,
     pub(super) max_files: usize,
     /// Directories of the last full walk, and when it started.
@@ -209,7 +209,7 @@ pub struct Index {
     texts: std::collections::VecDeque<(u32, std::sync::Arc<str>)>,
     text_bytes: usize,
     /// Full walks and quick (stat-only) updates done, for tests and status.
-    pub(crate) full_walks: u64,
+    pub(super) full_walks: u64,
 }
 
 /// Counters of an update in progress: files read of files to read.
@@ -221,7 +221,7 @@ struct Progress<'a> {
 
 /// The contents of an index restored from disk ([`persist`](super::persist)), already checked
 /// for consistency there; [`Index::from_parts`] derives the counters.
-pub(crate) struct Parts {
+pub(super) struct Parts {
     pub terms: TermDict,
     pub postings: Vec<PostingList>,
     pub path_postings: PathPostings,
@@ -298,7 +298,7 @@ fn stat_all(root: &std::path::Path, files: &[&FileMeta]) -> Vec<Option<Stamp>> {
 
 /// Reads and tokenizes one listed file; why not if it cannot be read or is not worth
 /// indexing.
-pub(crate) fn prepare(scope: &Scope, listed: &Listed) -> Result<Prepared, SkipReason> {
+pub(super) fn prepare(scope: &Scope, listed: &Listed) -> Result<Prepared, SkipReason> {
     let read_at = SystemTime::now();
     let resolved = scope.resolve(&listed.rel).map_err(|e| SkipReason::of(&e))?;
     let file = scope
@@ -358,7 +358,7 @@ pub(crate) fn prepare(scope: &Scope, listed: &Listed) -> Result<Prepared, SkipRe
 
 /// Prepares `listed` on up to `threads` threads, keeping the input order; `progress` counts
 /// finished files.
-pub(crate) fn prepare_all(
+pub(super) fn prepare_all(
     scope: &Scope,
     listed: &[Listed],
     progress: &AtomicUsize,
@@ -440,7 +440,7 @@ impl Index {
     }
 
     /// An index from restored parts (see [`Parts`]).
-    pub(crate) fn from_parts(scope: Scope, max_files: usize, p: Parts) -> Index {
+    pub(super) fn from_parts(scope: Scope, max_files: usize, p: Parts) -> Index {
         let mut index = Index::new(scope, max_files);
         for f in p.files.iter().flatten() {
             index.live_files += 1;
@@ -1008,7 +1008,7 @@ impl Index {
 
     /// The text of an indexed file, from the cache or read again through the scope; `None`
     /// if it cannot be read now.
-    pub(crate) fn text(&mut self, fid: u32) -> Option<std::sync::Arc<str>> {
+    pub(super) fn text(&mut self, fid: u32) -> Option<std::sync::Arc<str>> {
         if let Some((_, t)) = self.texts.iter().find(|(f, _)| *f == fid) {
             return Some(t.clone());
         }
