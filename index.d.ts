@@ -373,6 +373,12 @@ export interface ContextEngineOptions {
    * stops. Default: none.
    */
   timeoutMs?: number
+  /**
+   * Most bytes all retrieval indexes of this engine may hold together (their own estimate,
+   * `indexStatus().bytes`); the least recently used roots are dropped beyond it, never the
+   * one in use. Default: no budget (only `maxRoots`). From 1 to 2^53.
+   */
+  maxIndexBytes?: number
 }
 
 /** Which retrieval backend a request selects; the engine serves both. */
@@ -1000,6 +1006,25 @@ export interface IndexStatus {
   terms: number
   /** Approximate memory held by the index, in bytes. */
   bytes: number
+  /**
+   * Files the current (or last) build or update is to read (`filesRead` of `filesTotal` is
+   * its progress).
+   */
+  filesTotal: number
+  /**
+   * How the index learns about changes: `'watching'` (file-system events) or `'polling'`
+   * (a stat of every known file per call); absent when there is no index.
+   */
+  freshness?: 'watching' | 'polling'
+  /**
+   * Entries hidden by ignore rules (`.gitignore`, `.ignore`; an ignored directory counts
+   * once).
+   */
+  ignoredFiles: number
+  /** Files found but not indexed, by reason. */
+  skipped: SkippedFiles
+  /** What the caller should know, such as ignore rules hiding (nearly) the whole root. */
+  warnings: Array<string>
 }
 
 /**
@@ -1218,6 +1243,20 @@ export interface ReviewStats {
   deletions: number
   /** Binary files among them. */
   binaryFiles: number
+}
+
+/** Files found but not indexed, by reason. */
+export interface SkippedFiles {
+  /** Content that looks binary. */
+  binary: number
+  /** Over the size cap (1 MiB). */
+  tooLarge: number
+  /** Could not be read. */
+  unreadable: number
+  /** Generated code (`@generated`, `DO NOT EDIT`). */
+  generated: number
+  /** Beyond `maxFilesPerRoot` (the last ones in path order). */
+  overLimit: number
 }
 
 /** A file handed to `SymbolIndex.indexFiles` or `repoStats`. */

@@ -3,7 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, realpathSync, readdirSync, utimesSync } from 'node:fs'
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, realpathSync, readdirSync, utimesSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 
@@ -377,14 +377,28 @@ function backdate(root: string): void {
   }
 }
 
+/** Waits until the index file in `cache` was (re)written at or after `since` (saves run in the
+ * background, off the request that changed the index; the rename that publishes a file is
+ * atomic, so a file that is there is complete). */
+async function saved(cache: string, since: number): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const files = readdirSync(cache).filter((n) => n.endsWith('.ceidx'))
+    if (files.length > 0 && files.every((n) => statSync(join(cache, n)).mtimeMs >= since)) return
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  throw new Error('the index was not saved')
+}
+
 test('indexCacheDir: a new engine over the same directory answers identically without re-reading', async () => {
   const root = repo()
   backdate(root)
   const cache = realpathSync(mkdtempSync(join(tmpdir(), 'ce-index-cache-')))
   const first = new ContextEngine({ indexCacheDir: cache })
   const prompts = ['parseCookie', 'router match handler', 'getPath url']
+  const t0 = Date.now() - 1000
   const before = await Promise.all(prompts.map((p) => first.retrieve(req(root, p))))
   assert.ok(before.every((r) => r.length > 0))
+  await saved(cache, t0)
   assert.equal(readdirSync(cache).filter((n) => n.endsWith('.ceidx')).length, 1, 'one file per root')
 
   // "Restart": a new engine with the same cache directory.
@@ -400,7 +414,9 @@ test('indexCacheDir: a new engine over the same directory answers identically wi
   write(root, 'src/session.ts', 'export function loadSession(token: string) {\n  return token\n}\n')
   rmSync(join(root, 'src/utils/url.ts'))
   const third = new ContextEngine({ indexCacheDir: cache })
+  const t1 = Date.now()
   assert.equal((await third.retrieve(req(root, 'loadSession')))[0].path, 'src/session.ts')
+  await saved(cache, t1 - 20)
   assert.equal(third.indexStatus(root).filesRead, 1, 'only the added file was read')
   assert.ok((await third.retrieve(req(root, 'getPath'))).every((s) => s.path !== 'src/utils/url.ts'))
 
@@ -421,4 +437,36 @@ test('indexCacheDir must be an absolute path string', () => {
     )
   }
   assert.ok(new ContextEngine({ indexCacheDir: undefined }))
+})
+
+test('indexStatus says how the index stays fresh, what it skipped, and warns when ignore rules hide the root', async () => {
+  const { spawnSync } = await import('node:child_process')
+  const root = repo()
+  write(root, 'src/blob.ts', 'router\0\0binary')
+  const engine = new ContextEngine()
+  const status = await engine.prepareIndex(root)
+  assert.ok(status.freshness === 'watching' || status.freshness === 'polling')
+  if (process.platform === 'linux') assert.equal(status.freshness, 'watching')
+  assert.equal(status.skipped.binary, 1)
+  assert.deepEqual(status.warnings, [])
+  assert.equal(typeof status.ignoredFiles, 'number')
+  assert.equal(typeof status.filesTotal, 'number')
+  // Debian's kernel tarball ships a top-level .gitignore with `/*`: say so.
+  const hidden = repo()
+  write(hidden, '.gitignore', '/*\n!/debian/\n')
+  await engine.prepareIndex(hidden)
+  const s = engine.indexStatus(hidden)
+  assert.equal(s.files, 0)
+  assert.equal(s.warnings.length, 1)
+  assert.match(s.warnings[0], /`\/\*` at \.gitignore:1/)
+  const cli = join(__dirname, '..', 'bin', 'context-engine.js')
+  const out = spawnSync(process.execPath, [cli, 'query', 'router', '--root', hidden], { encoding: 'utf8' })
+  assert.equal(out.status, 0)
+  assert.match(out.stderr, /warning: ignore rules hide/)
+  assert.throws(() => new ContextEngine({ maxIndexBytes: 0 }), (e: Error & { code?: string }) => e.code === 'invalid_request')
+  const small = new ContextEngine({ maxIndexBytes: 1 })
+  await small.prepareIndex(root)
+  await small.prepareIndex(hidden)
+  assert.equal(small.indexStatus(root).state, 'absent', 'over the budget: least recently used dropped')
+  assert.equal(small.indexStatus(hidden).state, 'ready')
 })

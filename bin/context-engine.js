@@ -59,6 +59,10 @@ async function query(engine, positional, flags) {
   const started = process.hrtime.bigint()
   const snippets = await engine.retrieve(request(prompt, flags.root ?? process.cwd(), limit))
   const ms = Number(process.hrtime.bigint() - started) / 1e6
+  // What the index could not cover (for example ignore rules hiding the whole root) goes to
+  // stderr, so `--json` output stays parseable.
+  const status = engine.indexStatus(path.resolve(flags.root ?? process.cwd()))
+  for (const w of status.warnings ?? []) process.stderr.write(`context-engine: warning: ${w}\n`)
   if (flags.json) {
     process.stdout.write(JSON.stringify(snippets, null, 2) + '\n')
     return

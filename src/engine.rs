@@ -47,6 +47,10 @@ pub struct ContextEngineOptions {
     /// call rejects with `timeout` (reason `'deadline'`) when it runs longer, and its work
     /// stops. Default: none.
     pub timeout_ms: Option<f64>,
+    /// Most bytes all retrieval indexes of this engine may hold together (their own estimate,
+    /// `indexStatus().bytes`); the least recently used roots are dropped beyond it, never the
+    /// one in use. Default: no budget (only `maxRoots`). From 1 to 2^53.
+    pub max_index_bytes: Option<f64>,
 }
 
 impl FromFields for ContextEngineOptions {
@@ -59,6 +63,7 @@ impl FromFields for ContextEngineOptions {
             index_cache_dir: f.string("indexCacheDir")?,
             allowed_roots: f.string_list("allowedRoots", 1024)?,
             timeout_ms: f.number("timeoutMs")?,
+            max_index_bytes: f.number("maxIndexBytes")?,
         })
     }
 }
@@ -101,6 +106,16 @@ fn engine_options(parsed: ContextEngineOptions) -> CoreResult<EngineOptions> {
         let ms =
             args::opt_whole_number(parsed.timeout_ms, "options.timeoutMs", 0, 1, MAX_TIMEOUT_MS)?;
         options.timeout = Some(Duration::from_millis(ms));
+    }
+    if parsed.max_index_bytes.is_some() {
+        let bytes = args::opt_whole_number(
+            parsed.max_index_bytes,
+            "options.maxIndexBytes",
+            0,
+            1,
+            9_007_199_254_740_992,
+        )?;
+        options.retrieval.max_index_bytes = Some(usize::try_from(bytes).unwrap_or(usize::MAX));
     }
     Ok(options)
 }

@@ -85,6 +85,35 @@ pub struct IndexStatus {
     pub terms: u32,
     /// Approximate memory held by the index, in bytes.
     pub bytes: f64,
+    /// Files the current (or last) build or update is to read (`filesRead` of `filesTotal` is
+    /// its progress).
+    pub files_total: u32,
+    /// How the index learns about changes: `'watching'` (file-system events) or `'polling'`
+    /// (a stat of every known file per call); absent when there is no index.
+    #[napi(ts_type = "'watching' | 'polling'")]
+    pub freshness: Option<String>,
+    /// Entries hidden by ignore rules (`.gitignore`, `.ignore`; an ignored directory counts
+    /// once).
+    pub ignored_files: u32,
+    /// Files found but not indexed, by reason.
+    pub skipped: SkippedFiles,
+    /// What the caller should know, such as ignore rules hiding (nearly) the whole root.
+    pub warnings: Vec<String>,
+}
+
+/// Files found but not indexed, by reason.
+#[napi(object, object_from_js = false)]
+pub struct SkippedFiles {
+    /// Content that looks binary.
+    pub binary: u32,
+    /// Over the size cap (1 MiB).
+    pub too_large: u32,
+    /// Could not be read.
+    pub unreadable: u32,
+    /// Generated code (`@generated`, `DO NOT EDIT`).
+    pub generated: u32,
+    /// Beyond `maxFilesPerRoot` (the last ones in path order).
+    pub over_limit: u32,
 }
 
 fn u32_of(n: usize) -> u32 {
@@ -100,6 +129,17 @@ impl From<CoreStatus> for IndexStatus {
             chunks: u32_of(s.stats.chunks),
             terms: u32_of(s.stats.terms),
             bytes: s.stats.bytes as f64,
+            files_total: u32_of(s.files_total),
+            freshness: s.freshness.map(|f| f.as_str().to_owned()),
+            ignored_files: u32_of(s.coverage.ignored),
+            skipped: SkippedFiles {
+                binary: u32_of(s.coverage.skipped.binary),
+                too_large: u32_of(s.coverage.skipped.too_large),
+                unreadable: u32_of(s.coverage.skipped.unreadable),
+                generated: u32_of(s.coverage.skipped.generated),
+                over_limit: u32_of(s.coverage.skipped.over_limit),
+            },
+            warnings: s.coverage.warnings,
         }
     }
 }

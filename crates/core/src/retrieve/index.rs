@@ -22,19 +22,12 @@ use crate::engine::Cancel;
 use crate::fs_scope::{ReadError, ReadLimits, Scope};
 use crate::stamp::racy;
 
-/// One posting: a chunk and the term's frequencies in its fields.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Posting {
-    pub chunk: u32,
-    /// Occurrences in the chunk's text (saturating).
-    pub tf: u16,
-    /// Occurrences in the names the chunk defines (saturating).
-    pub sym: u16,
-}
+pub(super) use super::terms::Posting;
+use super::terms::{PathPostings, PostingList, TermDict};
 
 /// A chunk of an indexed file.
 #[derive(Debug, Clone)]
-pub(crate) struct ChunkMeta {
+pub(super) struct ChunkMeta {
     pub file: u32,
     pub start_line: u32,
     pub end_line: u32,
@@ -45,7 +38,7 @@ pub(crate) struct ChunkMeta {
 
 /// An indexed file.
 #[derive(Debug, Clone)]
-pub(crate) struct FileMeta {
+pub(super) struct FileMeta {
     pub rel: String,
     pub stamp: Stamp,
     pub chunks: Range<u32>,
@@ -73,7 +66,7 @@ pub enum SkipReason {
 
 impl SkipReason {
     /// The reason as a byte, for the on-disk index.
-    pub(crate) fn code(self) -> u8 {
+    pub(super) fn code(self) -> u8 {
         match self {
             SkipReason::Binary => 0,
             SkipReason::TooLarge => 1,
@@ -83,7 +76,7 @@ impl SkipReason {
     }
 
     /// The reason of a byte written by [`SkipReason::code`].
-    pub(crate) fn from_code(b: u8) -> Option<SkipReason> {
+    pub(super) fn from_code(b: u8) -> Option<SkipReason> {
         Some(match b {
             0 => SkipReason::Binary,
             1 => SkipReason::TooLarge,
@@ -149,7 +142,7 @@ pub struct Coverage {
 
 /// A file read, chunked and tokenized, ready to be added (built off the index lock and in
 /// parallel).
-pub(crate) struct Prepared {
+pub(super) struct Prepared {
     rel: String,
     stamp: Stamp,
     read_at: SystemTime,
@@ -183,17 +176,17 @@ pub struct IndexStats {
 /// The index of one root.
 #[derive(Debug)]
 pub struct Index {
-    pub(crate) scope: Scope,
-    pub(crate) terms: HashMap<Box<str>, u32>,
-    pub(crate) postings: Vec<Vec<Posting>>,
-    pub(crate) path_postings: Vec<Vec<u32>>,
-    pub(crate) chunks: Vec<ChunkMeta>,
-    pub(crate) files: Vec<Option<FileMeta>>,
-    pub(crate) by_path: HashMap<String, u32>,
-    pub(crate) live_chunks: u64,
-    pub(crate) live_chunk_tokens: u64,
-    pub(crate) live_files: u64,
-    pub(crate) live_file_tokens: u64,
+    pub(super) scope: Scope,
+    pub(super) terms: TermDict,
+    pub(super) postings: Vec<PostingList>,
+    pub(super) path_postings: PathPostings,
+    pub(super) chunks: Vec<ChunkMeta>,
+    pub(super) files: Vec<Option<FileMeta>>,
+    pub(super) by_path: HashMap<String, u32>,
+    pub(super) live_chunks: u64,
+    pub(super) live_chunk_tokens: u64,
+    pub(super) live_files: u64,
+    pub(super) live_file_tokens: u64,
     pub(super) dead_chunks: u64,
     pub(super) max_files: usize,
     /// Directories of the last full walk, and when it started.
@@ -217,7 +210,7 @@ pub struct Index {
     texts: std::collections::VecDeque<(u32, std::sync::Arc<str>)>,
     text_bytes: usize,
     /// Full walks and quick (stat-only) updates done, for tests and status.
-    pub(crate) full_walks: u64,
+    pub(super) full_walks: u64,
 }
 
 /// Counters of an update in progress: files read of files to read.
@@ -225,16 +218,16 @@ pub struct Index {
 struct Progress<'a> {
     read: &'a AtomicUsize,
     found: &'a AtomicUsize,
-    /// Checked between batches of files: a cancelled refresh stops early.
+    /// Checked between files: a cancelled refresh stops early.
     cancel: &'a Cancel,
 }
 
 /// The contents of an index restored from disk ([`persist`](super::persist)), already checked
 /// for consistency there; [`Index::from_parts`] derives the counters.
-pub(crate) struct Parts {
-    pub terms: HashMap<Box<str>, u32>,
-    pub postings: Vec<Vec<Posting>>,
-    pub path_postings: Vec<Vec<u32>>,
+pub(super) struct Parts {
+    pub terms: TermDict,
+    pub postings: Vec<PostingList>,
+    pub path_postings: PathPostings,
     pub chunks: Vec<ChunkMeta>,
     pub files: Vec<Option<FileMeta>>,
     pub by_path: HashMap<String, u32>,
@@ -308,7 +301,7 @@ fn stat_all(root: &std::path::Path, files: &[&FileMeta]) -> Vec<Option<Stamp>> {
 
 /// Reads and tokenizes one listed file; why not if it cannot be read or is not worth
 /// indexing.
-pub(crate) fn prepare(scope: &Scope, listed: &Listed) -> Result<Prepared, SkipReason> {
+pub(super) fn prepare(scope: &Scope, listed: &Listed) -> Result<Prepared, SkipReason> {
     let read_at = SystemTime::now();
     let resolved = scope.resolve(&listed.rel).map_err(|e| SkipReason::of(&e))?;
     let file = scope
@@ -368,7 +361,7 @@ pub(crate) fn prepare(scope: &Scope, listed: &Listed) -> Result<Prepared, SkipRe
 
 /// Prepares `listed` on up to `threads` threads, keeping the input order; `progress` counts
 /// finished files.
-pub(crate) fn prepare_all(
+pub(super) fn prepare_all(
     scope: &Scope,
     listed: &[Listed],
     progress: &AtomicUsize,
@@ -422,9 +415,9 @@ impl Index {
     pub fn new(scope: Scope, max_files: usize) -> Index {
         Index {
             scope,
-            terms: HashMap::default(),
+            terms: TermDict::default(),
             postings: Vec::new(),
-            path_postings: Vec::new(),
+            path_postings: PathPostings::default(),
             chunks: Vec::new(),
             files: Vec::new(),
             by_path: HashMap::default(),
@@ -450,7 +443,7 @@ impl Index {
     }
 
     /// An index from restored parts (see [`Parts`]).
-    pub(crate) fn from_parts(scope: Scope, max_files: usize, p: Parts) -> Index {
+    pub(super) fn from_parts(scope: Scope, max_files: usize, p: Parts) -> Index {
         let mut index = Index::new(scope, max_files);
         for f in p.files.iter().flatten() {
             index.live_files += 1;
@@ -543,8 +536,8 @@ impl Index {
         self.refresh_cancellable(progress, found, &Cancel::default())
     }
 
-    /// [`Index::refresh_with`] that stops between batches of files once `cancel` is set or past
-    /// its deadline; the index is then consistent but may miss files (the next refresh walks
+    /// [`Index::refresh_with`] that stops between files once `cancel` is set or past its
+    /// deadline; the index is then consistent but may miss files (the next refresh walks
     /// fully). The caller checks `cancel` afterwards.
     pub fn refresh_cancellable(
         &mut self,
@@ -652,33 +645,104 @@ impl Index {
         self.skipped = still_skipped;
         self.apply(todo, progress);
         self.maybe_compact();
+        self.shrink();
         changed
+    }
+
+    /// Releases spare capacity left by a build, and gives the allocator's freed pages back to
+    /// the system (the tokenized form of every file was allocated and freed on the reading
+    /// threads; glibc keeps such pages in per-thread arenas, which after a large build held
+    /// about as much as the index itself).
+    fn shrink(&mut self) {
+        self.terms.shrink();
+        self.postings.shrink_to_fit();
+        for list in &mut self.postings {
+            list.shrink();
+        }
+        self.chunks.shrink_to_fit();
+        self.files.shrink_to_fit();
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: malloc_trim only returns free memory to the system.
+        unsafe {
+            libc::malloc_trim(0);
+        }
     }
 
     /// Reads and (re)indexes `todo`, in batches so that the tokenized form of only one batch
     /// is held at a time.
     fn apply(&mut self, todo: Vec<Listed>, progress: Progress<'_>) {
         progress.found.fetch_add(todo.len(), Ordering::Relaxed);
-        for batch in todo.chunks(PREPARE_BATCH) {
-            if progress.cancel.is_cancelled() {
-                // Files not applied are unknown to the index: force a full walk next time.
-                self.walked_at = None;
-                return;
+        let threads = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .clamp(1, 8);
+        if todo.len() < 64 || threads == 1 {
+            for batch in todo.chunks(PREPARE_BATCH) {
+                if progress.cancel.is_cancelled() {
+                    // Files not applied are unknown to the index: walk fully next time.
+                    self.walked_at = None;
+                    return;
+                }
+                let prepared = prepare_all(&self.scope, batch, progress.read);
+                for (l, p) in batch.iter().zip(prepared) {
+                    self.merge(l, p);
+                }
             }
-            let prepared = prepare_all(&self.scope, batch, progress.read);
-            for (l, p) in batch.iter().zip(prepared) {
-                if let Some(fid) = self.by_path.get(&l.rel).copied() {
-                    self.remove(fid);
-                }
-                match p {
-                    Ok(p) => {
-                        self.skipped.remove(&l.rel);
-                        self.add(p);
+            return;
+        }
+        // A pipeline: workers read and tokenize in any order while this thread merges the
+        // results in listing order (so ids, and therefore results, do not depend on timing).
+        // The channel is bounded, so at most a few hundred prepared files are held at once.
+        let scope = self.scope.clone();
+        let next = AtomicUsize::new(0);
+        let (tx, rx) =
+            std::sync::mpsc::sync_channel::<(usize, Result<Prepared, SkipReason>)>(PREPARE_BATCH);
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                let tx = tx.clone();
+                let (scope, todo, next) = (&scope, &todo, &next);
+                s.spawn(move || loop {
+                    if progress.cancel.is_cancelled() {
+                        break;
                     }
-                    Err(reason) => {
-                        self.skipped.insert(l.rel.clone(), (l.stamp, reason));
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(l) = todo.get(i) else { break };
+                    let p = prepare(scope, l);
+                    progress.read.fetch_add(1, Ordering::Relaxed);
+                    if tx.send((i, p)).is_err() {
+                        break;
                     }
+                });
+            }
+            drop(tx);
+            let mut pending: std::collections::BTreeMap<usize, Result<Prepared, SkipReason>> =
+                std::collections::BTreeMap::new();
+            let mut want = 0usize;
+            for (i, p) in rx {
+                pending.insert(i, p);
+                while let Some(p) = pending.remove(&want) {
+                    self.merge(&todo[want], p);
+                    want += 1;
                 }
+            }
+            if want < todo.len() {
+                // Cancelled: the files not merged are unknown to the index.
+                self.walked_at = None;
+            }
+        });
+    }
+
+    /// Puts one prepared file (or the reason it was skipped) into the index.
+    fn merge(&mut self, l: &Listed, p: Result<Prepared, SkipReason>) {
+        if let Some(fid) = self.by_path.get(&l.rel).copied() {
+            self.remove(fid);
+        }
+        match p {
+            Ok(p) => {
+                self.skipped.remove(&l.rel);
+                self.add(p);
+            }
+            Err(reason) => {
+                self.skipped.insert(l.rel.clone(), (l.stamp, reason));
             }
         }
     }
@@ -693,9 +757,10 @@ impl Index {
         if changes.is_empty() {
             return Some(0);
         }
+        let live_before = self.live_files;
         let root = self.scope.root().to_path_buf();
         let mut targets = Targets::default();
-        let mut check: Vec<String> = Vec::new();
+        let mut check: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
         for c in changes {
             let Ok(rest) = c.path.strip_prefix(&root) else {
                 continue;
@@ -712,7 +777,7 @@ impl Index {
                 targets.shallow.insert(parent);
                 targets.deep.insert(rel);
             } else if self.by_path.contains_key(&rel) || self.skipped.contains_key(&rel) {
-                check.push(rel);
+                check.insert(rel);
             } else if std::fs::symlink_metadata(&c.path).is_ok_and(|m| m.is_dir()) {
                 targets.shallow.insert(parent);
                 targets.deep.insert(rel);
@@ -724,9 +789,8 @@ impl Index {
         let mut todo: Vec<Listed> = Vec::new();
         if !targets.shallow.is_empty() {
             let listing = walk::list_targets(&root, &targets, &mut self.watch);
-            if self.watch.is_none() {
-                return None;
-            }
+            // Watching failed while listing (the watch limit): poll from now on.
+            self.watch.as_ref()?;
             self.merge_dirs(&targets, listing.dirs);
             let mut listed: HashMap<String, ()> = HashMap::default();
             for l in listing.too_large {
@@ -811,10 +875,17 @@ impl Index {
             .iter()
             .filter(|l| !self.by_path.contains_key(&l.rel))
             .count();
-        if self.live_files as usize + new_files > self.max_files {
+        // At the cap the indexed files are the first in path order: a new file may displace
+        // one, a removed one lets the next in. Only a full listing knows which.
+        if self.live_files as usize + new_files > self.max_files
+            || (self.over_limit > 0 && new_files > 0)
+        {
             return None;
         }
         self.apply(todo, progress);
+        if self.over_limit > 0 && self.live_files < live_before {
+            return None;
+        }
         self.maybe_compact();
         Some(changed)
     }
@@ -914,13 +985,10 @@ impl Index {
     }
 
     fn intern(&mut self, term: &str) -> u32 {
-        if let Some(&id) = self.terms.get(term) {
-            return id;
+        let (id, new) = self.terms.intern(term);
+        if new {
+            self.postings.push(PostingList::Empty);
         }
-        let id = self.postings.len() as u32;
-        self.terms.insert(term.into(), id);
-        self.postings.push(Vec::new());
-        self.path_postings.push(Vec::new());
         id
     }
 
@@ -950,8 +1018,8 @@ impl Index {
             });
         }
         for t in &p.path_terms {
-            let tid = self.intern(t) as usize;
-            self.path_postings[tid].push(fid);
+            let tid = self.intern(t);
+            self.path_postings.push(tid, fid);
         }
         self.live_files += 1;
         self.live_file_tokens += u64::from(file_len);
@@ -968,7 +1036,7 @@ impl Index {
 
     /// The text of an indexed file, from the cache or read again through the scope; `None`
     /// if it cannot be read now.
-    pub(crate) fn text(&mut self, fid: u32) -> Option<std::sync::Arc<str>> {
+    pub(super) fn text(&mut self, fid: u32) -> Option<std::sync::Arc<str>> {
         if let Some((_, t)) = self.texts.iter().find(|(f, _)| *f == fid) {
             return Some(t.clone());
         }
@@ -1053,16 +1121,12 @@ impl Index {
                 p.chunk = new;
                 new != u32::MAX
             });
-            list.shrink_to_fit();
         }
-        for list in &mut self.path_postings {
-            list.retain_mut(|f| {
-                let new = file_map[*f as usize];
-                *f = new;
-                new != u32::MAX
-            });
-            list.shrink_to_fit();
-        }
+        self.path_postings.retain_mut(|f| {
+            let new = file_map[*f as usize];
+            *f = new;
+            new != u32::MAX
+        });
         for fid in self.by_path.values_mut() {
             *fid = file_map[*fid as usize];
         }
@@ -1075,19 +1139,18 @@ impl Index {
 
     /// Counts and approximate memory.
     pub fn stats(&self) -> IndexStats {
-        let postings: usize = self.postings.iter().map(Vec::len).sum();
-        let path_postings: usize = self.path_postings.iter().map(Vec::len).sum();
-        let term_bytes: usize = self.terms.keys().map(|k| k.len() + 48).sum();
+        let postings: usize = self.postings.iter().map(PostingList::len).sum();
+        let posting_heap: usize = self.postings.iter().map(PostingList::heap_bytes).sum();
         let file_bytes: usize = self
             .files
             .iter()
             .flatten()
             .map(|f| f.rel.len() * 2 + 160)
             .sum();
-        let bytes = postings * std::mem::size_of::<Posting>()
-            + self.postings.len() * 24 * 2
-            + path_postings * 4
-            + term_bytes
+        let bytes = self.postings.len() * std::mem::size_of::<PostingList>()
+            + posting_heap
+            + self.path_postings.bytes()
+            + self.terms.bytes()
             + self.chunks.len() * std::mem::size_of::<ChunkMeta>()
             + file_bytes
             + self.text_bytes;

@@ -19,6 +19,7 @@ pub mod chunk;
 pub mod index;
 pub mod persist;
 pub mod rank;
+mod terms;
 pub mod tokenize;
 pub mod walk;
 mod watch;
@@ -173,6 +174,18 @@ struct Slot {
     report: Mutex<Report>,
     /// A background save of this slot is queued or running.
     saving: AtomicBool,
+    /// Requests waiting for the index lock: a background save gives the lock up for them.
+    waiting: AtomicUsize,
+}
+
+impl Slot {
+    /// The index lock, for a request (a background save yields to it).
+    fn lock_index(&self) -> MutexGuard<'_, Option<Index>> {
+        self.waiting.fetch_add(1, Ordering::AcqRel);
+        let guard = lock(&self.index);
+        self.waiting.fetch_sub(1, Ordering::AcqRel);
+        guard
+    }
 }
 
 #[derive(Debug)]
@@ -264,7 +277,7 @@ impl Retrieval {
             return Ok(Vec::new());
         }
         let slot = self.slot(scope.root());
-        let mut guard = lock(&slot.index);
+        let mut guard = slot.lock_index();
         let index = self.up_to_date(&slot, &mut guard, scope, cancel)?;
         let hits = rank::rank(index, &query, limit);
         let out = snippets(index, &hits, limit);
@@ -318,11 +331,16 @@ impl Retrieval {
         if changed > 0 || built {
             self.save_later(slot);
         }
-        *lock(&slot.report) = Report {
-            stats: index.stats(),
-            freshness: Some(index.freshness()),
-            coverage: index.coverage(),
-        };
+        // The counts walk every posting list (millions on a large tree): only after a change.
+        if changed > 0 || built || !slot.ready.load(Ordering::Relaxed) {
+            *lock(&slot.report) = Report {
+                stats: index.stats(),
+                freshness: Some(index.freshness()),
+                coverage: index.coverage(),
+            };
+        } else {
+            lock(&slot.report).freshness = Some(index.freshness());
+        }
         slot.ready.store(true, Ordering::Relaxed);
         slot.building.store(false, Ordering::Relaxed);
         Ok(index)
@@ -336,7 +354,9 @@ impl Retrieval {
     /// Saves the slot's index in the cache directory (if any) on a background thread, so the
     /// request that changed it does not wait for the write. Best effort: an unwritable cache
     /// directory only costs the next start a rebuild. One save per slot is queued at a time;
-    /// it takes the index lock when the request has released it.
+    /// it takes the index lock when no request wants it, and gives it back (abandoning the
+    /// partial file, retrying later) as soon as one does, so a save never delays a request by
+    /// more than the writing of one block.
     fn save_later(&self, slot: &Arc<Slot>) {
         let Some(dir) = self.options.cache_dir.clone() else {
             return;
@@ -347,12 +367,23 @@ impl Retrieval {
         let queued = slot.clone();
         let handle = std::thread::Builder::new()
             .name("context-engine-save".into())
-            .spawn(move || {
-                let guard = lock(&queued.index);
-                queued.saving.store(false, Ordering::Release);
-                if let Some(index) = guard.as_ref() {
-                    let _ = persist::save(&dir, index);
+            .spawn(move || loop {
+                while queued.waiting.load(Ordering::Acquire) > 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
                 }
+                let guard = lock(&queued.index);
+                let result = match guard.as_ref() {
+                    Some(index) => persist::save_yielding(&dir, index, Some(&queued.waiting)),
+                    None => Ok(0),
+                };
+                if matches!(&result, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock) {
+                    drop(guard);
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                    continue;
+                }
+                // Cleared under the lock: a change after this queues a new save.
+                queued.saving.store(false, Ordering::Release);
+                break;
             });
         match handle {
             Ok(h) => {
@@ -404,7 +435,7 @@ impl Retrieval {
         let scope = Scope::new(root)?;
         let canonical = scope.root().to_path_buf();
         let slot = self.slot(&canonical);
-        let mut guard = lock(&slot.index);
+        let mut guard = slot.lock_index();
         let stats = self.up_to_date(&slot, &mut guard, scope, cancel)?.stats();
         drop(guard);
         self.keep(&canonical, &slot);

@@ -27,6 +27,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::chunk;
 use super::index::{ChunkMeta, FileMeta, Index, Parts, Posting, SkipReason};
+use super::terms::{PathPostings, PostingList, TermDict};
 use super::walk::{Stamp, WatchedDir};
 use crate::fs_scope::Scope;
 
@@ -74,6 +75,16 @@ fn create_exclusive(path: &Path) -> std::io::Result<std::fs::File> {
 /// Saves `index` in `dir` (created if needed), replacing the root's previous file atomically.
 /// Returns the bytes written.
 pub fn save(dir: &Path, index: &Index) -> std::io::Result<u64> {
+    save_yielding(dir, index, None)
+}
+
+/// [`save`], abandoned with [`std::io::ErrorKind::WouldBlock`] (the old file left in place)
+/// as soon as `waiting` is non-zero, checked after every block written.
+pub fn save_yielding(
+    dir: &Path,
+    index: &Index,
+    waiting: Option<&std::sync::atomic::AtomicUsize>,
+) -> std::io::Result<u64> {
     std::fs::create_dir_all(dir)?;
     let target = cache_path(dir, index.scope().root());
     let stem = target
@@ -95,9 +106,9 @@ pub fn save(dir: &Path, index: &Index) -> std::io::Result<u64> {
         }
     };
     let result = (|| {
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, Yielding { file, waiting });
         let n = encode_into(index, ENGINE_VERSION, &mut w)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
+        let file = w.into_inner().map_err(|e| e.into_error())?.file;
         file.sync_all()?;
         drop(file);
         std::fs::rename(&tmp, &target)?;
@@ -107,6 +118,28 @@ pub fn save(dir: &Path, index: &Index) -> std::io::Result<u64> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// A file writer that fails with `WouldBlock` once someone is waiting (not `Interrupted`,
+/// which `write_all` retries).
+struct Yielding<'a> {
+    file: std::fs::File,
+    waiting: Option<&'a std::sync::atomic::AtomicUsize>,
+}
+
+impl Write for Yielding<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self
+            .waiting
+            .is_some_and(|w| w.load(std::sync::atomic::Ordering::Acquire) > 0)
+        {
+            return Err(std::io::Error::from(std::io::ErrorKind::WouldBlock));
+        }
+        self.file.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
 }
 
 /// The bytes of the cache file at `path` if it is a regular file of at most
@@ -160,10 +193,12 @@ struct Out<'w, W: Write> {
 
 impl<W: Write> Out<'_, W> {
     fn raw(&mut self, b: &[u8]) {
-        if self.err.is_none() {
-            if let Err(e) = self.w.write_all(b) {
-                self.err = Some(e);
-            }
+        if self.err.is_some() {
+            return;
+        }
+        if let Err(e) = self.w.write_all(b) {
+            self.err = Some(e);
+            return;
         }
         self.hash = fnv_update(self.hash, b);
         self.len += b.len() as u64;
@@ -255,6 +290,9 @@ fn encode_into<W: Write>(index: &Index, version: &str, w: &mut W) -> std::io::Re
 fn write_files<W: Write>(b: &mut Out<'_, W>, index: &Index) {
     b.len(index.files.len());
     for f in &index.files {
+        if b.err.is_some() {
+            return;
+        }
         match f {
             None => b.u8(0),
             Some(f) => {
@@ -279,12 +317,14 @@ fn write_files<W: Write>(b: &mut Out<'_, W>, index: &Index) {
 }
 
 fn write_terms<W: Write>(b: &mut Out<'_, W>, index: &Index) {
-    let mut terms: Vec<(&str, u32)> = index.terms.iter().map(|(k, &v)| (&**k, v)).collect();
-    terms.sort_unstable_by_key(|&(_, id)| id);
-    b.len(terms.len());
-    for (t, id) in terms {
-        b.bytes(t.as_bytes());
-        let list = &index.postings[id as usize];
+    b.len(index.terms.len());
+    for id in 0..index.terms.len() as u32 {
+        if b.err.is_some() {
+            // Abandoned (a request is waiting): stop at once, not after millions of no-ops.
+            return;
+        }
+        b.bytes(index.terms.term(id).as_bytes());
+        let list = index.postings[id as usize].as_slice();
         b.len(list.len());
         for p in list {
             b.u32(p.chunk);
@@ -572,17 +612,16 @@ fn check_references(
     Some(by_path)
 }
 
-type Terms = (HashMap<Box<str>, u32>, Vec<Vec<Posting>>, Vec<Vec<u32>>);
+type Terms = (TermDict, Vec<PostingList>, PathPostings);
 
 fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> {
     let n_terms = r.len(17)?;
-    let mut terms: HashMap<Box<str>, u32> = HashMap::default();
-    terms.reserve(n_terms);
-    let mut postings: Vec<Vec<Posting>> = Vec::with_capacity(n_terms);
-    let mut path_postings: Vec<Vec<u32>> = Vec::with_capacity(n_terms);
+    let mut terms = TermDict::default();
+    let mut postings: Vec<PostingList> = Vec::with_capacity(n_terms);
+    let mut path_postings = PathPostings::default();
     for id in 0..n_terms {
         let t = r.str()?;
-        if t.is_empty() || terms.insert(t.into(), id as u32).is_some() {
+        if t.is_empty() || u32::try_from(id).ok() != Some(terms.intern(t).0) {
             return None;
         }
         let n = r.len(8)?;
@@ -598,7 +637,7 @@ fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> 
             }
             list.push(p);
         }
-        postings.push(list);
+        postings.push(PostingList::from(list));
         let n = r.len(4)?;
         let mut list = Vec::with_capacity(n);
         for _ in 0..n {
@@ -608,8 +647,9 @@ fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> 
             }
             list.push(f);
         }
-        path_postings.push(list);
+        path_postings.insert(id as u32, list);
     }
+    terms.shrink();
     Some((terms, postings, path_postings))
 }
 
@@ -745,12 +785,12 @@ mod tests {
         let first = Retrieval::new(options(cache.path()));
         let before = ask(&first, root, "parse cookie header");
         assert!(!before.is_empty());
+        drop(first); // waits for the background save
         assert_eq!(
             fs::read_dir(cache.path()).unwrap().count(),
             1,
             "one file per root"
         );
-        drop(first);
 
         let second = Retrieval::new(options(cache.path()));
         assert_eq!(ask(&second, root, "parse cookie header"), before);
@@ -917,5 +957,99 @@ mod tests {
         let mut index = built(dir.path());
         index.dirs[0].path = PathBuf::from("/etc");
         assert!(decode(&encode(&index, ENGINE_VERSION), scope, 1000, ENGINE_VERSION).is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_a_link_to_dev_zero_is_not_read() {
+        let dir = tree();
+        let cache = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let canonical = Scope::new(root).unwrap().root().to_path_buf();
+        let file = cache_path(cache.path(), &canonical);
+        let c = std::ffi::CString::new(file.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let started = std::time::Instant::now();
+        assert!(load(cache.path(), &Scope::new(root).unwrap(), 1000).is_none());
+        fs::remove_file(&file).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &file).unwrap();
+        assert!(load(cache.path(), &Scope::new(root).unwrap(), 1000).is_none());
+        assert!(started.elapsed() < Duration::from_secs(5), "no hang");
+        // A request still works, and the save replaces the link, never writes through it.
+        let r = Retrieval::new(options(cache.path()));
+        assert_eq!(ask(&r, root, "parseCookie")[0].path, "src/cookie.ts");
+        drop(r);
+        assert!(fs::symlink_metadata(&file).unwrap().is_file());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn save_never_writes_through_a_planted_link() {
+        let dir = tree();
+        let index = built(dir.path());
+        let cache = tempfile::tempdir().unwrap();
+        let victim_dir = tempfile::tempdir().unwrap();
+        let victim = victim_dir.path().join("victim");
+        fs::write(&victim, "precious").unwrap();
+        // Links at every name the old scheme (pid and a counter) would have used.
+        let target = cache_path(cache.path(), index.scope().root());
+        let stem = target.file_name().unwrap().to_str().unwrap().to_owned();
+        for n in 0..64 {
+            let name = format!(".{stem}.{}.{n}.tmp", std::process::id());
+            std::os::unix::fs::symlink(&victim, cache.path().join(name)).unwrap();
+        }
+        for _ in 0..4 {
+            save(cache.path(), &index).unwrap();
+        }
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(load(cache.path(), index.scope(), 1000).is_some());
+        // The temporary file is created exclusively: an existing name (even a dangling link)
+        // is refused, never followed.
+        let planted = cache.path().join("planted");
+        std::os::unix::fs::symlink(victim_dir.path().join("new"), &planted).unwrap();
+        assert!(create_exclusive(&planted).is_err());
+        assert!(!victim_dir.path().join("new").exists());
+    }
+
+    #[test]
+    fn skipped_files_and_coverage_survive_a_restart() {
+        let dir = tree();
+        fs::write(dir.path().join("src/blob.ts"), b"\0\x01binary\0").unwrap();
+        let index = built(dir.path());
+        assert_eq!(index.coverage().skipped.binary, 1);
+        let back = decode(
+            &encode(&index, ENGINE_VERSION),
+            index.scope().clone(),
+            1000,
+            ENGINE_VERSION,
+        )
+        .unwrap();
+        assert_eq!(back.coverage(), index.coverage());
+        assert_eq!(back.skipped, index.skipped);
+    }
+
+    #[test]
+    fn a_save_gives_way_to_a_waiting_request() {
+        let dir = tree();
+        let index = built(dir.path());
+        let cache = tempfile::tempdir().unwrap();
+        save(cache.path(), &index).unwrap();
+        let file = cache_path(cache.path(), index.scope().root());
+        let before = fs::read(&file).unwrap();
+        let waiting = std::sync::atomic::AtomicUsize::new(1);
+        let err = save_yielding(cache.path(), &index, Some(&waiting)).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
+        assert_eq!(
+            fs::read(&file).unwrap(),
+            before,
+            "the old file is untouched"
+        );
+        assert_eq!(
+            fs::read_dir(cache.path()).unwrap().count(),
+            1,
+            "no temporary left"
+        );
+        waiting.store(0, std::sync::atomic::Ordering::Relaxed);
+        save_yielding(cache.path(), &index, Some(&waiting)).unwrap();
     }
 }

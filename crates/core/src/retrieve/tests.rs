@@ -412,3 +412,289 @@ fn snippets_starting_inside_a_key_block_show_none_of_it() {
         }
     }
 }
+
+fn paths_for(r: &Retrieval, root: &Path, prompt: &str) -> Vec<String> {
+    r.retrieve(&request(root, prompt, 20))
+        .unwrap()
+        .into_iter()
+        .map(|s| s.path)
+        .collect()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn watching_sees_edits_new_and_deleted_files_on_the_next_call_without_walking() {
+    use std::sync::atomic::AtomicUsize;
+    let dir = fixture();
+    let root = dir.path();
+    let mut index = Index::new(Scope::new(root).unwrap(), 1000);
+    let progress = AtomicUsize::new(0);
+    index.refresh(&progress);
+    assert_eq!(index.freshness(), Freshness::Watching);
+    assert_eq!(index.full_walks, 1);
+    let top = |index: &Index, prompt: &str| -> Option<String> {
+        let hits = rank::rank(index, &Query::parse(prompt), 5);
+        hits.first()
+            .and_then(|h| index.files[h.file as usize].as_ref())
+            .map(|f| f.rel.clone())
+    };
+    // Nothing changed: nothing read.
+    assert_eq!(index.refresh(&progress), 0);
+    // An edit in place (same size, same second: only the event tells).
+    write(
+        root,
+        "src/cookie.ts",
+        "export function parseBiscuit(header: string): Record<string, string> {\n  const out: Record<string, string> = {}\n  for (const part of header.split(';')) {\n    const [k, v] = part.split('=')\n    out[k.trim()] = decodeURIComponent(v ?? '')\n  }\n  return out\n}\n",
+    );
+    assert_eq!(index.refresh(&progress), 1);
+    assert_eq!(
+        top(&index, "parseBiscuit").as_deref(),
+        Some("src/cookie.ts")
+    );
+    // A new file, a new directory with a file, an ignored file, a hidden file.
+    write(root, "src/session.ts", "export function loadSession() {}\n");
+    write(
+        root,
+        "src/deep/er/store.ts",
+        "export function storeWidget() {}\n",
+    );
+    write(root, "ignored.ts", "export function ignoredThing() {}\n");
+    write(root, ".cache/x.ts", "export function hiddenThing() {}\n");
+    write(
+        root,
+        "node_modules/y/i.js",
+        "export function vendoredThing() {}\n",
+    );
+    assert_eq!(index.refresh(&progress), 2);
+    assert_eq!(
+        top(&index, "loadSession").as_deref(),
+        Some("src/session.ts")
+    );
+    assert_eq!(
+        top(&index, "storeWidget").as_deref(),
+        Some("src/deep/er/store.ts")
+    );
+    for hidden in ["ignoredThing", "hiddenThing", "vendoredThing"] {
+        assert_eq!(top(&index, hidden), None, "{hidden}");
+    }
+    // A file in the new directory (watched since it was listed).
+    write(
+        root,
+        "src/deep/er/more.ts",
+        "export function moreWidget() {}\n",
+    );
+    assert_eq!(index.refresh(&progress), 1);
+    assert_eq!(
+        top(&index, "moreWidget").as_deref(),
+        Some("src/deep/er/more.ts")
+    );
+    // Deletions: a file, then a whole directory.
+    fs::remove_file(root.join("src/session.ts")).unwrap();
+    assert_eq!(index.refresh(&progress), 1);
+    assert_eq!(top(&index, "loadSession"), None);
+    fs::remove_dir_all(root.join("src/deep")).unwrap();
+    assert!(index.refresh(&progress) >= 2);
+    assert_eq!(top(&index, "storeWidget"), None);
+    assert_eq!(top(&index, "moreWidget"), None);
+    assert_eq!(index.full_walks, 1, "no walk of the whole tree");
+    // A changed ignore file: the rules may hide or show anything, so the tree is walked.
+    write(root, ".gitignore", "\n");
+    index.refresh(&progress);
+    assert_eq!(index.full_walks, 2);
+    assert_eq!(top(&index, "ignoredThing").as_deref(), Some("ignored.ts"));
+    assert_eq!(index.freshness(), Freshness::Watching);
+    // Everything the events built equals a fresh build.
+    let mut fresh = Index::new(Scope::new(root).unwrap(), 1000);
+    fresh.refresh(&progress);
+    let mut a: Vec<_> = index.by_path.keys().cloned().collect();
+    let mut b: Vec<_> = fresh.by_path.keys().cloned().collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+    assert_eq!(index.stats().chunks, fresh.stats().chunks);
+}
+
+#[test]
+fn polling_sees_the_same_changes() {
+    let dir = fixture();
+    let root = dir.path();
+    let r = Retrieval::new(RetrievalOptions {
+        watch: false,
+        ..RetrievalOptions::default()
+    });
+    assert!(paths_for(&r, root, "loadSession").is_empty());
+    let status = r.status(root.to_str().unwrap()).unwrap();
+    assert_eq!(status.freshness, Some(Freshness::Polling));
+    write(root, "src/session.ts", "export function loadSession() {}\n");
+    assert_eq!(paths_for(&r, root, "loadSession"), ["src/session.ts"]);
+    fs::remove_file(root.join("src/session.ts")).unwrap();
+    assert!(paths_for(&r, root, "loadSession").is_empty());
+}
+
+#[test]
+fn edits_do_not_grow_the_file_list_and_skipped_files_are_not_reread() {
+    use std::sync::atomic::AtomicUsize;
+    let dir = fixture();
+    let root = dir.path();
+    fs::write(root.join("src/blob.ts"), b"\0\x01\x02binary\0").unwrap();
+    let mut index = Index::new(Scope::new(root).unwrap(), 1000);
+    index.set_watching(false);
+    let progress = AtomicUsize::new(0);
+    index.refresh(&progress);
+    assert_eq!(index.coverage().skipped.binary, 1);
+    let live = index.stats().files;
+    for i in 0..300 {
+        write(
+            root,
+            "src/cookie.ts",
+            &format!("export const version{i} = {}\n", "x".repeat(i % 7)),
+        );
+        // A new file each time too, so polling walks the whole tree.
+        write(root, &format!("tmp/f{i}.ts"), "export const t = 1\n");
+        fs::remove_file(root.join(format!("tmp/f{i}.ts"))).unwrap();
+        index.refresh(&progress);
+    }
+    assert_eq!(index.stats().files, live);
+    assert!(
+        index.files.len() <= live * 2 + 64,
+        "{} slots for {live} files",
+        index.files.len()
+    );
+    // A full walk with nothing changed reads nothing, the binary file included.
+    progress.store(0, std::sync::atomic::Ordering::Relaxed);
+    write(root, "tmp/g.ts", "export const g = 1\n");
+    index.refresh(&progress);
+    assert_eq!(progress.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert_eq!(index.coverage().skipped.binary, 1);
+}
+
+#[test]
+fn warns_when_ignore_rules_hide_the_root() {
+    let dir = fixture();
+    let root = dir.path();
+    write(root, ".gitignore", "# upstream rules\n*.o\n/*\n!/debian/\n");
+    let r = Retrieval::default();
+    assert!(paths_for(&r, root, "parseCookie router").is_empty());
+    let status = r.status(root.to_str().unwrap()).unwrap();
+    assert_eq!(status.stats.files, 0);
+    assert!(status.coverage.ignored >= 3, "{:?}", status.coverage);
+    assert_eq!(status.coverage.warnings.len(), 1, "{:?}", status.coverage);
+    let w = &status.coverage.warnings[0];
+    assert!(w.contains("`/*`") && w.contains(".gitignore:3"), "{w}");
+    // Ordinary rules: no warning.
+    let other = fixture();
+    let r = Retrieval::default();
+    r.prepare(other.path().to_str().unwrap()).unwrap();
+    let status = r.status(other.path().to_str().unwrap()).unwrap();
+    assert!(status.coverage.warnings.is_empty());
+    assert_eq!(status.coverage.ignored, 1, "ignored.ts");
+}
+
+#[test]
+fn skipped_files_are_counted_by_reason() {
+    let dir = fixture();
+    let root = dir.path();
+    fs::write(root.join("src/blob.ts"), b"\0\x01\x02binary\0").unwrap();
+    write(
+        root,
+        "src/gen.ts",
+        "// Code generated by protoc. DO NOT EDIT.\nexport const g = 1\n",
+    );
+    write(
+        root,
+        "src/huge.ts",
+        &"x".repeat(walk::MAX_FILE_BYTES as usize + 1),
+    );
+    let r = Retrieval::new(RetrievalOptions {
+        max_files: 3,
+        ..RetrievalOptions::default()
+    });
+    r.prepare(root.to_str().unwrap()).unwrap();
+    let s = r.status(root.to_str().unwrap()).unwrap().coverage.skipped;
+    assert_eq!(s.too_large, 1);
+    // 6 small files listed (README, blob, cookie, gen, router, utils/url): the first 3 in path
+    // order are considered, the rest are over the limit.
+    assert_eq!(s.over_limit, 3, "{s:?}");
+    assert_eq!(s.binary + s.generated, 1, "{s:?}");
+}
+
+#[test]
+fn prepare_leaves_the_root_ready_even_when_evict_races() {
+    let dir = fixture();
+    let root = dir.path().to_str().unwrap().to_owned();
+    let r = Arc::new(Retrieval::default());
+    for _ in 0..20 {
+        let evictor = {
+            let r = r.clone();
+            let root = root.clone();
+            std::thread::spawn(move || {
+                for _ in 0..50 {
+                    r.evict(&root).unwrap();
+                    std::thread::yield_now();
+                }
+            })
+        };
+        r.prepare(&root).unwrap();
+        // Between prepare and this check only the evictor runs: the state is ready, or
+        // absent if it evicted after prepare returned; never building.
+        let state = r.status(&root).unwrap().state;
+        assert_ne!(state, IndexState::Building);
+        evictor.join().unwrap();
+        r.prepare(&root).unwrap();
+        assert_eq!(r.status(&root).unwrap().state, IndexState::Ready);
+    }
+}
+
+#[test]
+fn a_memory_budget_evicts_least_recently_used_roots() {
+    let (a, b, c) = (fixture(), fixture(), fixture());
+    let probe = Retrieval::default();
+    let one = probe.prepare(a.path().to_str().unwrap()).unwrap().bytes;
+    let r = Retrieval::new(RetrievalOptions {
+        max_index_bytes: Some(one * 2 + one / 2),
+        ..RetrievalOptions::default()
+    });
+    for d in [&a, &b, &c] {
+        r.prepare(d.path().to_str().unwrap()).unwrap();
+    }
+    let state = |d: &tempfile::TempDir| r.status(d.path().to_str().unwrap()).unwrap().state;
+    assert_eq!(state(&a), IndexState::Absent, "least recently used dropped");
+    assert_eq!(state(&b), IndexState::Ready);
+    assert_eq!(state(&c), IndexState::Ready);
+    // A budget smaller than one index still keeps the root in use.
+    let tiny = Retrieval::new(RetrievalOptions {
+        max_index_bytes: Some(1),
+        ..RetrievalOptions::default()
+    });
+    assert!(!paths_for(&tiny, a.path(), "parseCookie").is_empty());
+    assert_eq!(
+        tiny.status(a.path().to_str().unwrap()).unwrap().state,
+        IndexState::Ready
+    );
+}
+
+#[test]
+fn at_the_cap_a_deleted_file_lets_the_next_one_in() {
+    let dir = fixture();
+    let root = dir.path();
+    let r = Retrieval::new(RetrievalOptions {
+        max_files: 2,
+        ..RetrievalOptions::default()
+    });
+    // Listed in path order: README.md, src/cookie.ts, src/router.ts, src/utils/url.ts.
+    assert!(paths_for(&r, root, "router match handler")
+        .iter()
+        .all(|p| p != "src/router.ts"));
+    let status = r.status(root.to_str().unwrap()).unwrap();
+    assert_eq!(
+        (status.stats.files, status.coverage.skipped.over_limit),
+        (2, 2)
+    );
+    fs::remove_file(root.join("src/cookie.ts")).unwrap();
+    assert!(paths_for(&r, root, "router match handler").contains(&"src/router.ts".to_owned()));
+    let status = r.status(root.to_str().unwrap()).unwrap();
+    assert_eq!(
+        (status.stats.files, status.coverage.skipped.over_limit),
+        (2, 1)
+    );
+}

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use ignore::gitignore::GitignoreBuilder;
 use ignore::WalkBuilder;
@@ -218,17 +218,116 @@ pub(crate) fn list_targets(
     walk(root, usize::MAX, Some(Arc::new(targets.clone())), watch)
 }
 
+/// What one walker thread collected.
+#[derive(Default)]
+struct Partial {
+    files: Vec<Listed>,
+    too_large: Vec<Listed>,
+    dirs: Vec<WatchedDir>,
+    /// Entries the walk yielded per directory, to count what ignore rules hid.
+    yielded: rustc_hash::FxHashMap<PathBuf, usize>,
+}
+
+/// Looks at one entry of the walk.
+fn visit(
+    entry: &ignore::DirEntry,
+    root: &Path,
+    targets: Option<&Targets>,
+    part: &mut Partial,
+    watch: &Mutex<Option<DirWatch>>,
+) {
+    if targets.is_none() && entry.depth() > 0 {
+        if let Some(parent) = entry.path().parent() {
+            *part.yielded.entry(parent.to_path_buf()).or_default() += 1;
+        }
+    }
+    if entry.file_type().is_some_and(|t| t.is_dir()) {
+        add_or_give_up(
+            &mut watch.lock().unwrap_or_else(|p| p.into_inner()),
+            entry.path(),
+        );
+        if let Ok(metadata) = entry.metadata() {
+            part.dirs.push(watched(entry.path(), &metadata));
+        }
+        return;
+    }
+    if !entry.file_type().is_some_and(|t| t.is_file()) {
+        return;
+    }
+    let Some(rel) = entry.path().strip_prefix(root).ok().and_then(rel_string) else {
+        return;
+    };
+    if skipped_by_name(&rel) || targets.is_some_and(|t| !t.covers_file(&rel)) {
+        return;
+    }
+    let Ok(metadata) = entry.metadata() else {
+        return;
+    };
+    let listed = Listed {
+        rel,
+        stamp: Stamp::of(&metadata),
+    };
+    match verdict(metadata.len()) {
+        Verdict::Index => part.files.push(listed),
+        Verdict::TooLarge => part.too_large.push(listed),
+        Verdict::Empty => {}
+    }
+}
+
+/// The parallel walk's per-thread visitor: hands its [`Partial`] over when the walk ends.
+struct Visitor<'s> {
+    root: &'s Path,
+    part: Partial,
+    watch: &'s Mutex<Option<DirWatch>>,
+    done: &'s Mutex<Vec<Partial>>,
+}
+
+impl ignore::ParallelVisitor for Visitor<'_> {
+    fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
+        if let Ok(entry) = entry {
+            visit(&entry, self.root, None, &mut self.part, self.watch);
+        }
+        ignore::WalkState::Continue
+    }
+}
+
+impl Drop for Visitor<'_> {
+    fn drop(&mut self) {
+        let part = std::mem::take(&mut self.part);
+        self.done
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(part);
+    }
+}
+
+struct Visitors<'s> {
+    root: &'s Path,
+    watch: &'s Mutex<Option<DirWatch>>,
+    done: &'s Mutex<Vec<Partial>>,
+}
+
+impl<'s> ignore::ParallelVisitorBuilder<'s> for Visitors<'s> {
+    fn build(&mut self) -> Box<dyn ignore::ParallelVisitor + 's> {
+        Box::new(Visitor {
+            root: self.root,
+            part: Partial::default(),
+            watch: self.watch,
+            done: self.done,
+        })
+    }
+}
+
 fn walk(
     root: &Path,
     max_files: usize,
     targets: Option<Arc<Targets>>,
     watch: &mut Option<DirWatch>,
 ) -> Listing {
-    let mut out = Listing::default();
-    let full = targets.is_none();
     let filter_root = root.to_path_buf();
-    let scope = targets.clone();
-    let walker = WalkBuilder::new(root)
+    let filter_targets = targets.clone();
+    let mut builder = WalkBuilder::new(root);
+    builder
         .follow_links(false)
         .hidden(true)
         .git_ignore(true)
@@ -237,7 +336,6 @@ fn walk(
         .ignore(true)
         .parents(false)
         .require_git(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
         .filter_entry(move |e| {
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
             if !is_dir || e.depth() == 0 {
@@ -249,7 +347,7 @@ fn walk(
             {
                 return false;
             }
-            match &targets {
+            match &filter_targets {
                 None => true,
                 Some(t) => e
                     .path()
@@ -258,56 +356,54 @@ fn walk(
                     .and_then(rel_string)
                     .is_some_and(|rel| t.descends(&rel)),
             }
-        })
-        .build();
-    // Entries the walk yielded per directory, to count what ignore rules hid.
+        });
+    let shared = Mutex::new(watch.take());
+    let mut parts: Vec<Partial> = Vec::new();
+    match &targets {
+        // A partial walk is a few directories: one thread.
+        Some(t) => {
+            let mut part = Partial::default();
+            for entry in builder.build().flatten() {
+                visit(&entry, root, Some(t), &mut part, &shared);
+            }
+            parts.push(part);
+        }
+        // The whole tree: one walker thread per core.
+        None => {
+            let threads = std::thread::available_parallelism()
+                .map_or(2, |n| n.get())
+                .clamp(1, 8);
+            let done = Mutex::new(Vec::new());
+            builder
+                .threads(threads)
+                .build_parallel()
+                .visit(&mut Visitors {
+                    root,
+                    watch: &shared,
+                    done: &done,
+                });
+            parts = done.into_inner().unwrap_or_else(|p| p.into_inner());
+        }
+    }
+    *watch = shared.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut out = Listing::default();
     let mut yielded: rustc_hash::FxHashMap<PathBuf, usize> = rustc_hash::FxHashMap::default();
-    for entry in walker {
-        let Ok(entry) = entry else { continue };
-        if full && entry.depth() > 0 {
-            if let Some(parent) = entry.path().parent() {
-                *yielded.entry(parent.to_path_buf()).or_default() += 1;
-            }
-        }
-        if entry.file_type().is_some_and(|t| t.is_dir()) {
-            add_or_give_up(watch, entry.path());
-            if let Ok(metadata) = entry.metadata() {
-                out.dirs.push(watched(entry.path(), &metadata));
-            }
-            continue;
-        }
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let Ok(rest) = entry.path().strip_prefix(root) else {
-            continue;
-        };
-        let Some(rel) = rel_string(rest) else {
-            continue;
-        };
-        if skipped_by_name(&rel) || scope.as_ref().is_some_and(|t| !t.covers_file(&rel)) {
-            continue;
-        }
-        let Ok(metadata) = entry.metadata() else {
-            continue;
-        };
-        let listed = Listed {
-            rel,
-            stamp: Stamp::of(&metadata),
-        };
-        match verdict(metadata.len()) {
-            Verdict::Index => out.files.push(listed),
-            Verdict::TooLarge => out.too_large.push(listed),
-            Verdict::Empty => {}
+    for p in parts {
+        out.files.extend(p.files);
+        out.too_large.extend(p.too_large);
+        out.dirs.extend(p.dirs);
+        for (k, v) in p.yielded {
+            *yielded.entry(k).or_default() += v;
         }
     }
     out.files.sort_by(|a, b| a.rel.cmp(&b.rel));
     out.too_large.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out.dirs.sort_by(|a, b| a.path.cmp(&b.path));
     if out.files.len() > max_files {
         out.over_limit = out.files.len() - max_files;
         out.files.truncate(max_files);
     }
-    if full {
+    if targets.is_none() {
         count_ignored(root, &yielded, &mut out);
     }
     out

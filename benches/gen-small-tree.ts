@@ -1,0 +1,58 @@
+// Generates a deterministic tree of many small source files, for retrieval at scale (issue 11's
+// "200k-file tree of small files"). Run by hand; keep the output OUTSIDE the repository:
+//
+//   node --import tsx benches/gen-small-tree.ts DIR [--files 200000]
+//
+// Layout: DIR/m<k>/<noun>/<verb>_<noun>_<i>.{ts,py,rs,go}, 100 files per directory, each file
+// 5-20 lines (one or two small functions over a shared vocabulary plus a unique identifier
+// `<verb><Noun>Item<i>`, so every file can be asked for by name). Prints prompts to try.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+function rng(seed: number): () => number {
+  let a = seed
+  return () => {
+    a |= 0
+    a = (a + 0x6d2b79f5) | 0
+    let t = Math.imul(a ^ (a >>> 15), 1 | a)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const NOUNS = 'user session token cache router request response handler parser config schema model field validator stream buffer socket queue worker job task event listener plugin module registry index query result error retry timeout client server header cookie path route middleware logger metric span trace file reader writer encoder decoder'.split(' ')
+const VERBS = 'get set create update delete parse validate load save open close send receive build resolve render fetch flush encode decode register dispatch handle compute merge split'.split(' ')
+
+const dir = process.argv[2]
+if (!dir || dir.startsWith('--')) {
+  console.error('usage: gen-small-tree.ts DIR [--files N]')
+  process.exit(2)
+}
+const i = process.argv.indexOf('--files')
+const files = i >= 0 ? Number(process.argv[i + 1]) : 200_000
+const rand = rng(7)
+const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]
+const cap = (s: string) => s[0].toUpperCase() + s.slice(1)
+const started = performance.now()
+let bytes = 0
+for (let f = 0; f < files; f++) {
+  const group = Math.floor(f / 100)
+  const noun = NOUNS[group % NOUNS.length]
+  const sub = join(dir, `m${Math.floor(group / NOUNS.length)}`, noun)
+  if (f % 100 === 0) mkdirSync(sub, { recursive: true })
+  const v = pick(VERBS)
+  const n = pick(NOUNS)
+  const id = `${v}${cap(n)}Item${f}`
+  const kind = f % 4
+  const body: string[] = []
+  const lines = 3 + Math.floor(rand() * 14)
+  for (let k = 0; k < lines; k++) body.push(`${pick(VERBS)}_${pick(NOUNS)}(${pick(NOUNS)}, ${k})`)
+  let text: string
+  if (kind === 0) text = `// ${cap(v)} the ${n}.\nexport function ${id}(${n}: string) {\n${body.map((b) => `  ${b}`).join('\n')}\n}\n`
+  else if (kind === 1) text = `def ${id}(${n}):\n    """${cap(v)} the ${n}."""\n${body.map((b) => `    ${b}`).join('\n')}\n`
+  else if (kind === 2) text = `/// ${cap(v)} the ${n}.\npub fn ${id}(${n}: &str) {\n${body.map((b) => `    ${b};`).join('\n')}\n}\n`
+  else text = `// ${id} ${v}s the ${n}.\nfunc ${id}(${n} string) {\n${body.map((b) => `\t${b}`).join('\n')}\n}\n`
+  bytes += text.length
+  writeFileSync(join(sub, `${v}_${n}_${f}.${['ts', 'py', 'rs', 'go'][kind]}`), text)
+}
+console.log(`${files} files, ${(bytes / 1e6).toFixed(1)} MB, in ${((performance.now() - started) / 1000).toFixed(1)} s under ${dir}`)

@@ -1,0 +1,179 @@
+// Retrieval at kernel scale, run by hand (results in BENCHMARKS.md): cold build with progress,
+// warm latency over 40 mixed prompts, freshness (edit, new, delete seen by the next call),
+// memory, restart with indexCacheDir, and ripgrep over the same tree in the same run as the
+// reference. Works on any tree (`--root`); the prompts are the kernel's unless `--prompts small`
+// (the tree of benches/gen-small-tree.ts).
+//
+//   node --expose-gc --import tsx benches/kernel.bench.ts --root DIR [--addon PATH] [--cache-dir DIR]
+//        [--prompts kernel|small] [--rounds 3] [--max-files N]
+// Peak RSS: run under `/usr/bin/time -v`. `--addon` loads another build of the addon (for a
+// before/after in the same run). With `--cache-dir` the script also measures a restart: a second
+// engine on the same cache directory, time to its first answer.
+import { execFileSync } from 'node:child_process'
+import { readdirSync, statSync, writeFileSync, rmSync, mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { createRequire } from 'node:module'
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`)
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback
+}
+
+const KERNEL = [
+  // natural language
+  'how does the scheduler pick the next task to run',
+  'where are page faults handled on x86',
+  'ext4 journal commit of a transaction',
+  'TCP retransmission timeout calculation',
+  'how is a new process created by fork',
+  'memory cgroup charge when a page is allocated',
+  'USB device enumeration when a device is plugged in',
+  'how are interrupts disabled and restored',
+  'read ahead for sequential file reads',
+  'OOM killer choosing a victim process',
+  'network device transmit queue timeout watchdog',
+  'mount a filesystem superblock setup',
+  'slab allocator freeing an object',
+  'futex wait and wake implementation',
+  // identifiers
+  'copy_from_user',
+  'kmem_cache_alloc',
+  'spin_lock_irqsave',
+  'wake_up_process',
+  'handle_mm_fault',
+  'schedule_timeout',
+  '`mutex_lock` deadlock',
+  'alloc_pages returns NULL',
+  'vfs_read',
+  'tcp_sendmsg',
+  'register_netdev',
+  'of_property_read_u32 in a device tree driver',
+  'request_irq fails with EBUSY',
+  'dma_map_single',
+  'ext4_fill_super',
+  'blk_mq_submit_bio',
+  // oops lines and paths
+  'BUG: unable to handle page fault for address: ffffffffc0a0b000 RIP: 0010:ext4_writepages+0x4a/0x1a0',
+  'WARNING: CPU: 2 PID: 1 at kernel/workqueue.c:3066 __flush_work+0x2c0/0x2d0',
+  'general protection fault in skb_release_data net/core/skbuff.c',
+  'kernel BUG at mm/slub.c:4317!',
+  'Call Trace: __schedule+0x2e5/0x930 schedule+0x46/0xb0 schedule_timeout+0x1c4/0x2a0',
+  'fs/ext4/inode.c ext4_da_write_begin',
+  'drivers/net/ethernet/intel/e1000e/netdev.c e1000_clean_rx_irq',
+  'arch/x86/kernel/traps.c do_general_protection',
+  'NULL pointer dereference in usb_submit_urb drivers/usb/core/urb.c',
+  'RCU stall detected rcu_sched kthread starved',
+]
+const SMALL = Array.from({ length: 40 }, (_, k) => {
+  const ids = ['getUserItem', 'parseConfigItem', 'flushCacheItem', 'sendRequestItem']
+  return k % 2 === 0 ? `${ids[k % 4]}${k * 4999}` : ['retry the request when the socket times out', 'validate the schema of a config', 'encode the token into a header', 'dispatch an event to every listener'][k % 4]
+})
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]
+}
+const mb = (n: number) => `${(n / 1e6).toFixed(0)} MB`
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function main(): Promise<void> {
+  const root = resolve(arg('root', ''))
+  if (!arg('root', '')) throw new Error('--root DIR is required')
+  const addon = resolve(arg('addon', join(__dirname, '..', 'index.js')))
+  const { ContextEngine } = createRequire(__filename)(addon)
+  const prompts = arg('prompts', 'kernel') === 'small' ? SMALL : KERNEL
+  const rounds = Number(arg('rounds', '3'))
+  const cacheDir = arg('cache-dir', '')
+  console.log(`root ${root}\naddon ${addon}\nnode ${process.version}, ${new Date().toISOString()}`)
+
+  // Reference: one ripgrep pass over the tree for an identifier, same run.
+  let t = performance.now()
+  try {
+    execFileSync('rg', ['-c', '--no-messages', 'copy_from_user', root], { stdio: ['ignore', 'ignore', 'ignore'] })
+  } catch {}
+  const rg = performance.now() - t
+  t = performance.now()
+  let rgFiles = 0
+  try {
+    rgFiles = execFileSync('rg', ['--files', root], { maxBuffer: 1 << 30 }).toString().split('\n').length - 1
+  } catch {}
+  console.log(`ripgrep            'copy_from_user' over the tree ${rg.toFixed(0)} ms; rg --files: ${rgFiles} files in ${(performance.now() - t).toFixed(0)} ms`)
+
+  const maxFiles = arg('max-files', '')
+  const options: Record<string, unknown> = cacheDir ? { indexCacheDir: cacheDir } : {}
+  if (maxFiles) options.maxFilesPerRoot = Number(maxFiles)
+  const engine = new ContextEngine(options)
+  const ask = (e: any, prompt: string) =>
+    e.retrieve({ prompt, spaceId: 'bench', sessionId: 'bench', rootPath: root, providerId: 'mcp', limit: 20 })
+  let peak = process.memoryUsage().rss
+  const rss0 = peak
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss)
+  }, 50)
+  t = performance.now()
+  const first = ask(engine, prompts[0])
+  let progress = ''
+  const poll = setInterval(() => {
+    const s = engine.indexStatus(root)
+    progress = `${s.state} ${s.filesRead}/${s.filesTotal ?? '?'}`
+  }, 1000)
+  await first
+  clearInterval(poll)
+  const cold = performance.now() - t
+  const status = engine.indexStatus(root)
+  console.log(`cold first answer  ${(cold / 1000).toFixed(2)} s  (last progress seen: ${progress || 'none'})`)
+  console.log(`index              ${status.files} files, ${status.chunks} chunks, ${status.terms} terms, ${mb(status.bytes)} estimated; mode ${status.freshness ?? 'n/a'}`)
+  if (status.ignoredFiles !== undefined) console.log(`coverage           ignored ${status.ignoredFiles}, skipped ${JSON.stringify(status.skipped)}, warnings ${JSON.stringify(status.warnings)}`)
+  const rssBuilt = process.memoryUsage().rss
+
+  const warm: number[] = []
+  for (let r = 0; r < rounds; r++) {
+    for (const p of prompts) {
+      t = performance.now()
+      await ask(engine, p)
+      warm.push(performance.now() - t)
+    }
+  }
+  console.log(`warm (${warm.length} calls, ${prompts.length} prompts) p50 ${pct(warm, 50).toFixed(1)} ms  p95 ${pct(warm, 95).toFixed(1)} ms  max ${Math.max(...warm).toFixed(1)} ms`)
+
+  // Freshness: an edit, a new file, a deletion, each asked right after.
+  const dir = join(root, 'zz_bench_fresh')
+  mkdirSync(dir, { recursive: true })
+  const f = join(dir, 'probe.c')
+  writeFileSync(f, 'int benchProbeAlpha(void) { return 1; }\n')
+  t = performance.now()
+  const a = await ask(engine, 'benchProbeAlpha')
+  const tNew = performance.now() - t
+  writeFileSync(f, 'int benchProbeBravo(void) { return 2; }\n')
+  t = performance.now()
+  const b = await ask(engine, 'benchProbeBravo')
+  const tEdit = performance.now() - t
+  rmSync(dir, { recursive: true, force: true })
+  t = performance.now()
+  const c = await ask(engine, 'benchProbeBravo')
+  const tDel = performance.now() - t
+  const seen = a[0]?.path === 'zz_bench_fresh/probe.c' && b[0]?.path === 'zz_bench_fresh/probe.c' && !c.some((s: any) => s.path.startsWith('zz_bench_fresh/'))
+  console.log(`freshness          new ${tNew.toFixed(0)} ms, edit ${tEdit.toFixed(0)} ms, delete ${tDel.toFixed(0)} ms; all seen by the next call: ${seen}`)
+  // Let a background save finish, then measure steady memory.
+  await sleep(cacheDir ? 15000 : 1000)
+  if (global.gc) global.gc()
+  clearInterval(sampler)
+  const steady = process.memoryUsage().rss
+  console.log(`memory (RSS)       before ${mb(rss0)}, after build ${mb(rssBuilt)}, steady ${mb(steady)}, peak sampled ${mb(peak)}`)
+
+  if (cacheDir) {
+    const bytes = readdirSync(cacheDir)
+      .filter((n) => n.endsWith('.ceidx'))
+      .reduce((sum, n) => sum + statSync(join(cacheDir, n)).size, 0)
+    console.log(`index on disk      ${mb(bytes)}`)
+    const again = new ContextEngine(options)
+    t = performance.now()
+    await ask(again, prompts[1])
+    console.log(`restart            first answer ${(performance.now() - t).toFixed(0)} ms (files read ${again.indexStatus(root).filesRead})`)
+  }
+}
+
+main().catch((err) => {
+  console.error(`error (${err.code ?? 'unknown'}): ${err.message}`)
+  process.exit(1)
+})
