@@ -291,7 +291,7 @@ fn mention_boost(rel: &str, query: &Query, check_names: bool) -> f32 {
     }
     if check_names {
         let stem = normalize_name(name.rsplit_once('.').map_or(name, |(s, _)| s));
-        if query.names.iter().any(|n| *n == stem) {
+        if query.names.contains(&stem) {
             return MENTION_STEM;
         }
     }
