@@ -236,7 +236,12 @@ impl Retrieval {
         let slot = self.slot(scope.root());
         let mut guard = lock(&slot.index);
         let index = self.up_to_date(&slot, &mut guard, scope);
-        let mut hits = rank::rank(index, &query, limit.max(rank::EXACT_DEFINITION_FILES));
+        let candidates = if query.symbols.is_empty() {
+            limit
+        } else {
+            limit.max(rank::EXACT_DEFINITION_CANDIDATES)
+        };
+        let mut hits = rank::rank(index, &query, candidates);
         rank::exact_definitions(index, &query, &mut hits);
         hits.truncate(limit);
         Ok(snippets(index, &hits, limit, explain))

@@ -368,22 +368,39 @@ fn shown_chunks(all: std::ops::Range<u32>, best: &[(u32, f32)], score: f32) -> V
 /// Most top files searched for the exact definition of a short prompt's symbol.
 pub const EXACT_DEFINITION_FILES: usize = 20;
 /// A file that defines exactly a symbol of a short prompt gains this fraction of the top
-/// file's score.
-const W_EXACT_DEFINITION: f32 = 0.5;
+/// file's score; more when the file is also named after it (`SqlMapper.cs` among the partial
+/// `SqlMapper.*.cs` files that all define the class).
+const W_EXACT_DEFINITION: f32 = 1.0;
+const W_EXACT_DEFINITION_NAMED: f32 = 1.5;
+/// Files ranked for a short symbol prompt, among which those named after the symbol are also
+/// checked for its definition (a large defining file can rank below many small ones).
+pub const EXACT_DEFINITION_CANDIDATES: usize = 100;
 
-/// Step 7, for short prompts naming a symbol (`SqlMapper`, `Vitest`): among the top files,
-/// those with a definition of exactly that name (not `SqlMapperAsync`, not a call) gain
-/// [`W_EXACT_DEFINITION`] of the top score, and show the chunk of that definition first.
-/// Reads the text of at most [`EXACT_DEFINITION_FILES`] files; the order stays
-/// deterministic (ties by path).
+/// Step 7, for short prompts naming a symbol (`SqlMapper`, `Vitest`): among the top files
+/// and the files named after the symbol, those with a definition of exactly that name (not
+/// `SqlMapperAsync`, not a call) gain [`W_EXACT_DEFINITION`] of the top score
+/// ([`W_EXACT_DEFINITION_NAMED`] when named after it), and show the chunk of that definition
+/// first. Reads the text of at most [`EXACT_DEFINITION_FILES`] files plus the named ones; the
+/// order stays deterministic (ties by path).
 pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit]) {
     if query.symbols.is_empty() || hits.is_empty() {
         return;
     }
     let top = hits[0].score;
-    let bonus = W_EXACT_DEFINITION * top;
-    let n = hits.len().min(EXACT_DEFINITION_FILES);
-    for hit in hits.iter_mut().take(n) {
+    for (k, hit) in hits.iter_mut().enumerate() {
+        let named = index.files[hit.file as usize].as_ref().is_some_and(|m| {
+            let name = m.rel.rsplit('/').next().unwrap_or(&m.rel);
+            let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+            query.symbols.contains(&normalize_name(stem))
+        });
+        if k >= EXACT_DEFINITION_FILES && !named {
+            continue;
+        }
+        let bonus = if named {
+            W_EXACT_DEFINITION_NAMED
+        } else {
+            W_EXACT_DEFINITION
+        } * top;
         let Some(text) = index.text(hit.file) else {
             continue;
         };
