@@ -401,6 +401,8 @@ export interface ContextRetrievalRequest {
   providerId: ContextProviderId
   /** Snippets wanted: default 20, capped to 100. */
   limit?: number
+  /** When true, each snippet carries the `signals` that scored it. Default false. */
+  explain?: boolean
 }
 
 /** A ranked snippet (Context Retrieval Contract v1 §3.2), with optional additions. */
@@ -423,6 +425,8 @@ export interface ContextSnippet {
   endLine?: number
   /** Language from the file name (`typescript`, `rust`, `python`...), if known. */
   language?: string
+  /** How the score was made; only when the request sets `explain`. */
+  signals?: SnippetSignals
 }
 
 /** One rendered context source (ADR-005). */
@@ -1257,6 +1261,26 @@ export interface SkippedFiles {
   generated: number
   /** Beyond `maxFilesPerRoot` (the last ones in path order). */
   overLimit: number
+}
+
+/** The parts of a snippet's score (its file's), returned when the request sets `explain`. */
+export interface SnippetSignals {
+  /** BM25 of the whole file's text. */
+  bm25: number
+  /** The best chunk's BM25F (text and defined names), weighted. */
+  chunk: number
+  /** Directory and file names matching prompt terms. */
+  path: number
+  /** Definitions of prompt terms in the file. */
+  symbol: number
+  /** The prompt names the file (path, file name, module path or stem). */
+  mention: number
+  /** What the file is for, from its path. */
+  role: 'source' | 'test' | 'fixture' | 'docs' | 'example' | 'config' | 'generated' | 'vendored' | 'legacy' | 'template'
+  /** The factor the role applies (1 for source and for roles the prompt asks for). */
+  roleFactor: number
+  /** The file's score: the sum of the parts times the role factor. */
+  total: number
 }
 
 /** A file handed to `SymbolIndex.indexFiles` or `repoStats`. */

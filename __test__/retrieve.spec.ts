@@ -469,4 +469,22 @@ test('indexStatus says how the index stays fresh, what it skipped, and warns whe
   await small.prepareIndex(hidden)
   assert.equal(small.indexStatus(root).state, 'absent', 'over the budget: least recently used dropped')
   assert.equal(small.indexStatus(hidden).state, 'ready')
+
+// `explain: true` adds the signals that scored each snippet; without it there are none.
+test('explain adds each snippet its signals, and is validated', async () => {
+  const root = repo()
+  const plain = await retrieve(req(root, 'parseCookie header'))
+  assert.ok(plain.length > 0)
+  assert.ok(plain.every((s) => s.signals === undefined || s.signals === null))
+  const explained = await retrieve(req(root, 'parseCookie header', { explain: true }))
+  assert.deepEqual(
+    explained.map((s) => [s.id, s.score]),
+    plain.map((s) => [s.id, s.score]),
+  )
+  const g = explained[0].signals!
+  assert.equal(explained[0].path, 'src/cookie.ts')
+  assert.equal(g.role, 'source')
+  assert.ok(g.bm25 > 0 && g.symbol > 0 && g.roleFactor === 1)
+  assert.ok(Math.abs(g.total - explained[0].score) < 1e-3)
+  await rejectsWith(retrieve(req(root, 'x', { explain: 'yes' as unknown as boolean })), 'invalid_request')
 })

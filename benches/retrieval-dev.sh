@@ -1,28 +1,68 @@
 #!/usr/bin/env bash
-# Runs this engine (through `context-engine serve --stdio`) over the mined DEV query sets of
-# ../shared/bench and scores it beside the baselines' runs, if present.
+# Runs this engine (through `context-engine serve --stdio`) over the three DEV sets of
+# ../shared/bench and scores it beside the baselines measured in the same run.
 #
 #   benches/retrieval-dev.sh DATA_DIR RUNS_DIR [NAME]
 #
-# DATA_DIR holds one mined set per repository (DATA_DIR/<repo>/queries.jsonl, corpus/), as
-# written by mine_commits.py with the heads and depths of repos-dev.json; RUNS_DIR receives
-# RUNS_DIR/<NAME>/<repo>/ and the score table. See BENCHMARKS.md for the full recipe.
+# DATA_DIR layout (see /work/data/READY.md or BENCHMARKS.md for how it is made):
+#   DATA_DIR/commits/<repo>/{queries.jsonl,corpus/}  mine_commits.py with repos-dev.json's heads
+#   DATA_DIR/swe-dev/queries.jsonl                   swebench_to_queries.py (the DEV-issue set)
+#   DATA_DIR/semble-corpora/<name>/                  the semble DEV corpora
+# RUNS_DIR receives RUNS_DIR/<engine>/<set>/ and one score file per set.
+# Environment: SETS (default "commits issues semble"), BASELINES=1 to run the baselines too,
+# REPOS (commit repos, default "hono ripgrep pydantic").
 set -euo pipefail
 DATA=${1:?DATA_DIR}
 RUNS=${2:?RUNS_DIR}
 NAME=${3:-context-engine}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-BENCH=${BENCH:-$HERE/../shared/bench}
+BENCH=${BENCH:-/work/shared/bench}
 REPOS=${REPOS:-"hono ripgrep pydantic"}
-for r in $REPOS; do
-  rm -rf "$RUNS/$NAME/$r"
-  python3 "$BENCH/run_engine.py" --queries "$DATA/$r/queries.jsonl" --out "$RUNS/$NAME/$r" \
-    --name "$NAME" -- node "$HERE/bin/context-engine.js" serve --stdio
+SETS=${SETS:-"commits issues semble"}
+ENGINE=(node "$HERE/bin/context-engine.js" serve --stdio)
+mkdir -p "$RUNS"
+
+run() { # run NAME OUT QUERIES -- CMD...
+  local name=$1 out=$2 q=$3; shift 4
+  rm -rf "$out"
+  python3 "$BENCH/run_engine.py" --queries "$q" --out "$out" --name "$name" -- "$@" >/dev/null
+}
+
+for set in $SETS; do
+  case $set in
+  commits)
+    for r in $REPOS; do
+      q=$DATA/commits/$r/queries.jsonl
+      run "$NAME" "$RUNS/$NAME/commits/$r" "$q" -- "${ENGINE[@]}"
+      if [ "${BASELINES:-0}" = 1 ]; then
+        run bm25_files "$RUNS/bm25/commits/$r" "$q" -- python3 "$BENCH/engines/bm25_files.py"
+        run grep_rank "$RUNS/grep/commits/$r" "$q" -- python3 "$BENCH/engines/grep_rank.py"
+      fi
+    done
+    runs=()
+    for e in bm25 grep "$NAME"; do
+      for r in $REPOS; do [ -d "$RUNS/$e/commits/$r" ] && runs+=("$RUNS/$e/commits/$r"); done
+    done
+    python3 "$BENCH/score.py" "${runs[@]}" --json "$RUNS/$NAME.commits.json"
+    ;;
+  issues)
+    q=$DATA/swe-dev/queries.jsonl
+    run "$NAME" "$RUNS/$NAME/issues" "$q" -- "${ENGINE[@]}"
+    if [ "${BASELINES:-0}" = 1 ]; then
+      run bm25_py_no_tests "$RUNS/bm25py/issues" "$q" -- python3 "$BENCH/engines/bm25_files.py" --ext .py --exclude-tests
+      run bm25_files "$RUNS/bm25/issues" "$q" -- python3 "$BENCH/engines/bm25_files.py"
+    fi
+    runs=()
+    for e in bm25py bm25 "$NAME"; do [ -d "$RUNS/$e/issues" ] && runs+=("$RUNS/$e/issues"); done
+    python3 "$BENCH/score.py" "${runs[@]}" --no-pooled --json "$RUNS/$NAME.issues.json"
+    ;;
+  semble)
+    if [ "${BASELINES:-0}" = 1 ]; then
+      python3 "$BENCH/semble_eval.py" --data "$BENCH/semble" --corpora "$DATA/semble-corpora" \
+        --json "$RUNS/bm25.semble.json" --quiet -- python3 "$BENCH/engines/bm25_files.py"
+    fi
+    (cd "$HERE" && python3 "$BENCH/semble_eval.py" --data "$BENCH/semble" --corpora "$DATA/semble-corpora" \
+      --json "$RUNS/$NAME.semble.json" --worst "${WORST:-0}" -- "${ENGINE[@]}")
+    ;;
+  esac
 done
-runs=()
-for e in bm25 grep "$NAME"; do
-  for r in $REPOS; do
-    [ -d "$RUNS/$e/$r" ] && runs+=("$RUNS/$e/$r")
-  done
-done
-python3 "$BENCH/score.py" "${runs[@]}" --json "$RUNS/$NAME.score.json"

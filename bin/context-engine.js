@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // The context-engine command line: the addon's retrieval for people and for benchmarks.
 //
-//   context-engine query "<prompt>" --root DIR [--limit N] [--json]
+//   context-engine query "<prompt>" --root DIR [--limit N] [--json] [--explain]
 //   context-engine serve --stdio
 //   context-engine mcp [--root DIR]
 //
+// `--explain` shows the signals that scored each snippet (bm25, chunk, path, symbol, mention,
+// the file's role and its factor).
+//
 // `serve --stdio` speaks JSON Lines: one request per line on stdin,
-//   {"id": "...", "root": "/abs/dir", "prompt": "...", "limit": 50}
+//   {"id": "...", "root": "/abs/dir", "prompt": "...", "limit": 50, "explain": false}
 // one response per line on stdout, in request order,
 //   {"id": "...", "results": [{"path", "startLine", "endLine", "content", "score"}, ...]}
 // or {"id": "...", "error": {"code", "message"}} when a request fails. It exits when stdin closes.
@@ -18,7 +21,7 @@ const path = require('node:path')
 const readline = require('node:readline')
 
 const USAGE = `usage:
-  context-engine query "<prompt>" --root DIR [--limit N] [--json]
+  context-engine query "<prompt>" --root DIR [--limit N] [--json] [--explain]
   context-engine serve --stdio
   context-engine mcp [--root DIR]`
 
@@ -32,7 +35,7 @@ function parseArgs(argv) {
   const flags = {}
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
-    if (a === '--json' || a === '--stdio' || a === '--help' || a === '-h') flags[a.replace(/^-+/, '')] = true
+    if (a === '--json' || a === '--stdio' || a === '--explain' || a === '--help' || a === '-h') flags[a.replace(/^-+/, '')] = true
     else if (a === '--root' || a === '--limit') {
       if (i + 1 >= argv.length) fail(`${a} needs a value`)
       flags[a.slice(2)] = argv[++i]
@@ -42,10 +45,16 @@ function parseArgs(argv) {
   return { positional, flags }
 }
 
-function request(prompt, root, limit) {
+function request(prompt, root, limit, explain) {
   const r = { prompt, spaceId: 'cli', sessionId: 'cli', rootPath: path.resolve(root), providerId: 'mcp' }
   if (limit !== undefined) r.limit = limit
+  if (explain) r.explain = true
   return r
+}
+
+function signalsLine(g) {
+  const f = (x) => x.toFixed(2)
+  return `bm25 ${f(g.bm25)} chunk ${f(g.chunk)} path ${f(g.path)} symbol ${f(g.symbol)} mention ${f(g.mention)} role ${g.role} x${f(g.roleFactor)}`
 }
 
 async function query(engine, positional, flags) {
@@ -57,7 +66,7 @@ async function query(engine, positional, flags) {
     if (!Number.isInteger(limit) || limit < 1) fail('--limit must be a whole number >= 1')
   }
   const started = process.hrtime.bigint()
-  const snippets = await engine.retrieve(request(prompt, flags.root ?? process.cwd(), limit))
+  const snippets = await engine.retrieve(request(prompt, flags.root ?? process.cwd(), limit, flags.explain))
   const ms = Number(process.hrtime.bigint() - started) / 1e6
   // What the index could not cover (for example ignore rules hiding the whole root) goes to
   // stderr, so `--json` output stays parseable.
@@ -70,6 +79,7 @@ async function query(engine, positional, flags) {
   const out = []
   for (const s of snippets) {
     out.push(`── ${s.path}:${s.startLine}-${s.endLine}  score ${s.score.toFixed(3)}`)
+    if (s.signals) out.push(`   [${signalsLine(s.signals)}]`)
     out.push(s.content.split('\n').map((l) => `   ${l}`).join('\n'))
     out.push('')
   }
@@ -87,16 +97,15 @@ async function serve(engine) {
       const req = JSON.parse(line)
       id = req.id ?? null
       const limit = req.limit === undefined || req.limit === null ? undefined : req.limit
-      const snippets = await engine.retrieve(request(String(req.prompt ?? ''), String(req.root ?? ''), limit))
+      const explain = req.explain === true
+      const snippets = await engine.retrieve(request(String(req.prompt ?? ''), String(req.root ?? ''), limit, explain))
       response = {
         id,
-        results: snippets.map((s) => ({
-          path: s.path,
-          startLine: s.startLine,
-          endLine: s.endLine,
-          content: s.content,
-          score: s.score,
-        })),
+        results: snippets.map((s) => {
+          const r = { path: s.path, startLine: s.startLine, endLine: s.endLine, content: s.content, score: s.score }
+          if (s.signals) r.signals = s.signals
+          return r
+        }),
       }
     } catch (err) {
       const code = err && typeof err.code === 'string' ? err.code : 'invalid_request'

@@ -44,6 +44,32 @@ pub struct ContextRetrievalRequest {
     pub provider_id: ContextProviderId,
     /// Snippets wanted: default 20, capped to 100.
     pub limit: Option<u32>,
+    /// When true, each snippet carries the `signals` that scored it. Default false.
+    pub explain: Option<bool>,
+}
+
+/// The parts of a snippet's score (its file's), returned when the request sets `explain`.
+#[napi(object, object_from_js = false)]
+pub struct SnippetSignals {
+    /// BM25 of the whole file's text.
+    pub bm25: f64,
+    /// The best chunk's BM25F (text and defined names), weighted.
+    pub chunk: f64,
+    /// Directory and file names matching prompt terms.
+    pub path: f64,
+    /// Definitions of prompt terms in the file.
+    pub symbol: f64,
+    /// The prompt names the file (path, file name, module path or stem).
+    pub mention: f64,
+    /// What the file is for, from its path.
+    #[napi(
+        ts_type = "'source' | 'test' | 'fixture' | 'docs' | 'example' | 'config' | 'generated' | 'vendored' | 'legacy' | 'template'"
+    )]
+    pub role: String,
+    /// The factor the role applies (1 for source and for roles the prompt asks for).
+    pub role_factor: f64,
+    /// The file's score: the sum of the parts times the role factor.
+    pub total: f64,
 }
 
 /// A ranked snippet (Context Retrieval Contract v1 §3.2), with optional additions.
@@ -67,6 +93,8 @@ pub struct ContextSnippet {
     pub end_line: Option<u32>,
     /// Language from the file name (`typescript`, `rust`, `python`...), if known.
     pub language: Option<String>,
+    /// How the score was made; only when the request sets `explain`.
+    pub signals: Option<SnippetSignals>,
 }
 
 /// The state of a root's retrieval index.
@@ -158,7 +186,7 @@ fn id_string(f: &Fields<'_>, key: &str) -> CoreResult<String> {
     Ok(s)
 }
 
-fn request_args(request: Unknown<'_>) -> CoreResult<(Request, Provider)> {
+fn request_args(request: Unknown<'_>) -> CoreResult<(Request, Provider, bool)> {
     let f = Fields::of(request, "request")?;
     let prompt = args::string_max(f.required("prompt")?, "prompt", retrieve::MAX_PROMPT_BYTES)?;
     id_string(&f, "spaceId")?;
@@ -175,6 +203,7 @@ fn request_args(request: Unknown<'_>) -> CoreResult<(Request, Provider)> {
         }
         None => retrieve::DEFAULT_LIMIT,
     };
+    let explain = f.boolean("explain")?.unwrap_or(false);
     Ok((
         Request {
             prompt,
@@ -182,6 +211,7 @@ fn request_args(request: Unknown<'_>) -> CoreResult<(Request, Provider)> {
             limit,
         },
         provider,
+        explain,
     ))
 }
 
@@ -199,6 +229,16 @@ fn to_js(s: Snippet, provider: Provider) -> ContextSnippet {
         start_line: Some(s.start_line),
         end_line: Some(s.end_line),
         language: s.language.map(str::to_owned),
+        signals: s.signals.map(|g| SnippetSignals {
+            bm25: f64::from(g.bm25),
+            chunk: f64::from(g.chunk),
+            path: f64::from(g.path),
+            symbol: f64::from(g.symbol),
+            mention: f64::from(g.mention),
+            role: g.role.as_str().to_owned(),
+            role_factor: f64::from(g.role_factor),
+            total: f64::from(g.total),
+        }),
     }
 }
 
@@ -212,10 +252,10 @@ fn retrieve_on<'env>(
     let parsed =
         request_args(request).and_then(|r| Ok((r, bridge::call_options(options, "options")?)));
     match parsed {
-        Ok(((request, provider), call)) => bridge::spawn_call(
+        Ok(((request, provider, explain), call)) => bridge::spawn_call(
             env,
             call.with_timeout(engine.options().timeout),
-            move |cancel| engine.retrieve(&request, cancel),
+            move |cancel| engine.retrieve_explained(&request, explain, cancel),
             move |_, snippets| Ok(snippets.into_iter().map(|s| to_js(s, provider)).collect()),
         ),
         Err(e) => bridge::reject(env, e),

@@ -248,10 +248,22 @@ impl Engine {
 
     /// Retrieval ([`crate::retrieve::Retrieval::retrieve`]) within the engine's limits.
     pub fn retrieve(&self, request: &Request, cancel: &Cancel) -> Result<Vec<Snippet>> {
+        self.retrieve_explained(request, false, cancel)
+    }
+
+    /// [`Engine::retrieve`], and with `explain` each snippet carries the signals that scored
+    /// its file.
+    pub fn retrieve_explained(
+        &self,
+        request: &Request,
+        explain: bool,
+        cancel: &Cancel,
+    ) -> Result<Vec<Snippet>> {
         self.check_root(Path::new(&request.root), "rootPath")?;
         let cancel = self.deadline(cancel);
         cancel.check()?;
-        self.retrieval.retrieve_cancellable(request, &cancel)
+        self.retrieval
+            .retrieve_cancellable(request, explain, &cancel)
     }
 
     /// Indexes `root` (or brings its index up to date) within the engine's limits, returning

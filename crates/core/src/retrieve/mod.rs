@@ -8,7 +8,10 @@
 //! - [`tokenize`]: code-aware terms (identifiers whole and split, light stemming);
 //! - [`index`]: the inverted index of one root, updated incrementally from file-system events
 //!   (or, where watching is not available, a stat walk);
-//! - [`rank`]: BM25F over content, symbols and paths, prompt mentions, per-file aggregation;
+//! - [`prompt`]: what a prompt asks for (weighted terms, named files, modules, identifiers);
+//! - [`roles`]: what each file is for (source, test, docs, example...), from its path;
+//! - [`rank`]: BM25F over content, symbols and paths, definitions, prompt mentions and file
+//!   roles, per-file aggregation, each part kept as the file's [`Signals`];
 //! - [`Retrieval`]: the indexes of several roots, least recently used evicted, each built once
 //!   even under concurrent first calls.
 //!
@@ -18,7 +21,9 @@
 pub mod chunk;
 pub mod index;
 pub mod persist;
+pub mod prompt;
 pub mod rank;
+pub mod roles;
 mod terms;
 pub mod tokenize;
 pub mod walk;
@@ -36,7 +41,8 @@ use crate::fs_scope::Scope;
 use crate::{Error, Result};
 
 pub use index::{Coverage, Freshness, Index, IndexStats, SkipReason, SkippedFiles};
-pub use rank::Query;
+pub use rank::{Query, Signals};
+pub use roles::Role;
 
 /// Snippets returned when the request has no `limit`.
 pub const DEFAULT_LIMIT: usize = 20;
@@ -113,6 +119,8 @@ pub struct Snippet {
     pub end_line: u32,
     /// Language from the file name, if known.
     pub language: Option<&'static str>,
+    /// The signals that scored the snippet's file, when the request asked to explain.
+    pub signals: Option<Signals>,
 }
 
 /// The state of a root's index.
@@ -258,12 +266,23 @@ impl Retrieval {
     /// Errors: `invalid_request` for a root that is not an absolute path to an existing
     /// directory, or a prompt over [`MAX_PROMPT_BYTES`].
     pub fn retrieve(&self, request: &Request) -> Result<Vec<Snippet>> {
-        self.retrieve_cancellable(request, &Cancel::default())
+        self.retrieve_with(request, false)
     }
 
-    /// [`Retrieval::retrieve`] that stops when `cancel` is set or its deadline passes (an
+    /// [`retrieve`](Self::retrieve), and with `explain` each snippet carries the
+    /// [`Signals`] that scored its file.
+    pub fn retrieve_with(&self, request: &Request, explain: bool) -> Result<Vec<Snippet>> {
+        self.retrieve_cancellable(request, explain, &Cancel::default())
+    }
+
+    /// [`Retrieval::retrieve_with`] that stops when `cancel` is set or its deadline passes (an
     /// interrupted first build leaves the root without an index).
-    pub fn retrieve_cancellable(&self, request: &Request, cancel: &Cancel) -> Result<Vec<Snippet>> {
+    pub fn retrieve_cancellable(
+        &self,
+        request: &Request,
+        explain: bool,
+        cancel: &Cancel,
+    ) -> Result<Vec<Snippet>> {
         if request.prompt.len() > MAX_PROMPT_BYTES {
             return Err(Error::invalid_request(format!(
                 "prompt is too large (at most {} KiB)",
@@ -279,8 +298,15 @@ impl Retrieval {
         let slot = self.slot(scope.root());
         let mut guard = slot.lock_index();
         let index = self.up_to_date(&slot, &mut guard, scope, cancel)?;
-        let hits = rank::rank(index, &query, limit);
-        let out = snippets(index, &hits, limit);
+        let candidates = if query.symbols.is_empty() {
+            limit
+        } else {
+            limit.max(rank::EXACT_DEFINITION_CANDIDATES)
+        };
+        let mut hits = rank::rank(index, &query, candidates);
+        rank::exact_definitions(index, &query, &mut hits);
+        hits.truncate(limit);
+        let out = snippets(index, &hits, limit, explain);
         drop(guard);
         self.enforce_budget(&slot);
         Ok(out)
@@ -556,17 +582,22 @@ fn bounded(lines: &[&str]) -> (String, usize) {
 
 /// Reads the chunks of the ranked files and builds the snippets, sorted by score (ties by
 /// path and line). Files that cannot be read now are skipped.
-fn snippets(index: &mut Index, hits: &[rank::FileHit], limit: usize) -> Vec<Snippet> {
-    let mut wanted: Vec<(u32, u32, f32)> = Vec::new();
+fn snippets(
+    index: &mut Index,
+    hits: &[rank::FileHit],
+    limit: usize,
+    explain: bool,
+) -> Vec<Snippet> {
+    let mut wanted: Vec<(u32, u32, f32, Signals)> = Vec::new();
     for h in hits {
         for &(c, s) in &h.chunks {
-            wanted.push((h.file, c, s));
+            wanted.push((h.file, c, s, h.signals));
         }
     }
     wanted.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
     wanted.truncate(limit);
     let mut out = Vec::with_capacity(wanted.len());
-    for (file, chunk, score) in wanted {
+    for (file, chunk, score, signals) in wanted {
         let Some(text) = index.text(file) else {
             continue;
         };
@@ -599,6 +630,7 @@ fn snippets(index: &mut Index, hits: &[rank::FileHit], limit: usize) -> Vec<Snip
             start_line: c.start_line,
             end_line,
             language: meta.language,
+            signals: explain.then_some(signals),
         });
     }
     out

@@ -1,21 +1,26 @@
-//! Ranking: what a prompt asks for, and which files and chunks answer it.
+//! Ranking: which files and chunks of an index answer a parsed prompt ([`Query`]).
 //!
-//! A prompt becomes weighted terms ([`Query::parse`]): every word once per occurrence
-//! (dampened), identifiers in backticks or written in code style (`camelCase`, `snake_case`,
-//! `a.b()`) counted more, plus the file paths, file names and stack-trace frames it names.
+//! [`rank`] runs these steps, each a function below:
+//! 1. [`select_terms`]: the prompt's terms the index knows, the rarest kept when there are many
+//!    (a long bug report costs no more than a short one);
+//! 2. [`Scores::add_term`]: per term, BM25F of every chunk (text and the names it defines) and
+//!    BM25 of every file as a whole (the sum of its chunks), plus the path field;
+//! 3. [`Scores::add_definitions`]: a term that names a defined symbol lifts the chunks and
+//!    files that define it above those that only use it;
+//! 4. [`Scores::add_mentions`]: files the prompt names by path, file name, module path, or
+//!    whose stem is one of the prompt's identifiers;
+//! 5. [`collect_hits`]: each file's score = (file BM25 + its best chunk + path + symbol +
+//!    mention) × its [role](super::roles) factor; a file keeps its best chunk and a few more;
+//! 6. sort (ties by path: deterministic) and cut;
+//! 7. [`exact_definitions`] (needs file text, so the caller runs it): for a short prompt that
+//!    names a symbol, the top files that define exactly that name move up.
 //!
-//! Scores ([`rank`]):
-//! - chunk: BM25F over the chunk's text and the names it defines (a definition counts
-//!   [`W_SYMBOL`] times a mention), with chunk-length normalization;
-//! - file: BM25 over the whole file (sum of its chunks), plus its best chunk, plus the path
-//!   field (directory and file names), plus a boost when the prompt names the file.
-//!
-//! Files are ranked by that score; each file then contributes its best chunk at the file's
-//! score and a few further matching chunks at a fraction of it, so one long file cannot fill
-//! the list and the top of the list covers many files.
+//! Every part of a file's score is kept in its [`Signals`], which `explain` shows.
 
 use super::index::Index;
-use super::tokenize::for_each_term;
+use super::prompt::normalize_name;
+pub use super::prompt::Query;
+use super::roles::{role_of, Role};
 
 /// BM25 saturation and length normalization, chunk level.
 const K1_CHUNK: f32 = 1.2;
@@ -29,103 +34,44 @@ const W_SYMBOL: f32 = 4.0;
 const W_PATH: f32 = 1.2;
 /// Weight of a file's best chunk in its score.
 const W_BEST_CHUNK: f32 = 0.6;
-/// Weight of terms from backticks or code-style identifiers.
-const W_CODE: f32 = 2.0;
-/// Boosts, as multiples of the strongest term's idf, when the prompt names a file.
+/// Weight of a definition of a prompt term, per unit of the term's weight × definition idf
+/// (file level and chunk level).
+const W_DEFINES: f32 = 1.0;
+const W_DEFINES_CHUNK: f32 = 1.0;
+/// Boosts, as multiples of the strongest term's idf, when the prompt names a file: by path,
+/// by file name, by module path, by a stem equal to one of its identifiers.
 const MENTION_PATH: f32 = 6.0;
 const MENTION_NAME: f32 = 3.0;
+const MENTION_MODULE: f32 = 2.0;
+const MENTION_STEM: f32 = 1.5;
 /// Extra chunks of one file that may follow its best one.
 const EXTRA_CHUNKS: usize = 2;
+/// The fraction of the file's score an extra chunk gets (times its ratio to the best).
+const EXTRA_FRACTION: f32 = 0.5;
 /// An extra chunk must score at least this fraction of the file's best chunk.
 const EXTRA_MIN_RATIO: f32 = 0.5;
 /// Most distinct query terms used (long prompts keep their rarest terms).
 const MAX_QUERY_TERMS: usize = 64;
 
-/// A parsed prompt.
-#[derive(Debug, Clone, Default)]
-pub struct Query {
-    /// Terms with their weights, in first-occurrence order.
-    pub terms: Vec<(String, f32)>,
-    /// Paths and file names the prompt names (lowercase, `/`-separated).
-    pub mentions: Vec<String>,
-}
-
-fn is_code_style(token: &str) -> bool {
-    let has_lower = token.chars().any(|c| c.is_lowercase());
-    let inner_upper = token.chars().skip(1).any(|c| c.is_uppercase());
-    let snake = token.trim_matches('_').contains('_');
-    (has_lower && inner_upper) || snake || token.contains("::") || token.ends_with("()")
-}
-
-impl Query {
-    /// Parses a prompt into weighted terms and mentions.
-    pub fn parse(prompt: &str) -> Query {
-        let mut weights: Vec<(String, f32, u32)> = Vec::new();
-        let mut seen: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
-        let mut add = |term: &str, w: f32| match seen.get(term) {
-            Some(&i) => {
-                let e = &mut weights[i];
-                e.1 = e.1.max(w);
-                e.2 += 1;
-            }
-            None => {
-                seen.insert(term.to_owned(), weights.len());
-                weights.push((term.to_owned(), w, 1));
-            }
-        };
-        // Backticked spans count as code.
-        for (k, span) in prompt.split('`').enumerate() {
-            let in_tick = k % 2 == 1;
-            for token in span.split(|c: char| c.is_whitespace() || "\"'(),;[]{}<>".contains(c)) {
-                let code = in_tick || is_code_style(token);
-                let w = if code { W_CODE } else { 1.0 };
-                for_each_term(token, |t, whole| add(t, if whole { w * 1.5 } else { w }));
-            }
-        }
-        let mut terms: Vec<(String, f32)> = weights
-            .into_iter()
-            .map(|(t, w, n)| (t, w * (1.0 + (n as f32).ln() * 0.5)))
-            .collect();
-        terms.truncate(MAX_QUERY_TERMS * 4);
-        Query {
-            terms,
-            mentions: mentions(prompt),
-        }
-    }
-}
-
-/// Paths and file names in a prompt: tokens with a `/` or a file extension, and the files of
-/// stack-trace frames (`at f (src/a.ts:3:1)`, `File "a.py", line 3`, `src/a.rs:10:5`).
-fn mentions(prompt: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for raw in prompt.split(|c: char| c.is_whitespace() || "\"'`(),;[]{}<>=".contains(c)) {
-        let mut token = raw.trim_matches(|c: char| matches!(c, '.' | ':' | '!' | '?' | '#'));
-        // Drop a trailing `:line[:col]`.
-        while let Some((head, tail)) = token.rsplit_once(':') {
-            if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) {
-                token = head;
-            } else {
-                break;
-            }
-        }
-        let token = token.trim_start_matches("./").replace('\\', "/");
-        if token.len() < 3 || token.len() > 300 || token.contains("://") {
-            continue;
-        }
-        let name = token.rsplit('/').next().unwrap_or(&token);
-        let has_ext = name
-            .rsplit_once('.')
-            .is_some_and(|(stem, _)| stem.len() >= 2)
-            && super::chunk::language(name).is_some();
-        if !(has_ext || token.contains('/')) {
-            continue;
-        }
-        let lower = token.to_lowercase();
-        if !out.contains(&lower) {
-            out.push(lower);
-        }
-    }
-    out
+/// The parts of a file's score (before the role factor, except `total`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Signals {
+    /// BM25 of the whole file's text.
+    pub bm25: f32,
+    /// The best chunk's BM25F (text and defined names), weighted.
+    pub chunk: f32,
+    /// Path field: directory and file names matching prompt terms.
+    pub path: f32,
+    /// Definitions of prompt terms in the file.
+    pub symbol: f32,
+    /// The prompt names the file (path, file name, module path or stem).
+    pub mention: f32,
+    /// The file's role.
+    pub role: Role,
+    /// The factor the role applies (1 for source and for roles the prompt asks for).
+    pub role_factor: f32,
+    /// The file's score: the sum of the parts times the role factor.
+    pub total: f32,
 }
 
 /// A ranked file and its chunks worth showing, best first.
@@ -137,46 +83,87 @@ pub struct FileHit {
     pub score: f32,
     /// `(chunk id, snippet score)`, best first; the first has the file's score.
     pub chunks: Vec<(u32, f32)>,
+    /// How the score was made.
+    pub signals: Signals,
 }
 
 fn idf(n: f32, df: f32) -> f32 {
     (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
 }
 
-/// Ranks the files of `index` for `query`; at most `max_files` files, best first, ties broken
-/// by path so that equal inputs always give the same order.
-pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
-    let n_chunks = index.live_chunks.max(1) as f32;
-    let n_files = index.live_files.max(1) as f32;
-    let avg_chunk = (index.live_chunk_tokens as f32 / n_chunks).max(1.0);
-    let avg_file = (index.live_file_tokens as f32 / n_files).max(1.0);
+/// A prompt term the index knows.
+#[derive(Debug, Clone, Copy)]
+struct Term {
+    id: u32,
+    weight: f32,
+}
 
-    // Keep the terms the index knows, rarest first when the prompt is long.
-    let mut known: Vec<(u32, f32, usize, usize)> = query
+/// Step 1: the prompt's terms the index knows; when there are more than [`MAX_QUERY_TERMS`],
+/// the rarest (ties: first in the prompt), kept in prompt order.
+fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
+    let mut known: Vec<(Term, usize, usize)> = query
         .terms
         .iter()
         .enumerate()
         .filter_map(|(k, (t, w))| {
-            let &tid = index.terms.get(t.as_str())?;
-            let df = index.postings[tid as usize].len() + index.path_postings[tid as usize].len();
-            (df > 0).then_some((tid, *w, df, k))
+            let &id = index.terms.get(t.as_str())?;
+            let df = index.postings[id as usize].len() + index.path_postings[id as usize].len();
+            (df > 0).then_some((Term { id, weight: *w }, df, k))
         })
         .collect();
     if known.len() > MAX_QUERY_TERMS {
-        known.sort_by(|a, b| a.2.cmp(&b.2).then(a.3.cmp(&b.3)));
+        known.sort_by(|a, b| a.1.cmp(&b.1).then(a.2.cmp(&b.2)));
         known.truncate(MAX_QUERY_TERMS);
-        known.sort_by_key(|t| t.3);
+        known.sort_by_key(|t| t.2);
+    }
+    known.into_iter().map(|t| t.0).collect()
+}
+
+/// The score accumulators of one query.
+struct Scores {
+    chunk: Vec<f32>,
+    bm25: Vec<f32>,
+    path: Vec<f32>,
+    symbol: Vec<f32>,
+    mention: Vec<f32>,
+    /// Strongest idf of any term seen (the unit of mention boosts).
+    max_idf: f32,
+    n_chunks: f32,
+    n_files: f32,
+    avg_chunk: f32,
+    avg_file: f32,
+    /// Scratch: per-file term frequency and the files touched by the current term.
+    file_tf: Vec<f32>,
+    touched: Vec<u32>,
+}
+
+impl Scores {
+    fn new(index: &Index) -> Scores {
+        let n_chunks = index.live_chunks.max(1) as f32;
+        let n_files = index.live_files.max(1) as f32;
+        let files = index.files.len();
+        Scores {
+            chunk: vec![0.0; index.chunks.len()],
+            bm25: vec![0.0; files],
+            path: vec![0.0; files],
+            symbol: vec![0.0; files],
+            mention: vec![0.0; files],
+            max_idf: 0.0,
+            n_chunks,
+            n_files,
+            avg_chunk: (index.live_chunk_tokens as f32 / n_chunks).max(1.0),
+            avg_file: (index.live_file_tokens as f32 / n_files).max(1.0),
+            file_tf: vec![0.0; files],
+            touched: Vec::new(),
+        }
     }
 
-    let mut chunk_score = vec![0f32; index.chunks.len()];
-    let mut file_score = vec![0f32; index.files.len()];
-    let mut file_tf = vec![0f32; index.files.len()];
-    let mut touched_files: Vec<u32> = Vec::new();
-    let mut max_idf = 0f32;
-
-    for &(tid, w, _, _) in &known {
-        let list = &index.postings[tid as usize];
-        touched_files.clear();
+    /// Step 2: one term's BM25F over chunks, BM25 over whole files, and the path field.
+    fn add_term(&mut self, index: &Index, term: Term) {
+        let (w_symbol, k1c, bc, k1f, bf, w_path) =
+            (W_SYMBOL, K1_CHUNK, B_CHUNK, K1_FILE, B_FILE, W_PATH);
+        let list = &index.postings[term.id as usize];
+        self.touched.clear();
         let mut df_chunks = 0f32;
         for p in list {
             let c = &index.chunks[p.chunk as usize];
@@ -184,73 +171,135 @@ pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
                 continue;
             }
             df_chunks += 1.0;
-            let tf = f32::from(p.tf) + W_SYMBOL * f32::from(p.sym);
-            let slot = &mut file_tf[c.file as usize];
+            let tf = f32::from(p.tf) + w_symbol * f32::from(p.sym);
+            let slot = &mut self.file_tf[c.file as usize];
             if *slot == 0.0 {
-                touched_files.push(c.file);
+                self.touched.push(c.file);
             }
             *slot += tf;
         }
         if df_chunks > 0.0 {
-            let idf_c = idf(n_chunks, df_chunks);
+            let idf_c = idf(self.n_chunks, df_chunks);
             for p in list {
                 let c = &index.chunks[p.chunk as usize];
                 if !c.alive {
                     continue;
                 }
-                let tf = f32::from(p.tf) + W_SYMBOL * f32::from(p.sym);
-                let norm = K1_CHUNK * (1.0 - B_CHUNK + B_CHUNK * c.len as f32 / avg_chunk);
-                chunk_score[p.chunk as usize] += w * idf_c * tf * (K1_CHUNK + 1.0) / (tf + norm);
+                let tf = f32::from(p.tf) + w_symbol * f32::from(p.sym);
+                let norm = k1c * (1.0 - bc + bc * c.len as f32 / self.avg_chunk);
+                self.chunk[p.chunk as usize] +=
+                    term.weight * idf_c * tf * (k1c + 1.0) / (tf + norm);
             }
-            let idf_f = idf(n_files, touched_files.len() as f32);
-            max_idf = max_idf.max(idf_f);
-            for &f in &touched_files {
-                let tf = file_tf[f as usize];
-                file_tf[f as usize] = 0.0;
+            let idf_f = idf(self.n_files, self.touched.len() as f32);
+            self.max_idf = self.max_idf.max(idf_f);
+            for &f in &self.touched {
+                let tf = self.file_tf[f as usize];
+                self.file_tf[f as usize] = 0.0;
                 let len = index.files[f as usize].as_ref().map_or(0, |m| m.len) as f32;
-                let norm = K1_FILE * (1.0 - B_FILE + B_FILE * len / avg_file);
-                file_score[f as usize] += w * idf_f * tf * (K1_FILE + 1.0) / (tf + norm);
+                let norm = k1f * (1.0 - bf + bf * len / self.avg_file);
+                self.bm25[f as usize] += term.weight * idf_f * tf * (k1f + 1.0) / (tf + norm);
             }
         }
-        // Path field.
-        let paths = &index.path_postings[tid as usize];
-        let live: Vec<u32> = paths
+        let paths = &index.path_postings[term.id as usize];
+        let live = paths
             .iter()
-            .copied()
-            .filter(|&f| index.files[f as usize].is_some())
-            .collect();
-        if !live.is_empty() {
-            let idf_p = idf(n_files, live.len() as f32);
-            max_idf = max_idf.max(idf_p);
-            for f in live {
-                file_score[f as usize] += W_PATH * w * idf_p;
-            }
-        }
-    }
-
-    // Named files.
-    if !query.mentions.is_empty() {
-        let boost = max_idf.max(1.0);
-        for (fid, meta) in index.files.iter().enumerate() {
-            let Some(meta) = meta else { continue };
-            let rel = meta.rel.to_lowercase();
-            let name = rel.rsplit('/').next().unwrap_or(&rel);
-            for m in &query.mentions {
-                let m_name = m.rsplit('/').next().unwrap_or(m);
-                let suffix = m.contains('/')
-                    && (rel.ends_with(&format!("/{m}")) || m.ends_with(&format!("/{rel}")));
-                if rel == *m || suffix {
-                    file_score[fid] += MENTION_PATH * boost;
-                    break;
-                } else if name == m_name {
-                    file_score[fid] += MENTION_NAME * boost;
-                    break;
+            .filter(|&&f| index.files[f as usize].is_some())
+            .count();
+        if live > 0 {
+            let idf_p = idf(self.n_files, live as f32);
+            self.max_idf = self.max_idf.max(idf_p);
+            for &f in paths {
+                if index.files[f as usize].is_some() {
+                    self.path[f as usize] += w_path * term.weight * idf_p;
                 }
             }
         }
     }
 
-    // Combine with the best chunk, collect candidates.
+    /// Step 3: a term that a chunk defines (it is, or is a part of, a name the chunk
+    /// defines) lifts that chunk and its file, by the rarity of the definition: a name
+    /// defined in one file is strong evidence, a word in many names is not.
+    fn add_definitions(&mut self, index: &Index, term: Term) {
+        let list = &index.postings[term.id as usize];
+        self.touched.clear();
+        for p in list {
+            let c = &index.chunks[p.chunk as usize];
+            if p.sym == 0 || !c.alive {
+                continue;
+            }
+            if !self.touched.contains(&c.file) {
+                self.touched.push(c.file);
+            }
+        }
+        if self.touched.is_empty() {
+            return;
+        }
+        let idf_d = idf(self.n_files, self.touched.len() as f32);
+        for p in list {
+            let c = &index.chunks[p.chunk as usize];
+            if p.sym > 0 && c.alive {
+                self.chunk[p.chunk as usize] += W_DEFINES_CHUNK * term.weight * idf_d;
+            }
+        }
+        for &f in &self.touched {
+            self.symbol[f as usize] = self.symbol[f as usize].max(W_DEFINES * term.weight * idf_d);
+        }
+    }
+
+    /// Step 4: files the prompt names, by path or file name, by module path, or whose stem
+    /// equals one of its identifiers or word pairs.
+    fn add_mentions(&mut self, index: &Index, query: &Query) {
+        if query.mentions.is_empty() && query.modules.is_empty() && query.names.is_empty() {
+            return;
+        }
+        let unit = self.max_idf.max(1.0);
+        for (fid, meta) in index.files.iter().enumerate() {
+            let Some(meta) = meta else { continue };
+            // Names match stems only of files whose path matched a prompt term: cheap filter.
+            let check_names = self.path[fid] > 0.0;
+            if query.mentions.is_empty() && query.modules.is_empty() && !check_names {
+                continue;
+            }
+            let rel = meta.rel.to_lowercase();
+            let boost = mention_boost(&rel, query, check_names);
+            self.mention[fid] += boost * unit;
+        }
+    }
+}
+
+/// The strongest way `rel` (lowercase) is named by the prompt, as a multiple of the mention
+/// unit; 0 if it is not.
+fn mention_boost(rel: &str, query: &Query, check_names: bool) -> f32 {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    for m in &query.mentions {
+        let suffix =
+            m.contains('/') && (rel.ends_with(&format!("/{m}")) || m.ends_with(&format!("/{rel}")));
+        if rel == m || suffix {
+            return MENTION_PATH;
+        }
+    }
+    for m in &query.mentions {
+        if name == m.rsplit('/').next().unwrap_or(m) {
+            return MENTION_NAME;
+        }
+    }
+    let stemless = rel.rsplit_once('.').map_or(rel, |(s, _)| s);
+    for m in &query.modules {
+        if stemless == m || stemless.ends_with(&format!("/{m}")) {
+            return MENTION_MODULE;
+        }
+    }
+    if check_names {
+        let stem = normalize_name(name.rsplit_once('.').map_or(name, |(s, _)| s));
+        if query.names.contains(&stem) {
+            return MENTION_STEM;
+        }
+    }
+    0.0
+}
+
+/// Step 5: each file's score from its signals and role, and the chunks it shows.
+fn collect_hits(index: &Index, scores: &Scores, query: &Query) -> Vec<FileHit> {
     let mut hits: Vec<FileHit> = Vec::new();
     for (fid, meta) in index.files.iter().enumerate() {
         let Some(meta) = meta else { continue };
@@ -258,34 +307,23 @@ pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
             .chunks
             .clone()
             .filter_map(|c| {
-                let s = chunk_score[c as usize];
+                let s = scores.chunk[c as usize];
                 (s > 0.0).then_some((c, s))
             })
             .collect();
-        let base = file_score[fid];
+        let base = scores.bm25[fid] + scores.path[fid] + scores.symbol[fid] + scores.mention[fid];
         if base <= 0.0 && best.is_empty() {
             continue;
         }
         best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let top = best.first().map_or(0.0, |b| b.1);
-        let score = base + W_BEST_CHUNK * top;
+        let role = role_of(&meta.rel);
+        let role_factor = role.factor(query.wanted);
+        let score = (base + W_BEST_CHUNK * top) * role_factor;
         if !score.is_finite() || score <= 0.0 {
             continue;
         }
-        let mut chunks: Vec<(u32, f32)> = Vec::new();
-        match best.first() {
-            Some(&(c, _)) => chunks.push((c, score)),
-            None => {
-                if meta.chunks.start < meta.chunks.end {
-                    chunks.push((meta.chunks.start, score));
-                }
-            }
-        }
-        for &(c, s) in best.iter().skip(1).take(EXTRA_CHUNKS) {
-            if s >= EXTRA_MIN_RATIO * top {
-                chunks.push((c, score * 0.5 * s / top));
-            }
-        }
+        let chunks = shown_chunks(meta.chunks.clone(), &best, score);
         if chunks.is_empty() {
             continue;
         }
@@ -293,8 +331,112 @@ pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
             file: fid as u32,
             score,
             chunks,
+            signals: Signals {
+                bm25: scores.bm25[fid],
+                chunk: W_BEST_CHUNK * top,
+                path: scores.path[fid],
+                symbol: scores.symbol[fid],
+                mention: scores.mention[fid],
+                role,
+                role_factor,
+                total: score,
+            },
         });
     }
+    hits
+}
+
+/// The chunks a file shows: its best at the file's score (its first chunk when only its path
+/// or name matched), then up to [`EXTRA_CHUNKS`] more that score at least
+/// [`EXTRA_MIN_RATIO`] of the best, at a fraction of the file's score.
+fn shown_chunks(all: std::ops::Range<u32>, best: &[(u32, f32)], score: f32) -> Vec<(u32, f32)> {
+    let mut chunks: Vec<(u32, f32)> = Vec::new();
+    match best.first() {
+        Some(&(c, _)) => chunks.push((c, score)),
+        None if all.start < all.end => chunks.push((all.start, score)),
+        None => return chunks,
+    }
+    let top = best.first().map_or(0.0, |b| b.1);
+    for &(c, s) in best.iter().skip(1).take(EXTRA_CHUNKS) {
+        if s >= EXTRA_MIN_RATIO * top {
+            chunks.push((c, score * EXTRA_FRACTION * s / top));
+        }
+    }
+    chunks
+}
+
+/// Most top files searched for the exact definition of a short prompt's symbol.
+pub const EXACT_DEFINITION_FILES: usize = 20;
+/// A file that defines exactly a symbol of a short prompt gains this fraction of the top
+/// file's score; more when the file is also named after it (`SqlMapper.cs` among the partial
+/// `SqlMapper.*.cs` files that all define the class).
+const W_EXACT_DEFINITION: f32 = 1.0;
+const W_EXACT_DEFINITION_NAMED: f32 = 1.5;
+/// Files ranked for a short symbol prompt, among which those named after the symbol are also
+/// checked for its definition (a large defining file can rank below many small ones).
+pub const EXACT_DEFINITION_CANDIDATES: usize = 100;
+
+/// Step 7, for short prompts naming a symbol (`SqlMapper`, `Vitest`): among the top files
+/// and the files named after the symbol, those with a definition of exactly that name (not
+/// `SqlMapperAsync`, not a call) gain [`W_EXACT_DEFINITION`] of the top score
+/// ([`W_EXACT_DEFINITION_NAMED`] when named after it), and show the chunk of that definition
+/// first. Reads the text of at most [`EXACT_DEFINITION_FILES`] files plus the named ones; the
+/// order stays deterministic (ties by path).
+pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit]) {
+    if query.symbols.is_empty() || hits.is_empty() {
+        return;
+    }
+    let top = hits[0].score;
+    for (k, hit) in hits.iter_mut().enumerate() {
+        let named = index.files[hit.file as usize].as_ref().is_some_and(|m| {
+            let name = m.rel.rsplit('/').next().unwrap_or(&m.rel);
+            let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+            query.symbols.contains(&normalize_name(stem))
+        });
+        if k >= EXACT_DEFINITION_FILES && !named {
+            continue;
+        }
+        let bonus = if named {
+            W_EXACT_DEFINITION_NAMED
+        } else {
+            W_EXACT_DEFINITION
+        } * top;
+        let Some(text) = index.text(hit.file) else {
+            continue;
+        };
+        let Some(line) = text.split('\n').position(|l| {
+            super::chunk::definition_name(l)
+                .is_some_and(|name| query.symbols.contains(&normalize_name(name)))
+        }) else {
+            continue;
+        };
+        let line = line as u32 + 1;
+        let Some(meta) = index.files[hit.file as usize].as_ref() else {
+            continue;
+        };
+        let Some(chunk) = meta.chunks.clone().find(|&c| {
+            index.chunks[c as usize].start_line <= line && line <= index.chunks[c as usize].end_line
+        }) else {
+            continue;
+        };
+        hit.score += bonus;
+        hit.signals.symbol += bonus / hit.signals.role_factor.max(1e-3);
+        hit.signals.total = hit.score;
+        let old = hit.chunks.iter().position(|&(c, _)| c == chunk);
+        if let Some(i) = old {
+            hit.chunks.remove(i);
+        }
+        hit.chunks.insert(0, (chunk, hit.score));
+        for c in hit.chunks.iter_mut().skip(1) {
+            c.1 = c.1.min(hit.score * 0.5);
+        }
+        hit.chunks.truncate(1 + EXTRA_CHUNKS);
+    }
+    sort_hits(index, hits);
+}
+
+/// Sorts hits by score, ties by path.
+fn sort_hits(index: &Index, hits: &mut [FileHit]) {
     let path_of = |h: &FileHit| {
         index.files[h.file as usize]
             .as_ref()
@@ -305,35 +447,22 @@ pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
             .total_cmp(&a.score)
             .then_with(|| path_of(a).cmp(&path_of(b)))
     });
-    hits.truncate(max_files);
-    hits
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_code_terms_and_mentions() {
-        let q = Query::parse("Fix `parseArgs` crash in src/cli/args.rs:12:5 when FOO is empty");
-        let get = |t: &str| q.terms.iter().find(|e| e.0 == t).map(|e| e.1);
-        assert!(get("parseargs").unwrap() > get("crash").unwrap());
-        assert!(get("arg").is_some());
-        assert_eq!(q.mentions, ["src/cli/args.rs"]);
+/// Ranks the files of `index` for `query`; at most `max_files` files, best first, ties broken
+/// by path so that equal inputs always give the same order.
+pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
+    let terms = select_terms(index, query);
+    let mut scores = Scores::new(index);
+    for &t in &terms {
+        scores.add_term(index, t);
     }
-
-    #[test]
-    fn finds_stack_trace_frames() {
-        let q = Query::parse(
-            "TypeError: x is undefined\n    at handle (/app/src/router.ts:40:11)\n  File \"pkg/mod.py\", line 3, in f",
-        );
-        assert!(q.mentions.contains(&"/app/src/router.ts".to_owned()));
-        assert!(q.mentions.contains(&"pkg/mod.py".to_owned()));
+    for &t in &terms {
+        scores.add_definitions(index, t);
     }
-
-    #[test]
-    fn ignores_urls_versions_and_plain_words() {
-        let q = Query::parse("see https://example.com/a/b.html for v1.2 and e.g. words");
-        assert!(q.mentions.is_empty(), "{:?}", q.mentions);
-    }
+    scores.add_mentions(index, query);
+    let mut hits = collect_hits(index, &scores, query);
+    sort_hits(index, &mut hits);
+    hits.truncate(max_files);
+    hits
 }

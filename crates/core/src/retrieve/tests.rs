@@ -698,3 +698,152 @@ fn at_the_cap_a_deleted_file_lets_the_next_one_in() {
         (2, 1)
     );
 }
+
+/// The paths of a response, in rank order, each once.
+fn files(out: &[Snippet]) -> Vec<&str> {
+    let mut seen: Vec<&str> = Vec::new();
+    for s in out {
+        if !seen.contains(&s.path.as_str()) {
+            seen.push(&s.path);
+        }
+    }
+    seen
+}
+
+#[test]
+fn definition_beats_callers() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "src/tokens.py",
+        "def normalize_token(raw):\n    \"\"\"Lowercases and strips a token.\"\"\"\n    return raw.strip().lower()\n",
+    );
+    // Callers mention the name more often than the definition does.
+    for k in 0..4 {
+        write(
+            r,
+            &format!("src/user{k}.py"),
+            "from .tokens import normalize_token\n\n\ndef run(items):\n    a = [normalize_token(x) for x in items]\n    b = normalize_token(items[0])\n    return normalize_token(a[0]), b\n",
+        );
+    }
+    let out = Retrieval::default()
+        .retrieve(&request(r, "normalize_token", 10))
+        .unwrap();
+    assert_eq!(files(&out)[0], "src/tokens.py", "{:?}", files(&out));
+}
+
+#[test]
+fn partial_class_files_yield_to_the_file_named_after_the_class() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "Dapper/SqlMapper.cs",
+        "namespace Dapper\n{\n    public static partial class SqlMapper\n    {\n        public static int Execute(this IDbConnection cnn, string sql) => 0;\n    }\n}\n",
+    );
+    for part in ["Async", "GridReader", "Settings", "TypeHandler", "Link"] {
+        write(
+            r,
+            &format!("Dapper/SqlMapper.{part}.cs"),
+            &format!("namespace Dapper\n{{\n    public static partial class SqlMapper\n    {{\n        // {part} of SqlMapper\n        public static void {part}Helper() {{ }}\n    }}\n}}\n"),
+        );
+    }
+    let out = Retrieval::default()
+        .retrieve(&request(r, "SqlMapper", 10))
+        .unwrap();
+    assert_eq!(files(&out)[0], "Dapper/SqlMapper.cs", "{:?}", files(&out));
+}
+
+#[test]
+fn test_files_are_demoted_unless_the_prompt_asks_for_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "pkg/retry.go",
+        "package pkg\n\n// Backoff returns the delay before a retry.\nfunc Backoff(attempt int) time.Duration {\n\treturn time.Duration(attempt) * time.Second\n}\n",
+    );
+    write(
+        r,
+        "pkg/retry_test.go",
+        "package pkg\n\nfunc TestBackoffRetryDelay(t *testing.T) {\n\tif Backoff(2) != 2*time.Second {\n\t\tt.Fatal(\"retry backoff delay\")\n\t}\n\tif Backoff(3) != 3*time.Second {\n\t\tt.Fatal(\"retry backoff delay\")\n\t}\n}\n",
+    );
+    let ret = Retrieval::default();
+    let out = ret
+        .retrieve(&request(r, "retry backoff delay", 10))
+        .unwrap();
+    assert_eq!(files(&out)[0], "pkg/retry.go", "{:?}", files(&out));
+    let out = ret
+        .retrieve(&request(r, "the retry backoff delay test fails", 10))
+        .unwrap();
+    assert_eq!(files(&out)[0], "pkg/retry_test.go", "{:?}", files(&out));
+}
+
+#[test]
+fn traceback_frames_find_the_failing_function() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "lib/io/table.py",
+        "def read_table(path, fmt=None):\n    with open(path) as f:\n        return parse_rows(f.read(), fmt)\n",
+    );
+    write(
+        r,
+        "lib/io/rows.py",
+        "def parse_rows(text, fmt):\n    rows = []\n    for line in text.splitlines():\n        rows.append(line.split(fmt.sep))\n    return rows\n",
+    );
+    write(
+        r,
+        "lib/formats.py",
+        "class Format:\n    \"\"\"A table format: separator and header.\"\"\"\n    sep = ','\n    header = True\n",
+    );
+    // A project has more than three files: rarity (idf) means something.
+    for k in 0..40 {
+        write(
+            r,
+            &format!("lib/other/mod{k}.py"),
+            &format!("def helper_{k}(value):\n    return value + {k}\n"),
+        );
+    }
+    let prompt = "Reading a table without a format crashes\n\n```\nTraceback (most recent call last):\n  File \"/home/me/script.py\", line 4, in <module>\n    t = read_table('x.csv')\n  File \"/usr/lib/python3/site-packages/lib/io/rows.py\", line 4, in parse_rows\n    rows.append(line.split(fmt.sep))\nAttributeError: 'NoneType' object has no attribute 'sep'\n```\n";
+    let out = Retrieval::default()
+        .retrieve_with(&request(r, prompt, 10), true)
+        .unwrap();
+    let top = out[0].signals.unwrap();
+    assert!(top.mention > 0.0, "{top:?}");
+    assert_eq!(files(&out)[0], "lib/io/rows.py", "{:?}", files(&out));
+}
+
+#[test]
+fn explain_reports_the_signals() {
+    let dir = fixture();
+    let ret = Retrieval::default();
+    let req = request(dir.path(), "parseCookie header", 5);
+    let plain = ret.retrieve(&req).unwrap();
+    assert!(plain.iter().all(|s| s.signals.is_none()));
+    let out = ret.retrieve_with(&req, true).unwrap();
+    assert_eq!(out.len(), plain.len());
+    let top = &out[0];
+    assert_eq!(top.path, "src/cookie.ts");
+    let g = top.signals.expect("signals when asked");
+    assert_eq!(g.role, Role::Source);
+    assert!(g.symbol > 0.0 && g.bm25 > 0.0);
+    let sum = (g.bm25 + g.chunk + g.path + g.symbol + g.mention) * g.role_factor;
+    assert!((sum - g.total).abs() < 1e-3 * g.total.max(1.0));
+    assert!((f64::from(g.total) - top.score).abs() < 1e-3);
+    // Explaining does not change the ranking.
+    let strip = |v: &[Snippet]| {
+        v.iter()
+            .map(|s| (s.id.clone(), s.score))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strip(&out), strip(&plain));
+    // The README is docs.
+    let out = ret
+        .retrieve_with(&request(dir.path(), "tiny web framework", 5), true)
+        .unwrap();
+    let readme = out.iter().find(|s| s.path == "README.md").unwrap();
+    assert_eq!(readme.signals.unwrap().role, Role::Docs);
+}

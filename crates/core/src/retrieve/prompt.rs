@@ -1,0 +1,524 @@
+//! Reading a prompt: what it asks for, as weighted terms and the names of files, modules and
+//! symbols it carries.
+//!
+//! Prompts range from a one-word symbol (`SqlMapper`) through a question ("how are routes
+//! registered") and a commit message to a whole bug report: prose, a traceback, a fenced code
+//! block. [`Query::parse`] reads them all the same way, in one pass over the text:
+//! - every word is a term; identifiers written in code style (`camelCase`, `snake_case`,
+//!   `a.b()`, backticks) count more, and so do the first line (a title or subject) and the
+//!   functions named in stack-trace frames;
+//! - a term repeated counts more, but only logarithmically, so a long prompt does not drown
+//!   its signal in repetitions (idf does the rest at ranking);
+//! - file paths and names (also from traceback frames: Python, JS/TS, Java, Go, Rust) become
+//!   [`Query::mentions`], dotted or `::` module paths (`xarray.core.dataset`, imports) become
+//!   [`Query::modules`], and identifiers and adjacent word pairs become [`Query::names`], which
+//!   ranking compares with file stems;
+//! - the roles a prompt asks for (tests, docs...) are in [`Query::wanted`].
+
+use super::roles::Wanted;
+use super::tokenize::for_each_term;
+
+/// Weight of terms from backticks or code-style identifiers.
+const W_CODE: f32 = 2.0;
+/// Extra weight of a compound identifier kept whole over its parts.
+const W_WHOLE: f32 = 1.5;
+/// Weight of the first line of a prompt of several lines (a title, a commit subject).
+const W_FIRST_LINE: f32 = 2.5;
+/// Weight of issue-template boilerplate: `<details>` blocks (environment dumps) and task lists.
+const W_BOILERPLATE: f32 = 0.3;
+/// Weight of a function named by a stack-trace frame.
+const W_FRAME: f32 = 2.5;
+/// Most distinct terms kept from one prompt (the index keeps the rarest of them).
+const MAX_PARSED_TERMS: usize = 256;
+/// Most names and module paths kept.
+const MAX_NAMES: usize = 64;
+
+/// A parsed prompt.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    /// Terms with their weights, in first-occurrence order.
+    pub terms: Vec<(String, f32)>,
+    /// Paths and file names the prompt names (lowercase, `/`-separated).
+    pub mentions: Vec<String>,
+    /// Module paths the prompt names, as lowercase `/`-separated path tails without an
+    /// extension (`xarray.core.dataset` gives `xarray/core/dataset` and `core/dataset`).
+    pub modules: Vec<String>,
+    /// Identifiers and adjacent word pairs, lowercase letters and digits only
+    /// (`SqlMapper` → `sqlmapper`, "connection pool" → `connectionpool`), for file stems.
+    pub names: Vec<String>,
+    /// The roles the prompt asks for.
+    pub wanted: Wanted,
+    /// When the prompt is a few words only: its identifiers, normalized ([`normalize_name`]),
+    /// for which the file that defines exactly that name is looked for.
+    pub symbols: Vec<String>,
+}
+
+fn is_code_style(token: &str) -> bool {
+    let has_lower = token.chars().any(|c| c.is_lowercase());
+    let inner_upper = token.chars().skip(1).any(|c| c.is_uppercase());
+    let snake = token.trim_matches('_').contains('_');
+    (has_lower && inner_upper) || snake || token.contains("::") || token.ends_with("()")
+}
+
+/// Collects terms with their best weight and occurrence count.
+#[derive(Default)]
+struct Terms {
+    list: Vec<(String, f32, u32)>,
+    seen: rustc_hash::FxHashMap<String, usize>,
+}
+
+impl Terms {
+    fn add(&mut self, term: &str, w: f32) {
+        match self.seen.get(term) {
+            Some(&i) => {
+                let e = &mut self.list[i];
+                e.1 = e.1.max(w);
+                e.2 += 1;
+            }
+            None => {
+                if self.list.len() >= MAX_PARSED_TERMS * 4 {
+                    return;
+                }
+                self.seen.insert(term.to_owned(), self.list.len());
+                self.list.push((term.to_owned(), w, 1));
+            }
+        }
+    }
+
+    fn add_text(&mut self, text: &str, w: f32) {
+        for_each_term(text, |t, whole| {
+            self.add(t, if whole { w * W_WHOLE } else { w });
+        });
+    }
+
+    /// Weighted terms: the best weight, raised by the log of the count.
+    fn finish(self) -> Vec<(String, f32)> {
+        let mut terms: Vec<(String, f32)> = self
+            .list
+            .into_iter()
+            .map(|(t, w, n)| (t, w * (1.0 + (n as f32).ln() * 0.5)))
+            .collect();
+        terms.truncate(MAX_PARSED_TERMS);
+        terms
+    }
+}
+
+/// Characters that separate the tokens of a prompt.
+fn is_separator(c: char) -> bool {
+    c.is_whitespace() || "\"'(),;[]{}<>".contains(c)
+}
+
+impl Query {
+    /// Parses a prompt into weighted terms, mentions, modules and names.
+    pub fn parse(prompt: &str) -> Query {
+        let cleaned = without_noise(prompt);
+        let prompt = cleaned.as_str();
+        let mut terms = Terms::default();
+        let lines = prompt.lines().filter(|l| !l.trim().is_empty()).count();
+        let mut first_line = true;
+        let mut in_tick = false;
+        let mut in_details = false;
+        let mut title = String::new();
+        for line in prompt.lines() {
+            let trimmed = line.trim();
+            if trimmed.is_empty() {
+                continue;
+            }
+            if trimmed.contains("<details") {
+                in_details = true;
+            }
+            let line_w = if lines > 1 && first_line {
+                W_FIRST_LINE
+            } else if in_details || is_checklist(trimmed) {
+                W_BOILERPLATE
+            } else {
+                1.0
+            };
+            if trimmed.contains("</details") {
+                in_details = false;
+            }
+            if first_line {
+                title = line.to_owned();
+            }
+            first_line = false;
+            if is_environment(trimmed) {
+                continue;
+            }
+            if let Some(f) = frame_function(line) {
+                terms.add_text(f, W_FRAME);
+            }
+            // Backticked spans count as code (a fence line toggles three times: code stays
+            // code only inside inline spans, which is what matters for weighting).
+            for (k, span) in line.split('`').enumerate() {
+                if k > 0 {
+                    in_tick = !in_tick;
+                }
+                for token in span.split(is_separator) {
+                    let code = in_tick || is_code_style(token);
+                    let w = if code { W_CODE } else { 1.0 } * line_w;
+                    terms.add_text(token, w);
+                }
+            }
+            // Inline spans do not cross lines.
+            in_tick = false;
+        }
+        let terms = terms.finish();
+        // A long prompt asks for tests or docs in its title; its body mentions them in passing.
+        let wanted = if lines > 3 {
+            let mut words: Vec<String> = Vec::new();
+            for_each_term(&title, |t, _| words.push(t.to_owned()));
+            Wanted::of_terms(words.iter().map(String::as_str))
+        } else {
+            Wanted::of_terms(terms.iter().map(|(t, _)| t.as_str()))
+        };
+        Query {
+            terms,
+            mentions: mentions(prompt),
+            modules: modules(prompt),
+            names: names(prompt),
+            wanted,
+            symbols: symbols(prompt),
+        }
+    }
+}
+
+/// The prompt without what carries no signal: HTML comments (issue-template instructions)
+/// and URLs.
+fn without_noise(prompt: &str) -> String {
+    let mut out = String::with_capacity(prompt.len());
+    let mut rest = prompt;
+    while let Some(i) = rest.find("<!--") {
+        out.push_str(&rest[..i]);
+        match rest[i..].find("-->") {
+            Some(j) => {
+                // Keep the line structure.
+                out.extend(rest[i..i + j].chars().filter(|&c| c == '\n'));
+                rest = &rest[i + j + 3..];
+            }
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    if !out.contains("://") {
+        return out;
+    }
+    let mut cleaned = String::with_capacity(out.len());
+    for (k, piece) in out.split("://").enumerate() {
+        if k == 0 {
+            // Drop the scheme before the first `://`.
+            let cut = piece.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '+');
+            cleaned.push_str(cut);
+            continue;
+        }
+        // Skip the URL body, then keep up to the next scheme.
+        let end = piece
+            .find(|c: char| c.is_whitespace() || ")]>\"'`".contains(c))
+            .unwrap_or(piece.len());
+        let tail = &piece[end..];
+        let cut = tail.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '+');
+        cleaned.push(' ');
+        cleaned.push_str(cut);
+    }
+    cleaned
+}
+
+/// A task-list line (`- [x] ...`): issue-template boilerplate.
+fn is_checklist(line: &str) -> bool {
+    let l = line.trim_start_matches(['-', '*', ' ']);
+    l.starts_with("[ ]") || l.starts_with("[x]") || l.starts_with("[X]")
+}
+
+/// An environment line of a bug report (`numpy: 1.21.0`, `python-bits: 64`,
+/// `libhdf5: None`): a name and a version, which name no code of the project.
+fn is_environment(line: &str) -> bool {
+    let Some((key, value)) = line.split_once(':') else {
+        return false;
+    };
+    let key = key.trim();
+    let value = value.trim();
+    !key.is_empty()
+        && key.len() <= 40
+        && key
+            .chars()
+            .all(|c| c.is_alphanumeric() || "_-. ".contains(c))
+        && (value == "None"
+            || value.starts_with(|c: char| c.is_ascii_digit())
+            || value.starts_with('v') && value[1..].starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// The function a stack-trace frame names, if `line` is one: Python (`File "a.py", line 3,
+/// in f`), JS/TS and Java (`at f (a.js:1:2)`, `at a.B.f(B.java:3)`), Rust (`3: a::b::f`).
+fn frame_function(line: &str) -> Option<&str> {
+    let t = line.trim();
+    let name = if let Some(rest) = t.strip_prefix("File \"") {
+        rest.rsplit_once(", in ")?.1.trim()
+    } else if let Some(rest) = t.strip_prefix("at ") {
+        // A frame has a location in parentheses: `at f (a.js:1:2)`, `at a.B.f(B.java:3)`.
+        if !(rest.contains('(') && rest.trim_end().ends_with(')')) {
+            return None;
+        }
+        let head = rest.split(['(', ' ']).next()?;
+        head.rsplit(['.', '/']).next()?
+    } else if let Some((num, rest)) = t.split_once(": ") {
+        if !num.bytes().all(|b| b.is_ascii_digit()) || !rest.contains("::") {
+            return None;
+        }
+        let path = rest.split([' ', '<']).next()?;
+        path.trim_end_matches("::{{closure}}").rsplit("::").next()?
+    } else {
+        return None;
+    };
+    let name = name.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
+    (name.len() >= 3 && name.chars().all(|c| c.is_alphanumeric() || c == '_')).then_some(name)
+}
+
+/// Paths and file names in a prompt: tokens with a `/` or a file extension, and the files of
+/// stack-trace frames (`at f (src/a.ts:3:1)`, `File "a.py", line 3`, `src/a.rs:10:5`).
+fn mentions(prompt: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for raw in prompt.split(|c: char| c.is_whitespace() || "\"'`(),;[]{}<>=".contains(c)) {
+        let mut token = raw.trim_matches(|c: char| matches!(c, '.' | ':' | '!' | '?' | '#'));
+        // Drop a trailing `:line[:col]`.
+        while let Some((head, tail)) = token.rsplit_once(':') {
+            if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) {
+                token = head;
+            } else {
+                break;
+            }
+        }
+        let token = token.trim_start_matches("./").replace('\\', "/");
+        if token.len() < 3 || token.len() > 300 || token.contains("://") {
+            continue;
+        }
+        let name = token.rsplit('/').next().unwrap_or(&token);
+        let has_ext = name
+            .rsplit_once('.')
+            .is_some_and(|(stem, _)| stem.len() >= 2)
+            && super::chunk::language(name).is_some();
+        // A path without an extension needs two parts (`src/cli`, not `/details` or `and/or`
+        // ... which two parts still allow; idf keeps such words cheap).
+        let parts = token.split('/').filter(|p| !p.is_empty()).count();
+        if !(has_ext || token.contains('/') && parts >= 2) {
+            continue;
+        }
+        let lower = token.to_lowercase();
+        if !out.contains(&lower) && out.len() < MAX_NAMES {
+            out.push(lower);
+        }
+    }
+    out
+}
+
+/// Module paths: dotted or `::` names of two or more identifiers (`xarray.core.dataset`,
+/// `std::io::Read`, `org.apache.x.StringUtils`), as path tails of two or more parts.
+fn modules(prompt: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for raw in prompt.split(|c: char| !(c.is_alphanumeric() || "_.:".contains(c))) {
+        let token = raw.trim_matches(|c: char| c == '.' || c == ':');
+        let parts: Vec<&str> = if token.contains("::") {
+            token.split("::").collect()
+        } else {
+            token.split('.').collect()
+        };
+        if parts.len() < 2
+            || parts.iter().any(|p| {
+                p.len() < 2
+                    || !p
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_alphabetic() || c == '_')
+                    || p.contains(':')
+            })
+        {
+            continue;
+        }
+        // A file name with an extension is a mention, not a module.
+        if parts.len() == 2 && super::chunk::language(token).is_some() {
+            continue;
+        }
+        let lower: Vec<String> = parts.iter().map(|p| p.to_lowercase()).collect();
+        // Every run of two or more consecutive parts ending anywhere: `a.b.C` may be the
+        // module `a/b` (C a class in it) or `a/b/c`.
+        for end in (2..=lower.len()).rev() {
+            for start in 0..end - 1 {
+                let tail = lower[start..end].join("/");
+                if !out.contains(&tail) && out.len() < MAX_NAMES {
+                    out.push(tail);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Most words of a prompt that is looked up as symbols.
+const MAX_SYMBOL_PROMPT_WORDS: usize = 4;
+
+/// The identifiers of a short prompt (`SqlMapper`, `Router`, `parse_args`, `Vitest class`),
+/// normalized; none for a longer prompt, whose words are prose.
+fn symbols(prompt: &str) -> Vec<String> {
+    let words: Vec<&str> = prompt
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.len() > MAX_SYMBOL_PROMPT_WORDS {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for w in words {
+        let n = normalize_name(w);
+        if n.chars().count() >= 3 && !n.bytes().all(|b| b.is_ascii_digit()) && !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// Lowercase letters and digits of `s`.
+pub fn normalize_name(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Identifiers of the prompt and its adjacent word pairs, normalized ([`normalize_name`]).
+fn names(prompt: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let push = |n: String, out: &mut Vec<String>| {
+        if n.chars().count() >= 3 && !out.contains(&n) && out.len() < MAX_NAMES {
+            out.push(n);
+        }
+    };
+    let mut prev: Option<String> = None;
+    for raw in prompt.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')) {
+        let word = raw.trim_matches(|c: char| c == '-' || c == '_');
+        if word.is_empty() {
+            prev = None;
+            continue;
+        }
+        let n = normalize_name(word);
+        if n.is_empty() || n.bytes().all(|b| b.is_ascii_digit()) {
+            prev = None;
+            continue;
+        }
+        if let Some(p) = prev.take() {
+            push(format!("{p}{n}"), &mut out);
+        }
+        push(n.clone(), &mut out);
+        prev = Some(n);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_code_terms_and_mentions() {
+        let q = Query::parse("Fix `parseArgs` crash in src/cli/args.rs:12:5 when FOO is empty");
+        let get = |t: &str| q.terms.iter().find(|e| e.0 == t).map(|e| e.1);
+        assert!(get("parseargs").unwrap() > get("crash").unwrap());
+        assert!(get("arg").is_some());
+        assert_eq!(q.mentions, ["src/cli/args.rs"]);
+    }
+
+    #[test]
+    fn finds_stack_trace_frames() {
+        let q = Query::parse(
+            "TypeError: x is undefined\n    at handle (/app/src/router.ts:40:11)\n  File \"pkg/mod.py\", line 3, in load_config",
+        );
+        assert!(q.mentions.contains(&"/app/src/router.ts".to_owned()));
+        assert!(q.mentions.contains(&"pkg/mod.py".to_owned()));
+        let get = |t: &str| {
+            let t = super::super::tokenize::terms(t).remove(0);
+            q.terms.iter().find(|e| e.0 == t).map(|e| e.1)
+        };
+        // The frame's function weighs more than a prose word of the same line.
+        assert!(get("load_config").unwrap() > get("undefined").unwrap());
+    }
+
+    #[test]
+    fn frame_functions_of_several_languages() {
+        assert_eq!(
+            frame_function("  File \"/x/a.py\", line 3, in read_table"),
+            Some("read_table")
+        );
+        assert_eq!(
+            frame_function("    at Router.handle (src/router.ts:4:1)"),
+            Some("handle")
+        );
+        assert_eq!(
+            frame_function("\tat org.x.StringUtils.join(StringUtils.java:40)"),
+            Some("join")
+        );
+        assert_eq!(
+            frame_function("  12: grep_searcher::searcher::Searcher::search_path"),
+            Some("search_path")
+        );
+        assert_eq!(frame_function("at the moment it fails"), None);
+        assert_eq!(frame_function("Note: see above"), None);
+    }
+
+    #[test]
+    fn ignores_urls_versions_and_plain_words() {
+        let q = Query::parse("see https://example.com/a/b.html for v1.2 and e.g. words");
+        assert!(q.mentions.is_empty(), "{:?}", q.mentions);
+    }
+
+    #[test]
+    fn issue_boilerplate_weighs_little() {
+        let q = Query::parse(
+            "xr.where drops attrs\n<!-- Please include a minimal example, see https://example.org/guide -->\n\nwhere() loses attrs\n<details>\nINSTALLED VERSIONS\nnumpy: 1.21.0\nnetcdf4: None\n</details>\n- [x] I searched existing issues\n",
+        );
+        let get = |t: &str| {
+            let t = super::super::tokenize::terms(t).remove(0);
+            q.terms.iter().find(|e| e.0 == t).map(|e| e.1)
+        };
+        assert!(get("please").is_none() && get("guide").is_none() && get("example").is_none());
+        assert!(get("numpy").is_none() && get("netcdf4").is_none());
+        assert!(get("installed").unwrap() < get("attr").unwrap());
+        assert!(get("issues").unwrap() < get("attr").unwrap());
+        assert!(q.mentions.is_empty(), "{:?}", q.mentions);
+        // Tests named in passing in a long body are not asked for.
+        let q = Query::parse("Cookie header split wrong\nline two\nline three\nI ran my tests\n");
+        assert!(!q.wanted.tests);
+        assert!(Query::parse("fix the failing cookie test").wanted.tests);
+    }
+
+    #[test]
+    fn short_prompts_are_symbols() {
+        assert_eq!(Query::parse("SqlMapper").symbols, ["sqlmapper"]);
+        assert_eq!(Query::parse("parse_args fn").symbols, ["parseargs"]);
+        assert!(Query::parse("how are routes registered in the app")
+            .symbols
+            .is_empty());
+    }
+
+    #[test]
+    fn modules_and_names() {
+        let q =
+            Query::parse("from xarray.core.dataset import Dataset; the SqlMapper connection pool");
+        assert!(q.modules.contains(&"xarray/core/dataset".to_owned()));
+        assert!(q.modules.contains(&"core/dataset".to_owned()));
+        assert!(q.names.contains(&"sqlmapper".to_owned()));
+        assert!(q.names.contains(&"connectionpool".to_owned()));
+        let q = Query::parse("see v1.2 and e.g. this");
+        assert!(q.modules.is_empty(), "{:?}", q.modules);
+    }
+
+    #[test]
+    fn first_line_and_wanted_roles() {
+        let q = Query::parse("Fix cookie parsing\n\nThe header is split wrong; add a test.");
+        let get = |t: &str| {
+            let t = super::super::tokenize::terms(t).remove(0);
+            q.terms.iter().find(|e| e.0 == t).map(|e| e.1)
+        };
+        assert!(get("cookie").unwrap() > get("header").unwrap());
+        assert!(q.wanted.tests);
+        assert!(!q.wanted.docs);
+    }
+}

@@ -1,0 +1,473 @@
+//! File roles, inferred from a file's place in the tree and its name: what a file is *for*
+//! (source, test, docs...), so that ranking can prefer the code that implements something over
+//! the files that test, document, configure or copy it.
+//!
+//! Roles come only from conventions that hold across ecosystems (a `tests/` folder, a
+//! `_test.go` or `.spec.ts` suffix, a `docs/` folder, a Markdown extension, a `v1/` copy of a
+//! package...), never from names seen in benchmark data. A prompt that asks for a role (it
+//! mentions tests, docs, an example...) lifts the demotion of that role ([`Wanted`]).
+
+use std::sync::OnceLock;
+
+/// What a file is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// Code that implements the project.
+    Source,
+    /// Tests and test helpers.
+    Test,
+    /// Data a test reads (fixtures, snapshots, `testdata/`).
+    Fixture,
+    /// Prose: Markdown, reStructuredText, plain text, `docs/`.
+    Docs,
+    /// Examples, samples, demos and benchmarks.
+    Example,
+    /// Configuration and data formats (JSON, YAML, TOML, XML, INI...).
+    Config,
+    /// Generated code (protobuf stubs, `*.generated.*`, `*_pb2.py`...).
+    Generated,
+    /// Code kept from another project.
+    Vendored,
+    /// An older or compatibility copy (`v1/`, `compat/`, `legacy/`, `deprecated/`).
+    Legacy,
+    /// Templates and scaffolding (`templates/`, `.tmpl`, `.tt`, `.j2`, `.hbs`...).
+    Template,
+}
+
+impl Role {
+    /// The role's name, as `explain` shows it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Source => "source",
+            Role::Test => "test",
+            Role::Fixture => "fixture",
+            Role::Docs => "docs",
+            Role::Example => "example",
+            Role::Config => "config",
+            Role::Generated => "generated",
+            Role::Vendored => "vendored",
+            Role::Legacy => "legacy",
+            Role::Template => "template",
+        }
+    }
+
+    /// The factor a file's score is multiplied by, given what the prompt asks for: 1 for
+    /// source and for a role the prompt wants, less for the others.
+    pub fn factor(self, wanted: Wanted) -> f32 {
+        match self {
+            Role::Source => 1.0,
+            Role::Test if wanted.tests => 1.0,
+            Role::Fixture if wanted.tests => 0.8,
+            Role::Docs if wanted.docs => 1.0,
+            Role::Example if wanted.examples => 1.0,
+            Role::Config if wanted.config => 1.0,
+            Role::Template if wanted.templates => 1.0,
+            Role::Test => 0.45,
+            Role::Fixture => 0.3,
+            Role::Docs => 0.4,
+            Role::Example => 0.5,
+            Role::Config => 0.45,
+            Role::Generated => 0.5,
+            Role::Vendored => 0.4,
+            Role::Legacy => 0.55,
+            Role::Template => 0.5,
+        }
+    }
+}
+
+/// The roles a prompt asks for: their files are not demoted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Wanted {
+    /// The prompt mentions tests (a test, testing, a failing test, a spec, a fixture...).
+    pub tests: bool,
+    /// The prompt mentions docs (documentation, README, docstring, a guide...).
+    pub docs: bool,
+    /// The prompt mentions examples, samples, demos or benchmarks.
+    pub examples: bool,
+    /// The prompt mentions configuration (config, settings, a manifest...).
+    pub config: bool,
+    /// The prompt mentions templates or scaffolding.
+    pub templates: bool,
+}
+
+impl Wanted {
+    /// What a prompt asks for, from its terms (as [`for_each_term`] gives them: lowercase,
+    /// stemmed).
+    ///
+    /// [`for_each_term`]: super::tokenize::for_each_term
+    pub fn of_terms<'a>(terms: impl IntoIterator<Item = &'a str>) -> Wanted {
+        static KEYWORDS: OnceLock<Vec<(String, u8)>> = OnceLock::new();
+        let keywords = KEYWORDS.get_or_init(|| {
+            let groups: [(u8, &[&str]); 5] = [
+                (
+                    0,
+                    &[
+                        "test", "tests", "testing", "spec", "unittest", "pytest", "fixture",
+                        "fixtures", "conftest",
+                    ],
+                ),
+                (
+                    1,
+                    &[
+                        "doc",
+                        "docs",
+                        "documentation",
+                        "readme",
+                        "docstring",
+                        "changelog",
+                        "guide",
+                        "tutorial",
+                    ],
+                ),
+                (
+                    2,
+                    &[
+                        "example",
+                        "examples",
+                        "sample",
+                        "samples",
+                        "demo",
+                        "benchmark",
+                        "benchmarks",
+                    ],
+                ),
+                (
+                    3,
+                    &[
+                        "config",
+                        "configuration",
+                        "settings",
+                        "manifest",
+                        "yaml",
+                        "toml",
+                        "dependency",
+                        "dependencies",
+                    ],
+                ),
+                (
+                    4,
+                    &[
+                        "template",
+                        "templates",
+                        "scaffold",
+                        "scaffolding",
+                        "boilerplate",
+                    ],
+                ),
+            ];
+            let mut out = Vec::new();
+            for (g, words) in groups {
+                for w in words {
+                    for t in super::tokenize::terms(w) {
+                        out.push((t, g));
+                    }
+                }
+            }
+            out
+        });
+        let mut w = Wanted::default();
+        for t in terms {
+            for (k, g) in keywords {
+                if k == t {
+                    match g {
+                        0 => w.tests = true,
+                        1 => w.docs = true,
+                        2 => w.examples = true,
+                        3 => w.config = true,
+                        _ => w.templates = true,
+                    }
+                }
+            }
+        }
+        w
+    }
+}
+
+/// Folder names that hold tests.
+fn is_test_dir(d: &str) -> bool {
+    matches!(
+        d,
+        "test"
+            | "tests"
+            | "__tests__"
+            | "__test__"
+            | "spec"
+            | "specs"
+            | "testing"
+            | "t"
+            | "unittests"
+            | "unit_tests"
+            | "integration_tests"
+            | "e2e"
+            | "androidtest"
+            | "jvmtest"
+            | "commontest"
+            | "jstest"
+            | "nativetest"
+    ) || d.ends_with("test") && (d.ends_with("-test") || d.ends_with("_test"))
+        || d.ends_with("tests")
+            && (d.ends_with("-tests") || d.ends_with("_tests") || d.ends_with(".tests"))
+}
+
+/// Folder names that hold data for tests.
+fn is_fixture_dir(d: &str) -> bool {
+    matches!(
+        d,
+        "fixtures"
+            | "fixture"
+            | "testdata"
+            | "test_data"
+            | "test-data"
+            | "__snapshots__"
+            | "__fixtures__"
+            | "snapshots"
+            | "golden"
+            | "testcases"
+            | "mocks"
+            | "__mocks__"
+    )
+}
+
+fn is_docs_dir(d: &str) -> bool {
+    matches!(
+        d,
+        "doc" | "docs" | "documentation" | "man" | "website" | "site"
+    )
+}
+
+fn is_example_dir(d: &str) -> bool {
+    matches!(
+        d,
+        "example"
+            | "examples"
+            | "sample"
+            | "samples"
+            | "demo"
+            | "demos"
+            | "bench"
+            | "benches"
+            | "benchmark"
+            | "benchmarks"
+            | "playground"
+            | "tutorial"
+            | "tutorials"
+            | "cookbook"
+    )
+}
+
+fn is_vendored_dir(d: &str) -> bool {
+    matches!(
+        d,
+        "vendor"
+            | "vendored"
+            | "_vendor"
+            | "third_party"
+            | "thirdparty"
+            | "third-party"
+            | "external"
+            | "extern"
+            | "deps"
+    )
+}
+
+fn is_legacy_dir(d: &str) -> bool {
+    matches!(
+        d,
+        "legacy"
+            | "compat"
+            | "deprecated"
+            | "old"
+            | "_compat"
+            | "obsolete"
+            | "backport"
+            | "backports"
+    ) || (d.len() >= 2
+        && d.len() <= 3
+        && d.starts_with('v')
+        && d[1..].bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn is_template_dir(d: &str) -> bool {
+    matches!(
+        d,
+        "template"
+            | "templates"
+            | "scaffold"
+            | "scaffolds"
+            | "scaffolding"
+            | "skeleton"
+            | "boilerplate"
+            | "stubs"
+    )
+}
+
+/// The role of a file whose name has this lowercase extension (after the last dot), if the
+/// extension alone decides it.
+fn role_of_extension(ext: &str) -> Option<Role> {
+    Some(match ext {
+        "md" | "markdown" | "mdx" | "rst" | "txt" | "adoc" | "asciidoc" | "rdoc" | "pod"
+        | "texi" | "org" => Role::Docs,
+        "json" | "jsonc" | "json5" | "yml" | "yaml" | "toml" | "xml" | "ini" | "cfg" | "conf"
+        | "properties" | "plist" | "csproj" | "sln" | "props" | "targets" | "gradle"
+        | "editorconfig" | "env" | "csv" | "tsv" | "lock" | "nix" | "mod" | "sum" => Role::Config,
+        "tt" | "tmpl" | "tpl" | "j2" | "jinja" | "jinja2" | "hbs" | "handlebars" | "mustache"
+        | "ejs" | "erb" | "liquid" | "njk" | "twig" | "stub" => Role::Template,
+        _ => return None,
+    })
+}
+
+/// True if a file name (lowercase) follows a test naming convention of a common language.
+fn is_test_name(name: &str, stem: &str) -> bool {
+    stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("_tests")
+        || stem.ends_with("_spec")
+        || stem.ends_with(".test")
+        || stem.ends_with(".spec")
+        || stem.ends_with("-test")
+        || stem.ends_with("-spec")
+        || name == "conftest.py"
+        || (stem.len() > 4
+            && (stem.ends_with("test") || stem.ends_with("tests") || stem.ends_with("spec"))
+            && name_has_camel_suffix(name))
+}
+
+/// `FooTest.java`, `FooTests.cs`, `FooSpec.scala`: a camel-case name ending in Test(s)/Spec.
+/// `name` is lowercase, so this checks the original-case convention through the extension:
+/// only languages that name classes after files use it.
+fn name_has_camel_suffix(name: &str) -> bool {
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    matches!(
+        ext,
+        "java" | "kt" | "kts" | "scala" | "cs" | "swift" | "groovy" | "php" | "fs" | "vb" | "m"
+    )
+}
+
+/// True for generated-code naming conventions.
+fn is_generated_name(name: &str) -> bool {
+    name.ends_with("_pb2.py")
+        || name.ends_with("_pb2_grpc.py")
+        || name.ends_with(".pb.go")
+        || name.ends_with(".pb.cc")
+        || name.ends_with(".pb.h")
+        || name.contains(".generated.")
+        || name.contains(".g.")
+        || name.ends_with(".designer.cs")
+        || name.ends_with("_generated.go")
+        || name.ends_with(".min.js")
+}
+
+/// The role of the file at `rel` (root-relative, `/`-separated), from its folders, name and
+/// extension. Folder roles win over the extension (a Markdown file in `tests/` is a test
+/// file's data), the innermost telling folder over outer ones.
+pub fn role_of(rel: &str) -> Role {
+    let lower = rel.to_ascii_lowercase();
+    let (dirs, name) = match lower.rsplit_once('/') {
+        Some((d, n)) => (d, n),
+        None => ("", lower.as_str()),
+    };
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((s, e)) if !s.is_empty() => (s, e),
+        _ => (name, ""),
+    };
+    if is_generated_name(name) {
+        return Role::Generated;
+    }
+    let mut dir_role: Option<Role> = None;
+    for d in dirs.split('/').filter(|d| !d.is_empty()) {
+        let r = if is_fixture_dir(d) {
+            Some(Role::Fixture)
+        } else if is_test_dir(d) {
+            Some(Role::Test)
+        } else if is_vendored_dir(d) {
+            Some(Role::Vendored)
+        } else if is_example_dir(d) {
+            Some(Role::Example)
+        } else if is_docs_dir(d) {
+            Some(Role::Docs)
+        } else if is_template_dir(d) {
+            Some(Role::Template)
+        } else if is_legacy_dir(d) {
+            Some(Role::Legacy)
+        } else {
+            None
+        };
+        // Test data under a test folder stays test data; otherwise the outermost telling
+        // folder decides (`tests/legacy/x.py` is a test, `legacy/tests/x.py` too).
+        match (dir_role, r) {
+            (None, Some(r)) => dir_role = Some(r),
+            (Some(Role::Test), Some(Role::Fixture)) => dir_role = Some(Role::Fixture),
+            (Some(Role::Legacy), Some(r @ (Role::Test | Role::Fixture))) => dir_role = Some(r),
+            _ => {}
+        }
+    }
+    let ext_role = role_of_extension(ext);
+    if is_test_name(name, stem) {
+        return match ext_role {
+            Some(_) => Role::Fixture,
+            None => Role::Test,
+        };
+    }
+    match dir_role {
+        Some(Role::Test) if ext_role.is_some() => Role::Fixture,
+        Some(r) => r,
+        None => ext_role.unwrap_or(Role::Source),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_from_structure() {
+        let cases = [
+            ("src/router.ts", Role::Source),
+            ("lib/rack/request.rb", Role::Source),
+            ("astropy/io/fits/tests/test_core.py", Role::Test),
+            ("pkg/server/server_test.go", Role::Test),
+            ("src/app.spec.ts", Role::Test),
+            ("src/__tests__/app.ts", Role::Test),
+            ("src/test/java/org/x/FooTest.java", Role::Test),
+            ("Dapper.Tests/SqlMapperTests.cs", Role::Test),
+            ("conftest.py", Role::Test),
+            ("tests/fixtures/a.py", Role::Fixture),
+            ("tests/data/config.json", Role::Fixture),
+            ("crates/x/testdata/input.rs", Role::Fixture),
+            ("README.md", Role::Docs),
+            ("docs/guide/routing.py", Role::Docs),
+            ("examples/hello.rs", Role::Example),
+            ("benches/bench.rs", Role::Example),
+            ("Cargo.toml", Role::Config),
+            ("config.json", Role::Config),
+            ("pydantic/v1/fields.py", Role::Legacy),
+            ("src/compat/io.py", Role::Legacy),
+            ("third_party/zlib/inflate.c", Role::Vendored),
+            ("api/service_pb2.py", Role::Generated),
+            ("Dapper/CommandDefinition.tt", Role::Template),
+            ("templates/page.html", Role::Template),
+            // Not fooled by words inside names.
+            ("src/testing_utils_helper.rs", Role::Source),
+            ("src/contest.py", Role::Source),
+            ("src/latest.ts", Role::Source),
+            ("lib/v8_bridge.c", Role::Source),
+        ];
+        for (path, want) in cases {
+            assert_eq!(role_of(path), want, "{path}");
+        }
+    }
+
+    #[test]
+    fn prompts_ask_for_roles() {
+        let w = Wanted::of_terms(["fix", "fail", "test"]);
+        assert!(w.tests && !w.docs);
+        assert_eq!(Role::Test.factor(w), 1.0);
+        let none = Wanted::default();
+        assert!(Role::Test.factor(none) < 1.0);
+        let readme = super::super::tokenize::terms("README");
+        assert!(Role::Docs.factor(Wanted::of_terms(readme.iter().map(String::as_str))) == 1.0);
+        let stemmed = super::super::tokenize::terms("examples");
+        assert!(Wanted::of_terms(stemmed.iter().map(String::as_str)).examples);
+        assert_eq!(Role::Source.factor(none), 1.0);
+    }
+}
