@@ -469,6 +469,7 @@ test('indexStatus says how the index stays fresh, what it skipped, and warns whe
   await small.prepareIndex(hidden)
   assert.equal(small.indexStatus(root).state, 'absent', 'over the budget: least recently used dropped')
   assert.equal(small.indexStatus(hidden).state, 'ready')
+})
 
 // `explain: true` adds the signals that scored each snippet; without it there are none.
 test('explain adds each snippet its signals, and is validated', async () => {
