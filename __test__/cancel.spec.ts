@@ -199,10 +199,16 @@ test('allowedRoots refuses every root outside them, with reason outside_allowed_
 
 test('parseValidationOutput runs off the JS thread; its sync twin is bounded', async () => {
   const big = 'src/a.ts(1,1): error TS2322: Type mismatch.\n'.repeat(100_000)
-  const t0 = performance.now()
-  const p = parseValidationOutput(big)
-  const blocked = performance.now() - t0
-  assert.ok(blocked < 50, `the call held the JS thread ${blocked.toFixed(1)} ms`)
+  // Off the JS thread: the call returns a pending promise, and the event loop runs (a timer
+  // fires) before the parse settles. (Timings are measured in benches/boundary.bench.ts.)
+  let settled = false
+  const p = parseValidationOutput(big).then((r) => {
+    settled = true
+    return r
+  })
+  assert.ok(p instanceof Promise)
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.equal(settled, false, 'a 4 MB parse settled before the event loop turned')
   assert.equal((await p).length, 100_000)
   const { parseValidationOutputSync } = await import('../index.js')
   assert.equal(parseValidationOutputSync('src/a.ts(1,1): error TS2322: x\n').length, 1)
