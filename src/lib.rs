@@ -15,6 +15,8 @@
 // A Rust test binary has no Node runtime to call the exports: the binding is tested from
 // TypeScript (`__test__/`), so test builds of this crate are empty.
 #![cfg(not(test))]
+// The crate docs are for maintainers: they name the private modules that do the work.
+#![allow(rustdoc::private_intra_doc_links)]
 // napi-rs hands exports `&Env` and owned `Unknown` values; helpers take them the same way so
 // that every export reads alike, whatever pedantic clippy would prefer for an 8-byte handle.
 #![allow(clippy::trivially_copy_pass_by_ref, clippy::needless_pass_by_value)]

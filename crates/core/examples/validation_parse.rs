@@ -57,7 +57,7 @@ fn main() {
         }
         println!(
             "{name}: {:.1} MiB, {} lines, {n} errors, best of 3 {:.3} s",
-            text.len() as f64 / 1048576.0,
+            text.len() as f64 / 1_048_576.0,
             text.lines().count(),
             best
         );

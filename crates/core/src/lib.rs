@@ -21,6 +21,10 @@
 //! - [`inject`]: ADR-005 context sources (directory, file, diff, pull request) and composition.
 //! - [`engine`]: long-lived state (indexes, caches, clients) behind the `ContextEngine` class.
 
+// Module docs explain each capability's steps to its maintainers too, naming private items;
+// those links resolve in `cargo doc --document-private-items`.
+#![allow(rustdoc::private_intra_doc_links)]
+#![warn(missing_docs)]
 // Test functions may be long and build strings the simplest way; the library code may not.
 #![cfg_attr(
     test,

@@ -245,7 +245,7 @@ impl std::fmt::Debug for FileCache {
         f.debug_struct("FileCache")
             .field("config", &self.shared.config)
             .field("entries", &self.shared.lock().lru.len())
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -258,7 +258,9 @@ impl Default for FileCache {
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic while holding the lock leaves consistent data (every update is one step).
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn remove_where(&self, mut drop_it: impl FnMut(&Path) -> bool) -> usize {

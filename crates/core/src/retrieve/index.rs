@@ -1,6 +1,6 @@
 //! The in-memory inverted index of one root, and its incremental update.
 //!
-//! Documents are chunks ([`chunk`](super::chunk)); each posting carries the term's frequency
+//! Documents are chunks ([`chunk`]); each posting carries the term's frequency
 //! in the chunk's text and in the names the chunk defines (the BM25F fields `content` and
 //! `symbol`). A third field, `path`, is indexed per file. Ids are never reused: a changed or
 //! deleted file's chunks are marked dead and skipped at query time, and posting lists are
@@ -280,7 +280,7 @@ fn path_terms(rel: &str) -> Vec<String> {
 fn stat_all(root: &std::path::Path, files: &[&FileMeta]) -> Vec<Option<Stamp>> {
     let stat = |f: &&FileMeta| walk::stamp_of(&root.join(&f.rel));
     let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
+        .map_or(1, std::num::NonZero::get)
         .clamp(1, 4)
         .min(files.len() / 2048 + 1);
     if threads <= 1 {
@@ -367,7 +367,7 @@ pub(super) fn prepare_all(
     progress: &AtomicUsize,
 ) -> Vec<Result<Prepared, SkipReason>> {
     let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
+        .map_or(2, std::num::NonZero::get)
         .clamp(1, 8)
         .min(listed.len().div_ceil(64).max(1));
     if threads <= 1 {
@@ -670,10 +670,11 @@ impl Index {
 
     /// Reads and (re)indexes `todo`, in batches so that the tokenized form of only one batch
     /// is held at a time.
+    #[allow(clippy::needless_pass_by_value)] // the worker threads borrow it for the scope
     fn apply(&mut self, todo: Vec<Listed>, progress: Progress<'_>) {
         progress.found.fetch_add(todo.len(), Ordering::Relaxed);
         let threads = std::thread::available_parallelism()
-            .map_or(2, |n| n.get())
+            .map_or(2, std::num::NonZero::get)
             .clamp(1, 8);
         if todo.len() < 64 || threads == 1 {
             for batch in todo.chunks(PREPARE_BATCH) {
@@ -749,6 +750,8 @@ impl Index {
 
     /// The update from file-system events, or `None` when a full walk is needed (events lost,
     /// ignore rules changed, the cap reached by new files).
+    // One pass over the drained events; its steps share the lists they build.
+    #[allow(clippy::too_many_lines, clippy::zero_sized_map_values)]
     fn event_refresh(&mut self, progress: Progress<'_>) -> Option<usize> {
         let changes = match self.watch.as_mut()?.drain() {
             Drained::Rescan => return None,
@@ -957,7 +960,7 @@ impl Index {
                     todo.push(Listed {
                         rel: f.rel.clone(),
                         stamp,
-                    })
+                    });
                 }
             }
         }

@@ -108,7 +108,10 @@ pub fn save_yielding(
     let result = (|| {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, Yielding { file, waiting });
         let n = encode_into(index, ENGINE_VERSION, &mut w)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?.file;
+        let file = w
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?
+            .file;
         file.sync_all()?;
         drop(file);
         std::fs::rename(&tmp, &target)?;
@@ -406,6 +409,7 @@ impl<'a> In<'a> {
     fn str(&mut self) -> Option<&'a str> {
         std::str::from_utf8(self.bytes()?).ok()
     }
+    #[allow(clippy::option_option)] // None: a bad record; Some(None): no time recorded
     fn time(&mut self) -> Option<Option<SystemTime>> {
         match self.u8()? {
             0 => Some(None),

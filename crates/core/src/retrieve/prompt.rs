@@ -54,8 +54,8 @@ pub struct Query {
 }
 
 fn is_code_style(token: &str) -> bool {
-    let has_lower = token.chars().any(|c| c.is_lowercase());
-    let inner_upper = token.chars().skip(1).any(|c| c.is_uppercase());
+    let has_lower = token.chars().any(char::is_lowercase);
+    let inner_upper = token.chars().skip(1).any(char::is_uppercase);
     let snake = token.trim_matches('_').contains('_');
     (has_lower && inner_upper) || snake || token.contains("::") || token.ends_with("()")
 }
@@ -69,19 +69,16 @@ struct Terms {
 
 impl Terms {
     fn add(&mut self, term: &str, w: f32) {
-        match self.seen.get(term) {
-            Some(&i) => {
-                let e = &mut self.list[i];
-                e.1 = e.1.max(w);
-                e.2 += 1;
+        if let Some(&i) = self.seen.get(term) {
+            let e = &mut self.list[i];
+            e.1 = e.1.max(w);
+            e.2 += 1;
+        } else {
+            if self.list.len() >= MAX_PARSED_TERMS * 4 {
+                return;
             }
-            None => {
-                if self.list.len() >= MAX_PARSED_TERMS * 4 {
-                    return;
-                }
-                self.seen.insert(term.to_owned(), self.list.len());
-                self.list.push((term.to_owned(), w, 1));
-            }
+            self.seen.insert(term.to_owned(), self.list.len());
+            self.list.push((term.to_owned(), w, 1));
         }
     }
 
@@ -138,7 +135,7 @@ impl Query {
                 in_details = false;
             }
             if first_line {
-                title = line.to_owned();
+                line.clone_into(&mut title);
             }
             first_line = false;
             if is_environment(trimmed) {

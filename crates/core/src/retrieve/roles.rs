@@ -77,6 +77,7 @@ impl Role {
 
 /// The roles a prompt asks for: their files are not demoted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[allow(clippy::struct_excessive_bools)] // one flag per role a prompt can ask for
 pub struct Wanted {
     /// The prompt mentions tests (a test, testing, a failing test, a spec, a fixture...).
     pub tests: bool,
@@ -184,6 +185,7 @@ impl Wanted {
 }
 
 /// Folder names that hold tests.
+#[allow(clippy::case_sensitive_file_extension_comparisons)] // name suffixes, not extensions
 fn is_test_dir(d: &str) -> bool {
     matches!(
         d,
@@ -317,6 +319,7 @@ fn role_of_extension(ext: &str) -> Option<Role> {
 }
 
 /// True if a file name (lowercase) follows a test naming convention of a common language.
+#[allow(clippy::case_sensitive_file_extension_comparisons)] // name suffixes, not extensions
 fn is_test_name(name: &str, stem: &str) -> bool {
     stem.starts_with("test_")
         || stem.ends_with("_test")

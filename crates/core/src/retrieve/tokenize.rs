@@ -192,7 +192,7 @@ fn split_parts(ident: &str, parts: &mut Vec<(usize, usize)>) {
                 let boundary = (ch.is_uppercase() && p.is_lowercase())
                     || (ch.is_uppercase()
                         && p.is_uppercase()
-                        && next.is_some_and(|n| n.is_lowercase()));
+                        && next.is_some_and(char::is_lowercase));
                 if boundary && pos > s {
                     parts.push((s, pos));
                     start = Some(pos);

@@ -243,7 +243,9 @@ fn visit(
     }
     if entry.file_type().is_some_and(|t| t.is_dir()) {
         add_or_give_up(
-            &mut watch.lock().unwrap_or_else(|p| p.into_inner()),
+            &mut watch
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
             entry.path(),
         );
         if let Ok(metadata) = entry.metadata() {
@@ -296,7 +298,7 @@ impl Drop for Visitor<'_> {
         let part = std::mem::take(&mut self.part);
         self.done
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(part);
     }
 }
@@ -318,6 +320,7 @@ impl<'s> ignore::ParallelVisitorBuilder<'s> for Visitors<'s> {
     }
 }
 
+#[allow(clippy::needless_pass_by_value, clippy::single_match_else)]
 fn walk(
     root: &Path,
     max_files: usize,
@@ -371,7 +374,7 @@ fn walk(
         // The whole tree: one walker thread per core.
         None => {
             let threads = std::thread::available_parallelism()
-                .map_or(2, |n| n.get())
+                .map_or(2, std::num::NonZero::get)
                 .clamp(1, 8);
             let done = Mutex::new(Vec::new());
             builder
@@ -382,10 +385,14 @@ fn walk(
                     watch: &shared,
                     done: &done,
                 });
-            parts = done.into_inner().unwrap_or_else(|p| p.into_inner());
+            parts = done
+                .into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
         }
     }
-    *watch = shared.into_inner().unwrap_or_else(|p| p.into_inner());
+    *watch = shared
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut out = Listing::default();
     let mut yielded: rustc_hash::FxHashMap<PathBuf, usize> = rustc_hash::FxHashMap::default();
     for p in parts {
