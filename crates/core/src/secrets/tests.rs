@@ -30,19 +30,8 @@ fn base64url_chars() -> String {
     [UPPER, LOWER, DIGITS, "-_"].concat()
 }
 
-/// A deterministic pseudo-random string of `len` characters from `alphabet`.
-fn rnd(seed: u64, len: usize, alphabet: &str) -> String {
-    let alphabet: Vec<char> = alphabet.chars().collect();
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            alphabet[(state % alphabet.len() as u64) as usize]
-        })
-        .collect()
-}
+// Deterministic pseudo-random strings, shared with the fakes of the corpus.
+use super::fakes::rnd;
 
 fn b64url_encode(bytes: &[u8]) -> String {
     let alphabet: Vec<char> = base64url_chars().chars().collect();
