@@ -175,6 +175,23 @@ fn text(s: Option<regex::Match<'_>>) -> Option<String> {
     s.map(|m| m.as_str().to_owned())
 }
 
+/// A problem of `tool` from a line pattern's named groups: `msg`, and where the pattern has
+/// them `file`, `line`, `col`, `sev` (default error) and `code`.
+fn captured(c: &regex::Captures<'_>, tool: &str) -> ParsedError {
+    ParsedError {
+        file: text(c.name("file")),
+        line: num(c.name("line")),
+        column: num(c.name("col")),
+        message: c["msg"].to_owned(),
+        severity: c
+            .name("sev")
+            .and_then(|s| Severity::parse(s.as_str()))
+            .unwrap_or(Severity::Error),
+        tool: Some(tool.into()),
+        code: text(c.name("code")),
+    }
+}
+
 /// How many of a file's traceback errors a pytest `FAILED` summary line is compared with, from
 /// the first one not yet matched. pytest prints the summary in the order of the tracebacks,
 /// so the match is nearly always the first candidate; the bound keeps thousands of summary
@@ -287,12 +304,7 @@ impl Parser {
         };
         self.errors.push(ParsedError {
             file: text(c.name("file")).map(|f| f.trim().to_owned()),
-            line: num(c.name("line")),
-            column: num(c.name("col")),
-            message: c["msg"].to_owned(),
-            severity: Severity::parse(&c["sev"]).unwrap_or(Severity::Error),
-            tool: Some("tsc".into()),
-            code: text(c.name("code")),
+            ..captured(&c, "tsc")
         });
         true
     }
@@ -301,15 +313,7 @@ impl Parser {
         let Some(c) = self.p.eslint_unix.captures(line) else {
             return false;
         };
-        self.errors.push(ParsedError {
-            file: text(c.name("file")),
-            line: num(c.name("line")),
-            column: num(c.name("col")),
-            message: c["msg"].to_owned(),
-            severity: Severity::parse(&c["sev"]).unwrap_or(Severity::Error),
-            tool: Some("eslint".into()),
-            code: text(c.name("code")),
-        });
+        self.errors.push(captured(&c, "eslint"));
         true
     }
 
@@ -318,13 +322,8 @@ impl Parser {
             return false;
         };
         self.errors.push(ParsedError {
-            file: text(c.name("file")),
-            line: num(c.name("line")),
-            column: num(c.name("col")),
-            message: c["msg"].to_owned(),
             severity: Severity::Error,
-            tool: Some("ruff".into()),
-            code: text(c.name("code")),
+            ..captured(&c, "ruff")
         });
         true
     }
@@ -341,12 +340,8 @@ impl Parser {
         let tool = python.then(|| "mypy".to_owned());
         self.errors.push(ParsedError {
             file: Some(file),
-            line: num(c.name("line")),
-            column: num(c.name("col")),
-            message: c["msg"].to_owned(),
-            severity: Severity::parse(&c["sev"]).unwrap_or(Severity::Error),
             tool,
-            code: text(c.name("code")),
+            ..captured(&c, "")
         });
         true
     }
@@ -455,10 +450,7 @@ impl Parser {
                 file: None,
                 line: None,
                 column: None,
-                message: c["msg"].to_owned(),
-                severity: Severity::parse(&c["sev"]).unwrap_or(Severity::Error),
-                tool: Some("rustc".into()),
-                code: text(c.name("code")),
+                ..captured(&c, "rustc")
             }));
         }
         self.eslint_file = None;
@@ -474,10 +466,8 @@ impl Parser {
             file: None,
             line: None,
             column: None,
-            message: c["msg"].to_owned(),
             severity: Severity::Error,
-            tool: Some("ruff".into()),
-            code: text(c.name("code")),
+            ..captured(&c, "ruff")
         }));
         true
     }
@@ -492,12 +482,7 @@ impl Parser {
         };
         self.errors.push(ParsedError {
             file: Some(file.clone()),
-            line: num(c.name("line")),
-            column: num(c.name("col")),
-            message: c["msg"].to_owned(),
-            severity: Severity::parse(&c["sev"]).unwrap_or(Severity::Error),
-            tool: Some("eslint".into()),
-            code: text(c.name("code")),
+            ..captured(&c, "eslint")
         });
         true
     }

@@ -12,10 +12,8 @@
 //! - Text is served as `text/plain; charset=...`; binaries as `application/octet-stream` or
 //!   their media type. Both the type and the first 8 KiB are checked.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::header::{HeaderValue, CONTENT_TYPE};
 use reqwest::{StatusCode, Url};
@@ -29,10 +27,6 @@ use crate::fs_scope::{looks_binary, ReadLimits, Scope};
 
 /// The ADR's default server, used when neither `baseUrl` nor `GITEA_URL` is set.
 pub const DEFAULT_GITEA_URL: &str = "https://git.integrolabs.net";
-/// How long a repository's default branch is remembered.
-const DEFAULT_BRANCH_TTL: Duration = Duration::from_secs(60);
-/// Most remembered default branches (the cache is cleared when full).
-const DEFAULT_BRANCH_CACHE: usize = 1024;
 /// Longest accepted ref name.
 const MAX_REF_LEN: usize = 255;
 /// Longest accepted file path.
@@ -282,13 +276,6 @@ struct RepoInfo {
     empty: bool,
 }
 
-type BranchCache = Mutex<HashMap<(String, RepoName), (String, Instant)>>;
-
-fn default_branch_cache() -> &'static BranchCache {
-    static CACHE: std::sync::OnceLock<BranchCache> = std::sync::OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
 /// A client of one Gitea server.
 #[derive(Debug, Clone)]
 pub struct GiteaClient {
@@ -483,15 +470,8 @@ impl GiteaClient {
         repo: &RepoName,
         deadline: &Deadline,
     ) -> Result<String> {
-        let key = (self.base.as_str().to_owned(), repo.clone());
-        if let Some((branch, at)) = default_branch_cache()
-            .lock()
-            .ok()
-            .and_then(|c| c.get(&key).cloned())
-        {
-            if at.elapsed() < DEFAULT_BRANCH_TTL {
-                return Ok(branch);
-            }
+        if let Some(branch) = super::settings::cached_default_branch(self.base.as_str(), repo) {
+            return Ok(branch);
         }
         let response = self.get(self.api(repo, []), deadline).await?;
         match response.status() {
@@ -514,12 +494,7 @@ impl GiteaClient {
         let branch = check_ref(&info.default_branch).map_err(|_| {
             Error::unavailable("Gitea answered with an invalid default branch name")
         })?;
-        if let Ok(mut cache) = default_branch_cache().lock() {
-            if cache.len() >= DEFAULT_BRANCH_CACHE {
-                cache.clear();
-            }
-            cache.insert(key, (branch.clone(), Instant::now()));
-        }
+        super::settings::remember_default_branch(self.base.as_str(), repo, &branch);
         Ok(branch)
     }
 

@@ -18,9 +18,7 @@
 //! - `Authorization: token <T>` is accepted for every token kind; it is sent only to the
 //!   configured origin ([`http::send`]).
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine as _;
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT};
@@ -36,10 +34,6 @@ use crate::fs_scope::looks_binary;
 
 /// The public API, used when neither `baseUrl` nor `GITHUB_API_URL` is set.
 pub const DEFAULT_GITHUB_URL: &str = "https://api.github.com";
-/// How long a repository's default branch is remembered.
-const DEFAULT_BRANCH_TTL: Duration = Duration::from_secs(60);
-/// Most remembered default branches (the cache is cleared when full).
-const DEFAULT_BRANCH_CACHE: usize = 1024;
 /// Largest JSON description read (a 1 MB file is about 1.4 MB of base64).
 const MAX_JSON_BYTES: u64 = 4 * 1024 * 1024;
 const JSON: &str = "application/vnd.github+json";
@@ -137,13 +131,6 @@ struct Contents {
 #[derive(Deserialize)]
 struct CommitInfo {
     sha: String,
-}
-
-type BranchCache = Mutex<HashMap<(String, RepoName), (String, Instant)>>;
-
-fn default_branch_cache() -> &'static BranchCache {
-    static CACHE: std::sync::OnceLock<BranchCache> = std::sync::OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
 /// A client of one GitHub (or GitHub Enterprise) API.
@@ -360,15 +347,8 @@ impl GitHubClient {
         repo: &RepoName,
         deadline: &Deadline,
     ) -> Result<String> {
-        let key = (self.base.as_str().to_owned(), repo.clone());
-        if let Some((branch, at)) = default_branch_cache()
-            .lock()
-            .ok()
-            .and_then(|c| c.get(&key).cloned())
-        {
-            if at.elapsed() < DEFAULT_BRANCH_TTL {
-                return Ok(branch);
-            }
+        if let Some(branch) = super::settings::cached_default_branch(self.base.as_str(), repo) {
+            return Ok(branch);
         }
         let info: RepoInfo = self
             .json(self.api(repo, []), "repository", deadline)
@@ -377,12 +357,7 @@ impl GitHubClient {
         let branch = check_ref(&info.default_branch).map_err(|_| {
             Error::unavailable("GitHub answered with an invalid default branch name")
         })?;
-        if let Ok(mut cache) = default_branch_cache().lock() {
-            if cache.len() >= DEFAULT_BRANCH_CACHE {
-                cache.clear();
-            }
-            cache.insert(key, (branch.clone(), Instant::now()));
-        }
+        super::settings::remember_default_branch(self.base.as_str(), repo, &branch);
         Ok(branch)
     }
 

@@ -105,3 +105,38 @@ pub(crate) fn parse_timeout_env(value: &str, name: &str) -> Result<Duration> {
             ))
         })
 }
+
+/// How long a repository's default branch is remembered.
+const DEFAULT_BRANCH_TTL: Duration = Duration::from_secs(60);
+/// Most remembered default branches (the cache is cleared when full).
+const DEFAULT_BRANCH_CACHE: usize = 1024;
+
+type BranchCache = std::sync::Mutex<
+    std::collections::HashMap<(String, super::RepoName), (String, std::time::Instant)>,
+>;
+
+fn default_branch_cache() -> &'static BranchCache {
+    static CACHE: std::sync::OnceLock<BranchCache> = std::sync::OnceLock::new();
+    CACHE.get_or_init(BranchCache::default)
+}
+
+/// The default branch of `repo` on the code host whose API is `base`, if it was looked up in
+/// the last minute (one cache for every code host: the base URL tells them apart).
+pub(crate) fn cached_default_branch(base: &str, repo: &super::RepoName) -> Option<String> {
+    let cache = default_branch_cache().lock().ok()?;
+    let (branch, at) = cache.get(&(base.to_owned(), repo.clone()))?;
+    (at.elapsed() < DEFAULT_BRANCH_TTL).then(|| branch.clone())
+}
+
+/// Remembers the default branch of `repo` on the code host whose API is `base`.
+pub(crate) fn remember_default_branch(base: &str, repo: &super::RepoName, branch: &str) {
+    if let Ok(mut cache) = default_branch_cache().lock() {
+        if cache.len() >= DEFAULT_BRANCH_CACHE {
+            cache.clear();
+        }
+        cache.insert(
+            (base.to_owned(), repo.clone()),
+            (branch.to_owned(), std::time::Instant::now()),
+        );
+    }
+}
