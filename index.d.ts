@@ -148,7 +148,7 @@ export declare class GitHubClient {
    * `x-ratelimit-remaining: 0` or `retry-after`) is `unavailable` with the reset time;
    * unreachable or 5xx `unavailable`; `timeout`.
    */
-  getRawFile(repo: string, filepath: string, ref?: string): Promise<string>
+  getRawFile(repo: string, filepath: string, ref?: string | null, options?: CallOptions): Promise<string>
 }
 
 /** A client of one Hound server (hound-search/hound). */

@@ -117,6 +117,10 @@ test('GitHubClient is shaped like GiteaClient', async () => {
     assert.equal((await client.getRawFile('acme/alpha', 'data/big.txt')).length, big.length)
     await rejectsWith(client.getRawFile('acme/alpha', 'src/app.ts', 'no-such-ref'), 'invalid_request', /^not found: ref/)
     await rejectsWith(client.getRawFile('not a repo', 'x'), 'invalid_request')
+    // Cancellable like GiteaClient.getRawFile: an aborted signal rejects as Node's APIs do.
+    const aborted = AbortSignal.abort()
+    await assert.rejects(client.getRawFile('acme/alpha', 'src/app.ts', null, { signal: aborted }), (e: Error & { code?: string }) => e.name === 'AbortError' && e.code === 'ABORT_ERR')
+    await rejectsWith(client.getRawFile('acme/alpha', 'src/app.ts', null, { signal: 'no' } as never), 'invalid_request')
     assert.equal(new GitHubClient({ baseUrl: 'https://api.github.com' }).webUrl, 'https://github.com/')
     assert.equal(new GitHubClient({ baseUrl: 'https://ghe.example.test/api/v3' }).webUrl, 'https://ghe.example.test/')
     assert.throws(() => new GitHubClient({ baseUrl: 'ftp://x' }), (e: Error & { code?: string }) => e.code === 'invalid_request')

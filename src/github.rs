@@ -98,7 +98,7 @@ impl GitHubClient {
     /// `x-ratelimit-remaining: 0` or `retry-after`) is `unavailable` with the reset time;
     /// unreachable or 5xx `unavailable`; `timeout`.
     #[napi(
-        ts_args_type = "repo: string, filepath: string, ref?: string",
+        ts_args_type = "repo: string, filepath: string, ref?: string | null, options?: CallOptions",
         ts_return_type = "Promise<string>"
     )]
     pub fn get_raw_file<'env>(
@@ -107,20 +107,15 @@ impl GitHubClient {
         repo: Unknown<'_>,
         filepath: Unknown<'_>,
         r#ref: Option<Unknown<'_>>,
+        options: Option<Unknown<'env>>,
     ) -> napi::Result<PromiseRaw<'env, String>> {
-        let parsed = (|| {
-            Ok::<_, CoreError>((
-                args::string(repo, "repo")?,
-                args::string(filepath, "filepath")?,
-                args::opt_string(r#ref, "ref")?,
-            ))
-        })();
-        match parsed {
-            Ok((repo, path, r#ref)) => {
+        match super::remote::raw_file_args(repo, filepath, r#ref, options) {
+            Ok((repo, path, r#ref, call)) => {
                 let client = self.inner.clone();
-                bridge::spawn_async(
+                bridge::spawn_async_call(
                     env,
-                    async move { client.get_raw_file(&repo, &path, r#ref.as_deref()).await },
+                    call,
+                    move |_| async move { client.get_raw_file(&repo, &path, r#ref.as_deref()).await },
                     |_, s| Ok(s),
                 )
             }

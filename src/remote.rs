@@ -211,15 +211,7 @@ impl GiteaClient {
         r#ref: Option<Unknown<'_>>,
         options: Option<Unknown<'env>>,
     ) -> napi::Result<PromiseRaw<'env, String>> {
-        let parsed = (|| {
-            Ok::<_, CoreError>((
-                args::string_max(repo, "repo", 4096)?,
-                args::string_max(filepath, "filepath", 64 * 1024)?,
-                args::opt_string(r#ref, "ref")?,
-                bridge::call_options(options, "options")?,
-            ))
-        })();
-        match parsed {
+        match raw_file_args(repo, filepath, r#ref, options) {
             Ok((repo, path, r#ref, call)) => {
                 let client = self.inner.clone();
                 bridge::spawn_async_call(
@@ -232,6 +224,21 @@ impl GiteaClient {
             Err(e) => bridge::reject(env, e),
         }
     }
+}
+
+/// The arguments of `getRawFile` (Gitea's and GitHub's): repository, path, ref, call options.
+pub(crate) fn raw_file_args<'env>(
+    repo: Unknown<'_>,
+    filepath: Unknown<'_>,
+    r#ref: Option<Unknown<'_>>,
+    options: Option<Unknown<'env>>,
+) -> CoreResult<(String, String, Option<String>, bridge::Call<'env>)> {
+    Ok((
+        args::string_max(repo, "repo", 4096)?,
+        args::string_max(filepath, "filepath", 64 * 1024)?,
+        args::opt_string(r#ref, "ref")?,
+        bridge::call_options(options, "options")?,
+    ))
 }
 
 // ---------------------------------------------------------------------------------------------
