@@ -247,6 +247,15 @@ export interface BuilderMetadata {
   redactions: Array<BuilderRedaction>
 }
 
+/** Options of the four builders. All optional; `null` means the same as absent. */
+export interface BuilderOptions {
+  /**
+   * Replace suspected secrets in every section by `[REDACTED:<kind>]` and report them in
+   * `_metadata.redactions`. Default true; `false` keeps file text as it is.
+   */
+  redact?: boolean
+}
+
 /** One secret a builder replaced by a `[REDACTED:<kind>]` marker. */
 export interface BuilderRedaction {
   /** The repository-relative file, or a section (`the diff`, `the issue`). */
@@ -265,7 +274,7 @@ export interface BuilderRedaction {
  * `parseValidationOutput` does). Paths resolve inside `repoPath` (default: the current
  * directory); paths outside it are ignored with a warning.
  */
-export declare function buildFixContext(validationOutput: ValidationOutput | string, files: string[], repoPath?: string | null, options?: CallOptions): Promise<FixContext>
+export declare function buildFixContext(validationOutput: ValidationOutput | string, files: string[], repoPath?: string | null, options?: BuilderOptions & CallOptions): Promise<FixContext>
 
 /**
  * The context of an implementation agent (FR-001): `tasks` (the task file, relative to
@@ -274,7 +283,7 @@ export declare function buildFixContext(validationOutput: ValidationOutput | str
  * empty repository give empty values and a warning in `_metadata`; only a `repoPath` that is
  * not an absolute directory rejects (`invalid_request`).
  */
-export declare function buildImplementationContext(taskFile: string, repoPath: string, options?: CallOptions): Promise<ImplementationContext>
+export declare function buildImplementationContext(taskFile: string, repoPath: string, options?: BuilderOptions & CallOptions): Promise<ImplementationContext>
 
 /**
  * The context of an agent working on a GitHub issue (FR-004): `issue` as text,
@@ -282,7 +291,7 @@ export declare function buildImplementationContext(taskFile: string, repoPath: s
  * safely; `path:line` mentions keep the lines around that line in large files) and
  * `recent_changes` (the last 10 commits touching them, or the repository).
  */
-export declare function buildIssueContext(issue: GitHubIssue, repoPath: string, options?: CallOptions): Promise<IssueContext>
+export declare function buildIssueContext(issue: GitHubIssue, repoPath: string, options?: BuilderOptions & CallOptions): Promise<IssueContext>
 
 /**
  * The context of a review agent (FR-002): the `diff` from the merge base of `baseBranch` and
@@ -292,7 +301,7 @@ export declare function buildIssueContext(issue: GitHubIssue, repoPath: string, 
  * `git` or a non-repository give empty values and a warning. A malformed `baseBranch` (empty,
  * starting with `-`, with spaces or `..`) rejects with `invalid_request`.
  */
-export declare function buildReviewContext(repoPath: string, baseBranch: string, options?: CallOptions): Promise<ReviewContext>
+export declare function buildReviewContext(repoPath: string, baseBranch: string, options?: BuilderOptions & CallOptions): Promise<ReviewContext>
 
 /** Empties the default engine's file cache; returns how many files were dropped. */
 export declare function clearFileCache(): number
@@ -403,6 +412,11 @@ export interface ContextRetrievalRequest {
   limit?: number
   /** When true, each snippet carries the `signals` that scored it. Default false. */
   explain?: boolean
+  /**
+   * Replace suspected secrets by `[REDACTED:<kind>]` and report them in each snippet's
+   * `redactions`. Default true; `false` returns the file text as it is.
+   */
+  redact?: boolean
 }
 
 /** A ranked snippet (Context Retrieval Contract v1 §3.2), with optional additions. */
@@ -427,6 +441,12 @@ export interface ContextSnippet {
   language?: string
   /** How the score was made; only when the request sets `explain`. */
   signals?: SnippetSignals
+  /**
+   * The secrets replaced by `[REDACTED:<kind>]` in `content`: kind and 1-based line of
+   * the file (within `startLine..endLine`), never the value. Empty when none were, or
+   * when the request sets `redact: false`.
+   */
+  redactions: Array<Redaction>
 }
 
 /** One rendered context source (ADR-005). */
@@ -554,8 +574,11 @@ export interface ExpandedChunk {
   fallback?: 'unsupported_language' | 'no_enclosing_block'
   /** True when the enclosing block was longer than `maxLines` and was cut around the chunk. */
   clipped: boolean
-  /** How many secrets were redacted in `content`. */
-  redactions: number
+  /**
+   * The secrets replaced by `[REDACTED:<kind>]` in `content`: kind and 1-based file line
+   * (the first line shown for a key block that starts above it), never the value.
+   */
+  redactions: Array<Redaction>
 }
 
 /**
@@ -691,9 +714,11 @@ export interface FileContextResult {
   totalLines?: number
   /**
    * Suspected secrets (API keys, tokens, private keys) replaced by `[REDACTED:<kind>]` in
-   * `lines` and `content` before they reach a model. `getRawFile` never redacts.
+   * `lines` and `content` before they reach a model: how many. `getRawFile` never redacts.
    */
   redacted: number
+  /** The same secrets: kind and 1-based file line each, never the value. */
+  redactions: Array<Redaction>
   /**
    * What the caller should know: why Hound served it, a ref Hound cannot vouch for,
    * redactions.
@@ -1130,8 +1155,8 @@ export interface RedactedText {
    * `[REDACTED:<kind>]`; the rest of each line and every line break are kept.
    */
   text: string
-  /** How many secrets were replaced. */
-  redactions: number
+  /** The secrets replaced: kind and 1-based line of `text`, never the value. */
+  redactions: Array<Redaction>
 }
 
 /** One secret replaced by a `[REDACTED:<kind>]` marker: what it was and where the marker is. */

@@ -134,17 +134,56 @@ test('retrieve: no snippet shows a secret', async () => {
   assert.ok(out.length >= 2, `expected snippets, got ${out.length}`)
   for (const s of out) assertNoLeak(`retrieve ${s.source}`, s.content)
   assert.ok(out.some((s) => s.content.includes('[REDACTED:')))
+  // Each snippet reports its redactions: kind and a file line inside the snippet, one per
+  // marker it shows, never the value.
+  for (const s of out) {
+    const markers = (s.content.match(/\[REDACTED:/g) ?? []).length
+    assert.equal(s.redactions.length, markers, `${s.source}: ${JSON.stringify(s.redactions)}`)
+    for (const r of s.redactions) {
+      assert.ok(r.line >= s.startLine! && r.line <= s.endLine!, `${s.source}: ${JSON.stringify(r)}`)
+    }
+    assertNoLeak('retrieve redactions', JSON.stringify(s.redactions))
+  }
+  const env = out.find((s) => s.path === 'config/app.env')
+  assert.ok(env, 'config/app.env expected among the snippets')
+  assert.deepEqual(
+    env.redactions.map((r) => [r.kind, r.line]),
+    [['github_token', 2], ['npm_token', 3], ['generic_secret', 4]],
+  )
 })
 
-test('expandChunk and expandChunkDetailed: redacted, with a count', async () => {
+test('retrieve: redact: false opts out (the text as it is, nothing reported)', async () => {
+  const out = await retrieve({
+    prompt: 'zebrafinch service configuration GH_TOKEN',
+    spaceId: 's',
+    sessionId: 'x',
+    rootPath: root,
+    providerId: 'filesystem',
+    redact: false,
+  })
+  const env = out.find((s) => s.path === 'config/app.env')
+  assert.ok(env, 'config/app.env expected among the snippets')
+  assert.ok(env.content.includes(fake.github))
+  assert.deepEqual(env.redactions, [])
+  await assert.rejects(
+    retrieve({ prompt: 'x', spaceId: 's', sessionId: 'x', rootPath: root, providerId: 'filesystem', redact: 'no' as never }),
+    (e: Error & { code?: string }) => e.code === 'invalid_request' && /redact/.test(e.message),
+  )
+})
+
+test('expandChunk and expandChunkDetailed: redacted, reported by kind and file line', async () => {
   const chunk = { content: 'GH_TOKEN', filePath: 'config/app.env', startLine: 2, endLine: 2 }
   assertNoLeak('expandChunk', await expandChunk(root, chunk, 5))
   const d = await expandChunkDetailed(root, chunk, 5)
   assertNoLeak('expandChunkDetailed', d.content)
-  assert.equal(d.redactions, 3)
-  // A range that starts inside the key block.
+  assert.deepEqual(
+    d.redactions.map((r) => [r.kind, r.line]),
+    [['github_token', 2], ['npm_token', 3], ['generic_secret', 4]],
+  )
+  // A range that starts inside the key block: reported on the range's first line.
   const inside = await expandChunkDetailed(root, { content: '', filePath: 'keys/server.pem', startLine: 10, endLine: 12 }, 2)
   assertNoLeak('expandChunkDetailed (inside a key)', inside.content)
+  assert.deepEqual(inside.redactions, [{ kind: 'private_key', line: 8 }])
 })
 
 test('fileContext: redacted, reported by kind and line; redact: false opts out', async () => {
@@ -241,6 +280,25 @@ test('buildFixContext: source files and tool output are redacted', async () => {
   assertNoLeak('buildFixContext', JSON.stringify(ctx))
   assertReported(ctx._metadata, 'src/mail.ts', 'sendgrid_key')
   assertReported(ctx._metadata, 'the errors', 'npm_token')
+})
+
+test('builders: redact: false opts out; a bad redact is invalid_request', async () => {
+  write('TASKS.md', `# Tasks\n- rotate ${fake.github}\n`)
+  const ctx = await buildImplementationContext('TASKS.md', root, { redact: false })
+  assert.ok(ctx.tasks.includes(fake.github))
+  assert.deepEqual(ctx._metadata?.redactions ?? [], [])
+  const fix = await buildFixContext('', ['src/mail.ts'], root, { redact: false })
+  assert.ok(fix.source_files['src/mail.ts'].includes(fake.sendgrid))
+  const issue = await buildIssueContext({ number: 1, title: 't', body: `token ${fake.github}` }, root, { redact: null as never })
+  assertNoLeak('buildIssueContext (redact: null is the default)', JSON.stringify(issue))
+  for (const call of [
+    () => buildImplementationContext('TASKS.md', root, { redact: 1 as never }),
+    () => buildReviewContext(root, 'main', { redact: 'false' as never }),
+    () => buildFixContext('', [], root, { redact: {} as never }),
+    () => buildIssueContext({ number: 1, title: 't', body: '' }, root, { redact: [] as never }),
+  ]) {
+    await assert.rejects(call(), (e: Error & { code?: string }) => e.code === 'invalid_request' && /options\.redact/.test(e.message))
+  }
 })
 
 test('buildIssueContext: the issue and related files are redacted', async () => {

@@ -211,7 +211,7 @@ test('getRawFile validates its arguments and rejects (never throws)', async () =
 
 test('remoteFileContext returns numbered lines and a link to the ref served', async () => {
   const r: FileContextResult = await remoteFileContext({ repo: 'acme/alpha', file: 'src/big.ts', line: 150, context: 2 }, config())
-  assert.deepEqual(Object.keys(r).sort(), ['content', 'endLine', 'file', 'line', 'lines', 'redacted', 'ref', 'refKind', 'repo', 'source', 'startLine', 'url', 'warnings'])
+  assert.deepEqual(Object.keys(r).sort(), ['content', 'endLine', 'file', 'line', 'lines', 'redacted', 'redactions', 'ref', 'refKind', 'repo', 'source', 'startLine', 'url', 'warnings'])
   assert.equal(r.repo, 'acme/alpha')
   assert.equal(r.file, 'src/big.ts')
   assert.equal(r.startLine, 148)

@@ -12,19 +12,20 @@ const AWS = 'AKIAQ3EGRV5XNTWJ7KPZ'
 test('redactSecrets replaces secrets, keeps the rest of each line and every line break', async () => {
   const text = `const a = 1\nconst token = "${GITHUB}"\nconst key = '${AWS}'\nconst b = 2\n`
   const r = await redactSecrets(text)
-  assert.equal(r.redactions, 2)
+  assert.deepEqual(r.redactions.map((x) => x.line), [2, 3])
+  assert.ok(!JSON.stringify(r.redactions).includes(GITHUB))
   assert.ok(!r.text.includes(GITHUB) && !r.text.includes(AWS))
   assert.equal(r.text.split('\n').length, text.split('\n').length)
   assert.match(r.text, /^const a = 1\nconst token = "\[REDACTED:[a-z_]+\]"\n/)
   assert.ok(r.text.endsWith('const b = 2\n'))
   const again = await redactSecrets(r.text)
-  assert.deepEqual(again, { text: r.text, redactions: 0 })
+  assert.deepEqual(again, { text: r.text, redactions: [] })
 })
 
 test('redactSecrets leaves text without secrets unchanged', async () => {
   const text = 'export function add(a: number, b: number) {\n  return a + b\n}\n'
-  assert.deepEqual(await redactSecrets(text), { text, redactions: 0 })
-  assert.deepEqual(await redactSecrets(''), { text: '', redactions: 0 })
+  assert.deepEqual(await redactSecrets(text), { text, redactions: [] })
+  assert.deepEqual(await redactSecrets(''), { text: '', redactions: [] })
 })
 
 test('redactSecrets rejects a non-string with invalid_request', async () => {

@@ -71,7 +71,7 @@ async function redactDeep(addon, value) {
   const walk = async (v) => {
     if (typeof v === 'string') {
       const r = await addon.redactSecrets(v)
-      count += r.redactions
+      count += r.redactions.length
       return r.text
     }
     if (Array.isArray(v)) return Promise.all(v.map(walk))

@@ -9,9 +9,9 @@ use napi::bindgen_prelude::*;
 use napi::{Env, ValueType};
 use napi_derive::napi;
 
-use super::args::{self, Fields};
+use super::args::{self, Fields, FromFields};
 use super::bridge;
-use context_engine_core::builders::{self, FixSource, Metadata};
+use context_engine_core::builders::{self, BuildOptions, FixSource, Metadata};
 use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 
 /// Most entries accepted in a list argument (files, labels, stages, errors).
@@ -398,13 +398,43 @@ fn parsed_error_js(e: builders::ParsedError) -> ParsedError {
 // ---------------------------------------------------------------------------------------------
 // exports
 
+/// Options of the four builders. All optional; `null` means the same as absent.
+#[napi(object, object_to_js = false)]
+#[derive(Default)]
+pub struct BuilderOptions {
+    /// Replace suspected secrets in every section by `[REDACTED:<kind>]` and report them in
+    /// `_metadata.redactions`. Default true; `false` keeps file text as it is.
+    pub redact: Option<bool>,
+}
+
+impl FromFields for BuilderOptions {
+    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
+        Ok(BuilderOptions {
+            redact: f.boolean("redact")?,
+        })
+    }
+}
+
+/// The builder options and the per-call controls of a builder's last argument.
+fn builder_options(value: Option<Unknown<'_>>) -> CoreResult<(BuildOptions, bridge::Call<'_>)> {
+    let (o, call) = bridge::options_call::<BuilderOptions>(value, "options")?;
+    let defaults = BuildOptions::default();
+    Ok((
+        BuildOptions {
+            redact: o.redact.unwrap_or(defaults.redact),
+            ..defaults
+        },
+        call,
+    ))
+}
+
 /// The context of an implementation agent (FR-001): `tasks` (the task file, relative to
 /// `repoPath` or absolute inside it), `conventions` (`CLAUDE.md` + `AGENTS.md`), `branch` and
 /// `recent_commits` (last 10). A missing task file, a missing `git`, a non-repository or an
 /// empty repository give empty values and a warning in `_metadata`; only a `repoPath` that is
 /// not an absolute directory rejects (`invalid_request`).
 #[napi(
-    ts_args_type = "taskFile: string, repoPath: string, options?: CallOptions",
+    ts_args_type = "taskFile: string, repoPath: string, options?: BuilderOptions & CallOptions",
     ts_return_type = "Promise<ImplementationContext>"
 )]
 pub fn build_implementation_context<'env>(
@@ -419,13 +449,13 @@ pub fn build_implementation_context<'env>(
             return Err(args::bad("taskFile", "must not be empty"));
         }
         let repo = path_arg(repo_path, "repoPath")?;
-        Ok((task, repo, bridge::call_options(options, "options")?))
+        Ok((task, repo, builder_options(options)?))
     })();
     match parsed {
-        Ok((task, repo, call)) => bridge::spawn_async_call(
+        Ok((task, repo, (opts, call))) => bridge::spawn_async_call(
             env,
             call,
-            move |_| async move { builders::build_implementation_context(&task, &repo, None).await },
+            move |_| async move { builders::build_implementation_context(&task, &repo, &opts).await },
             |_, c| {
                 Ok(ImplementationContext {
                     tasks: c.tasks,
@@ -456,7 +486,7 @@ pub fn build_implementation_context<'env>(
 /// `git` or a non-repository give empty values and a warning. A malformed `baseBranch` (empty,
 /// starting with `-`, with spaces or `..`) rejects with `invalid_request`.
 #[napi(
-    ts_args_type = "repoPath: string, baseBranch: string, options?: CallOptions",
+    ts_args_type = "repoPath: string, baseBranch: string, options?: BuilderOptions & CallOptions",
     ts_return_type = "Promise<ReviewContext>"
 )]
 pub fn build_review_context<'env>(
@@ -469,13 +499,13 @@ pub fn build_review_context<'env>(
         let repo = path_arg(repo_path, "repoPath")?;
         let base = args::string_max(base_branch, "baseBranch", 4096)?;
         builders::validate_branch_name(&base, "baseBranch")?;
-        Ok((repo, base, bridge::call_options(options, "options")?))
+        Ok((repo, base, builder_options(options)?))
     })();
     match parsed {
-        Ok((repo, base, call)) => bridge::spawn_async_call(
+        Ok((repo, base, (opts, call))) => bridge::spawn_async_call(
             env,
             call,
-            move |_| async move { builders::build_review_context(&repo, &base, None).await },
+            move |_| async move { builders::build_review_context(&repo, &base, &opts).await },
             |_, c| {
                 Ok(ReviewContext {
                     diff: c.diff,
@@ -502,7 +532,7 @@ pub fn build_review_context<'env>(
 /// `parseValidationOutput` does). Paths resolve inside `repoPath` (default: the current
 /// directory); paths outside it are ignored with a warning.
 #[napi(
-    ts_args_type = "validationOutput: ValidationOutput | string, files: string[], repoPath?: string | null, options?: CallOptions",
+    ts_args_type = "validationOutput: ValidationOutput | string, files: string[], repoPath?: string | null, options?: BuilderOptions & CallOptions",
     ts_return_type = "Promise<FixContext>"
 )]
 pub fn build_fix_context<'env>(
@@ -522,18 +552,13 @@ pub fn build_fix_context<'env>(
                     .with_source(e)
             })?,
         };
-        Ok((
-            source,
-            files,
-            repo,
-            bridge::call_options(options, "options")?,
-        ))
+        Ok((source, files, repo, builder_options(options)?))
     })();
     match parsed {
-        Ok((source, files, repo, call)) => bridge::spawn_async_call(
+        Ok((source, files, repo, (opts, call))) => bridge::spawn_async_call(
             env,
             call,
-            move |_| async move { builders::build_fix_context(source, &files, &repo).await },
+            move |_| async move { builders::build_fix_context(source, &files, &repo, &opts).await },
             |_, c| {
                 Ok(FixContext {
                     errors: c.errors,
@@ -593,7 +618,7 @@ pub fn parse_validation_output_sync(
 /// safely; `path:line` mentions keep the lines around that line in large files) and
 /// `recent_changes` (the last 10 commits touching them, or the repository).
 #[napi(
-    ts_args_type = "issue: GitHubIssue, repoPath: string, options?: CallOptions",
+    ts_args_type = "issue: GitHubIssue, repoPath: string, options?: BuilderOptions & CallOptions",
     ts_return_type = "Promise<IssueContext>"
 )]
 pub fn build_issue_context<'env>(
@@ -605,13 +630,13 @@ pub fn build_issue_context<'env>(
     let parsed = (|| {
         let issue = issue_arg(issue)?;
         let repo = path_arg(repo_path, "repoPath")?;
-        Ok((issue, repo, bridge::call_options(options, "options")?))
+        Ok((issue, repo, builder_options(options)?))
     })();
     match parsed {
-        Ok((issue, repo, call)) => bridge::spawn_async_call(
+        Ok((issue, repo, (opts, call))) => bridge::spawn_async_call(
             env,
             call,
-            move |_| async move { builders::build_issue_context(&issue, &repo, None).await },
+            move |_| async move { builders::build_issue_context(&issue, &repo, &opts).await },
             |_, c| {
                 Ok(IssueContext {
                     issue: c.issue,

@@ -13,6 +13,7 @@ use napi_derive::napi;
 use super::args::{self, Fields, FromFields};
 use super::bridge::{self, Call};
 use super::engine::ContextEngine;
+use super::secrets::{redactions_js, Redaction};
 use context_engine_core::engine::Engine;
 use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 use context_engine_core::expand::{CacheConfig, ExpandOptions, Expansion, Mode, TextChunk};
@@ -113,8 +114,9 @@ pub struct ExpandedChunk {
     pub fallback: Option<String>,
     /// True when the enclosing block was longer than `maxLines` and was cut around the chunk.
     pub clipped: bool,
-    /// How many secrets were redacted in `content`.
-    pub redactions: u32,
+    /// The secrets replaced by `[REDACTED:<kind>]` in `content`: kind and 1-based file line
+    /// (the first line shown for a key block that starts above it), never the value.
+    pub redactions: Vec<Redaction>,
 }
 
 /// Counters and limits of a file cache.
@@ -278,7 +280,7 @@ impl From<Expansion> for ExpandedChunk {
             block_kind: e.block_kind.map(|k| k.as_str().to_owned()),
             fallback: e.fallback.map(|f| f.as_str().to_owned()),
             clipped: e.clipped,
-            redactions: args::clamp_u32(e.redactions),
+            redactions: redactions_js(&e.redactions),
         }
     }
 }

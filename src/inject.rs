@@ -8,6 +8,7 @@ use napi_derive::napi;
 use super::args::{self, Fields, FromFields};
 use super::bridge;
 use super::builders::path_arg;
+use super::secrets::{redactions_js, Redaction};
 use context_engine_core::error::Result as CoreResult;
 use context_engine_core::inject::{self, DirOptions, FileOptions, PrRef, SourceKind};
 
@@ -49,26 +50,6 @@ pub struct ContextSource {
     /// The secrets replaced by `[REDACTED:<kind>]` in `content`: kind and 1-based line of
     /// `content`, never the value. Empty when read with `redact: false`.
     pub redactions: Vec<Redaction>,
-}
-
-/// One secret replaced by a `[REDACTED:<kind>]` marker: what it was and where the marker is.
-#[napi(object, object_from_js = false)]
-pub struct Redaction {
-    /// The kind of secret, as in the marker (`github_token`, `private_key`, `generic_secret`, ...).
-    pub kind: String,
-    /// The 1-based line of the returned text on which the marker starts.
-    pub line: u32,
-}
-
-/// The JS form of a core redaction report.
-pub fn redactions_js(report: &[context_engine_core::secrets::Redaction]) -> Vec<Redaction> {
-    report
-        .iter()
-        .map(|r| Redaction {
-            kind: r.kind.as_str().to_owned(),
-            line: args::clamp_u32(r.line),
-        })
-        .collect()
 }
 
 /// What `composeContext` returns.
@@ -355,6 +336,9 @@ pub fn pr_context<'env>(
     }
 }
 
+/// Longest `source.label` of `composeContext` (a path or a name; it goes into a heading).
+const MAX_LABEL_BYTES: usize = 4096;
+
 fn sources_arg(value: Unknown<'_>) -> CoreResult<Vec<inject::ContextSource>> {
     let items = args::array(value, "sources", "an array of context sources", MAX_SOURCES)?;
     let mut total = 0usize;
@@ -364,7 +348,7 @@ fn sources_arg(value: Unknown<'_>) -> CoreResult<Vec<inject::ContextSource>> {
         let kind = args::string_max(f.required("kind")?, "source.kind", 16)?;
         let kind = SourceKind::parse(&kind)
             .ok_or_else(|| args::expected("source.kind", "'dir', 'file', 'pr' or 'diff'"))?;
-        let label = args::string(f.required("label")?, "source.label")?;
+        let label = args::string_max(f.required("label")?, "source.label", MAX_LABEL_BYTES)?;
         let content = args::string(f.required("content")?, "source.content")?;
         let truncated = f.boolean("truncated")?.unwrap_or(false);
         total += content.len() + label.len();

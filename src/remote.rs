@@ -10,6 +10,7 @@ use napi_derive::napi;
 
 use super::args;
 use super::bridge;
+use super::secrets::{redactions_js, Redaction};
 use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 use context_engine_core::remote::{
     self, GiteaConfig, HoundConfig, HoundSearch, Paging, RemoteConfig,
@@ -295,8 +296,10 @@ pub struct FileContextResult {
     /// Lines in the file, when the whole file was read (reading stops after `endLine`).
     pub total_lines: Option<u32>,
     /// Suspected secrets (API keys, tokens, private keys) replaced by `[REDACTED:<kind>]` in
-    /// `lines` and `content` before they reach a model. `getRawFile` never redacts.
+    /// `lines` and `content` before they reach a model: how many. `getRawFile` never redacts.
     pub redacted: u32,
+    /// The same secrets: kind and 1-based file line each, never the value.
+    pub redactions: Vec<Redaction>,
     /// What the caller should know: why Hound served it, a ref Hound cannot vouch for,
     /// redactions.
     pub warnings: Vec<String>,
@@ -318,6 +321,7 @@ impl From<remote::FileContextResult> for FileContextResult {
             source: r.source.as_str().to_owned(),
             total_lines: r.total_lines.map(args::clamp_u32),
             redacted: args::clamp_u32(r.redacted),
+            redactions: redactions_js(&r.redactions),
             warnings: r.warnings,
         }
     }

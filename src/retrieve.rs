@@ -10,9 +10,12 @@ use napi_derive::napi;
 use super::args::{self, Fields};
 use super::bridge;
 use super::engine::ContextEngine;
+use super::secrets::{redactions_js, Redaction};
 use context_engine_core::engine::Engine;
 use context_engine_core::error::Result as CoreResult;
-use context_engine_core::retrieve::{self, IndexStatus as CoreStatus, Request, Snippet};
+use context_engine_core::retrieve::{
+    self, IndexStatus as CoreStatus, Request, Snippet, SnippetOptions,
+};
 
 /// Which retrieval backend a request selects; the engine serves both.
 #[napi(string_enum)]
@@ -46,6 +49,9 @@ pub struct ContextRetrievalRequest {
     pub limit: Option<u32>,
     /// When true, each snippet carries the `signals` that scored it. Default false.
     pub explain: Option<bool>,
+    /// Replace suspected secrets by `[REDACTED:<kind>]` and report them in each snippet's
+    /// `redactions`. Default true; `false` returns the file text as it is.
+    pub redact: Option<bool>,
 }
 
 /// The parts of a snippet's score (its file's), returned when the request sets `explain`.
@@ -95,6 +101,10 @@ pub struct ContextSnippet {
     pub language: Option<String>,
     /// How the score was made; only when the request sets `explain`.
     pub signals: Option<SnippetSignals>,
+    /// The secrets replaced by `[REDACTED:<kind>]` in `content`: kind and 1-based line of
+    /// the file (within `startLine..endLine`), never the value. Empty when none were, or
+    /// when the request sets `redact: false`.
+    pub redactions: Vec<Redaction>,
 }
 
 /// The state of a root's retrieval index.
@@ -186,7 +196,7 @@ fn id_string(f: &Fields<'_>, key: &str) -> CoreResult<String> {
     Ok(s)
 }
 
-fn request_args(request: Unknown<'_>) -> CoreResult<(Request, Provider, bool)> {
+fn request_args(request: Unknown<'_>) -> CoreResult<(Request, Provider, SnippetOptions)> {
     let f = Fields::of(request, "request")?;
     let prompt = args::string_max(f.required("prompt")?, "prompt", retrieve::MAX_PROMPT_BYTES)?;
     id_string(&f, "spaceId")?;
@@ -203,7 +213,11 @@ fn request_args(request: Unknown<'_>) -> CoreResult<(Request, Provider, bool)> {
         }
         None => retrieve::DEFAULT_LIMIT,
     };
-    let explain = f.boolean("explain")?.unwrap_or(false);
+    let defaults = SnippetOptions::default();
+    let shape = SnippetOptions {
+        explain: f.boolean("explain")?.unwrap_or(defaults.explain),
+        redact: f.boolean("redact")?.unwrap_or(defaults.redact),
+    };
     Ok((
         Request {
             prompt,
@@ -211,7 +225,7 @@ fn request_args(request: Unknown<'_>) -> CoreResult<(Request, Provider, bool)> {
             limit,
         },
         provider,
-        explain,
+        shape,
     ))
 }
 
@@ -239,6 +253,7 @@ fn to_js(s: Snippet, provider: Provider) -> ContextSnippet {
             role_factor: f64::from(g.role_factor),
             total: f64::from(g.total),
         }),
+        redactions: redactions_js(&s.redactions),
     }
 }
 
@@ -252,10 +267,10 @@ fn retrieve_on<'env>(
     let parsed =
         request_args(request).and_then(|r| Ok((r, bridge::call_options(options, "options")?)));
     match parsed {
-        Ok(((request, provider, explain), call)) => bridge::spawn_call(
+        Ok(((request, provider, shape), call)) => bridge::spawn_call(
             env,
             call.with_timeout(engine.options().timeout),
-            move |cancel| engine.retrieve_explained(&request, explain, cancel),
+            move |cancel| engine.retrieve_with(&request, &shape, cancel),
             move |_, snippets| Ok(snippets.into_iter().map(|s| to_js(s, provider)).collect()),
         ),
         Err(e) => bridge::reject(env, e),

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{reason, Error, Result};
 use crate::expand::{ExpandOptions, Expansion, TextChunk};
-use crate::retrieve::{IndexStatus, Request, Snippet};
+use crate::retrieve::{IndexStatus, Request, Snippet, SnippetOptions};
 
 /// Options of a new engine; each capability adds its settings here, with defaults.
 #[derive(Debug, Clone, Default)]
@@ -248,22 +248,22 @@ impl Engine {
 
     /// Retrieval ([`crate::retrieve::Retrieval::retrieve`]) within the engine's limits.
     pub fn retrieve(&self, request: &Request, cancel: &Cancel) -> Result<Vec<Snippet>> {
-        self.retrieve_explained(request, false, cancel)
+        self.retrieve_with(request, &SnippetOptions::default(), cancel)
     }
 
-    /// [`Engine::retrieve`], and with `explain` each snippet carries the signals that scored
-    /// its file.
-    pub fn retrieve_explained(
+    /// [`Engine::retrieve`] with the snippets shaped by `options` (explained, or not
+    /// redacted).
+    pub fn retrieve_with(
         &self,
         request: &Request,
-        explain: bool,
+        options: &SnippetOptions,
         cancel: &Cancel,
     ) -> Result<Vec<Snippet>> {
         self.check_root(Path::new(&request.root), "rootPath")?;
         let cancel = self.deadline(cancel);
         cancel.check()?;
         self.retrieval
-            .retrieve_cancellable(request, explain, &cancel)
+            .retrieve_cancellable(request, options, &cancel)
     }
 
     /// Indexes `root` (or brings its index up to date) within the engine's limits, returning

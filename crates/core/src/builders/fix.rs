@@ -3,8 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::{fit_file, Metadata, Repo, ValidationOutput};
-use crate::git::Git;
+use super::{fit_file, BuildOptions, Metadata, Repo, ValidationOutput};
 
 /// Source files included at most (the files asked for first, then those named by errors).
 pub const MAX_SOURCE_FILES: usize = 50;
@@ -50,8 +49,9 @@ pub async fn build_fix_context(
     validation: FixSource,
     files: &[String],
     repo_path: &Path,
+    options: &BuildOptions,
 ) -> crate::Result<FixContext> {
-    let repo = Repo::open(repo_path, Some(Git::new(repo_path)))?;
+    let repo = Repo::open(repo_path, options)?;
     let mut meta = Metadata::default();
     let errors = match validation {
         FixSource::Structured(v) => v.all_errors(),
@@ -128,7 +128,7 @@ pub async fn build_fix_context(
     }
 
     // Tool output can print a secret too (an assertion on a token, a config dump).
-    let errors_text = meta.redact("the errors", format_errors(&errors));
+    let errors_text = repo.redact(&mut meta, "the errors", format_errors(&errors));
     Ok(FixContext {
         errors: errors_text,
         error_summary: summarize(&errors),

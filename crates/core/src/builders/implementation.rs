@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use super::{Metadata, Repo, RECENT_COMMITS};
+use super::{BuildOptions, Metadata, Repo, RECENT_COMMITS};
 use crate::budget::truncate_file_with;
-use crate::git::{Commit, Git, GitError};
+use crate::git::{Commit, GitError};
 
 /// Lines of the task file kept (the head; the rest is marked).
 pub const MAX_TASK_LINES: usize = 2000;
@@ -33,9 +33,9 @@ pub struct ImplementationContext {
 pub async fn build_implementation_context(
     task_file: &str,
     repo_path: &Path,
-    git: Option<Git>,
+    options: &BuildOptions,
 ) -> crate::Result<ImplementationContext> {
-    let repo = Repo::open(repo_path, git)?;
+    let repo = Repo::open(repo_path, options)?;
     let mut meta = Metadata::default();
 
     let tasks = match repo.resolve_user_path(task_file, &mut meta) {

@@ -6,8 +6,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::{fit_file, Metadata, Repo, RECENT_COMMITS};
-use crate::git::Git;
+use super::{fit_file, BuildOptions, Metadata, Repo, RECENT_COMMITS};
 
 /// Files mentioned in an issue that are included at most.
 pub const MAX_RELATED_FILES: usize = 20;
@@ -92,9 +91,9 @@ const MAX_LINES_PER_MENTION: usize = 100;
 pub async fn build_issue_context(
     issue: &GitHubIssue,
     repo_path: &Path,
-    git: Option<Git>,
+    options: &BuildOptions,
 ) -> crate::Result<IssueContext> {
-    let repo = Repo::open(repo_path, git)?;
+    let repo = Repo::open(repo_path, options)?;
     let mut meta = Metadata::default();
 
     let mut related_files = BTreeMap::new();
@@ -154,7 +153,7 @@ pub async fn build_issue_context(
         })
         .collect();
 
-    let issue_text = meta.redact("the issue", format_issue(issue));
+    let issue_text = repo.redact(&mut meta, "the issue", format_issue(issue));
     Ok(IssueContext {
         issue: issue_text,
         related_files,

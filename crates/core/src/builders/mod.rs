@@ -160,18 +160,57 @@ impl Metadata {
     }
 }
 
-/// The repository a builder works in: its scope (all reads) and its git runner.
+/// How a builder runs: the `git` it uses and whether it redacts.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// The git runner; default: `git` on the `PATH`, in the repository.
+    pub git: Option<Git>,
+    /// Replace suspected secrets by `[REDACTED:<kind>]` and report them in
+    /// [`Metadata::redactions`]. Default true; false keeps file text as it is (FR-015's
+    /// original behaviour, for callers whose output never reaches a model).
+    pub redact: bool,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            git: None,
+            redact: true,
+        }
+    }
+}
+
+/// The repository a builder works in: its scope (all reads), its git runner and whether text
+/// is redacted.
 pub(crate) struct Repo {
     pub(crate) scope: Scope,
     pub(crate) git: Git,
+    redact: bool,
 }
 
 impl Repo {
     /// Opens `repo_path` (absolute, an existing directory: otherwise `invalid_request`).
-    pub(crate) fn open(repo_path: &Path, git: Option<Git>) -> crate::Result<Repo> {
+    pub(crate) fn open(repo_path: &Path, options: &BuildOptions) -> crate::Result<Repo> {
         let scope = crate::inject::open_scope(repo_path, "repoPath")?;
-        let git = git.unwrap_or_else(|| Git::new(scope.root()));
-        Ok(Repo { scope, git })
+        let git = options
+            .git
+            .clone()
+            .unwrap_or_else(|| Git::new(scope.root()));
+        Ok(Repo {
+            scope,
+            git,
+            redact: options.redact,
+        })
+    }
+
+    /// `text` (file or section `source`) redacted as the options say, the redactions
+    /// recorded in `meta`.
+    pub(crate) fn redact(&self, meta: &mut Metadata, source: &str, text: String) -> String {
+        if self.redact {
+            meta.redact(source, text)
+        } else {
+            text
+        }
     }
 
     /// Reads a text file for a section, turning every soft failure into metadata: `None` when
@@ -182,7 +221,7 @@ impl Repo {
             ..ReadLimits::default()
         };
         match self.scope.read_resolved(resolved, &limits) {
-            Ok(file) => Some(meta.redact(&file.rel, file.text)),
+            Ok(file) => Some(self.redact(meta, &file.rel, file.text)),
             Err(e) => {
                 note_read_error(&resolved.rel, &e, meta);
                 None

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{fit_file, Metadata, Repo};
+use super::{fit_file, BuildOptions, Metadata, Repo};
 use crate::budget::truncate_file_with;
 use crate::git::{changed_lines, ChangeStatus, DiffStats, Git, GitError};
 use crate::Error;
@@ -65,10 +65,10 @@ pub fn validate_branch_name(name: &str, arg: &str) -> crate::Result<()> {
 pub async fn build_review_context(
     repo_path: &Path,
     base_branch: &str,
-    git: Option<Git>,
+    options: &BuildOptions,
 ) -> crate::Result<ReviewContext> {
     validate_branch_name(base_branch, "baseBranch")?;
-    let repo = Repo::open(repo_path, git)?;
+    let repo = Repo::open(repo_path, options)?;
     let mut meta = Metadata::default();
     let conventions = repo.conventions(&mut meta);
     let mut result = ReviewContext {
@@ -134,7 +134,7 @@ pub async fn build_review_context(
     };
     let hunks = changed_lines(&raw);
     // Redacted before it is shortened (a cut never splits a secret).
-    let raw = meta.redact("the diff", raw);
+    let raw = repo.redact(&mut meta, "the diff", raw);
     let t = truncate_file_with(&raw, MAX_DIFF_LINES, &[], 0);
     drop(raw);
     meta.record("diff", None, &t);

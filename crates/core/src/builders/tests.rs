@@ -23,7 +23,7 @@ fn implementation_context_has_the_spec_keys() {
         .block_on(build_implementation_context(
             "specs/tasks.md",
             &repo.root(),
-            None,
+            &BuildOptions::default(),
         ))
         .unwrap();
     assert_eq!(ctx.tasks, "- [ ] T001 do the thing\n");
@@ -41,7 +41,7 @@ fn implementation_context_has_the_spec_keys() {
         .block_on(build_implementation_context(
             abs.to_str().unwrap(),
             &repo.root(),
-            None,
+            &BuildOptions::default(),
         ))
         .unwrap();
     assert_eq!(ctx2, ctx);
@@ -53,7 +53,11 @@ fn implementation_context_missing_task_and_huge_conventions() {
     repo.write("CLAUDE.md", numbered(2000));
     repo.commit("init");
     let ctx = rt()
-        .block_on(build_implementation_context("nope.md", &repo.root(), None))
+        .block_on(build_implementation_context(
+            "nope.md",
+            &repo.root(),
+            &BuildOptions::default(),
+        ))
         .unwrap();
     assert_eq!(ctx.tasks, "");
     let meta = ctx.metadata.expect("metadata");
@@ -72,7 +76,11 @@ fn implementation_context_degrades_without_git_or_repo() {
     let plain = TestRepo::plain();
     std::fs::write(plain.path().join("t.md"), "task\n").unwrap();
     let ctx = rt()
-        .block_on(build_implementation_context("t.md", &plain.root(), None))
+        .block_on(build_implementation_context(
+            "t.md",
+            &plain.root(),
+            &BuildOptions::default(),
+        ))
         .unwrap();
     assert_eq!((ctx.tasks.as_str(), ctx.branch.as_str()), ("task\n", ""));
     assert!(ctx.recent_commits.is_empty());
@@ -89,7 +97,10 @@ fn implementation_context_degrades_without_git_or_repo() {
         .block_on(build_implementation_context(
             "t.md",
             &repo.root(),
-            Some(git),
+            &BuildOptions {
+                git: Some(git),
+                ..BuildOptions::default()
+            },
         ))
         .unwrap();
     let meta = ctx.metadata.unwrap();
@@ -101,7 +112,11 @@ fn implementation_context_degrades_without_git_or_repo() {
     );
     // the empty repository: branch known, no commits, no warning about history
     let ctx = rt()
-        .block_on(build_implementation_context("t.md", &repo.root(), None))
+        .block_on(build_implementation_context(
+            "t.md",
+            &repo.root(),
+            &BuildOptions::default(),
+        ))
         .unwrap();
     assert_eq!(ctx.branch, "main");
     assert!(ctx.recent_commits.is_empty());
@@ -115,7 +130,7 @@ fn implementation_context_escaping_task_path_is_ignored() {
         .block_on(build_implementation_context(
             "../../etc/passwd",
             &repo.root(),
-            None,
+            &BuildOptions::default(),
         ))
         .unwrap();
     assert_eq!(ctx.tasks, "");
@@ -125,7 +140,7 @@ fn implementation_context_escaping_task_path_is_ignored() {
         .block_on(build_implementation_context(
             "/etc/passwd",
             &repo.root(),
-            None,
+            &BuildOptions::default(),
         ))
         .unwrap();
     assert_eq!(ctx.tasks, "");
@@ -138,7 +153,7 @@ fn relative_repo_path_is_invalid_request() {
         .block_on(build_implementation_context(
             "t.md",
             Path::new("relative/dir"),
-            None,
+            &BuildOptions::default(),
         ))
         .unwrap_err();
     assert_eq!(err.kind(), crate::ErrorKind::InvalidRequest);
@@ -175,7 +190,11 @@ fn feature_repo() -> TestRepo {
 fn review_context_full_small_files_truncated_large_binary_skipped() {
     let repo = feature_repo();
     let ctx = rt()
-        .block_on(build_review_context(&repo.root(), "main", None))
+        .block_on(build_review_context(
+            &repo.root(),
+            "main",
+            &BuildOptions::default(),
+        ))
         .unwrap();
     assert_eq!(ctx.conventions, "conventions\n");
     assert_eq!(
@@ -210,7 +229,11 @@ fn review_context_full_small_files_truncated_large_binary_skipped() {
         .contains(&"skipped binary file image.bin".to_owned()));
     // deterministic
     let again = rt()
-        .block_on(build_review_context(&repo.root(), "main", None))
+        .block_on(build_review_context(
+            &repo.root(),
+            "main",
+            &BuildOptions::default(),
+        ))
         .unwrap();
     assert_eq!(again.diff, ctx.diff);
 }
@@ -221,7 +244,11 @@ fn review_context_no_changes_and_bad_base() {
     repo.write("a.txt", "a\n");
     repo.commit("base");
     let ctx = rt()
-        .block_on(build_review_context(&repo.root(), "main", None))
+        .block_on(build_review_context(
+            &repo.root(),
+            "main",
+            &BuildOptions::default(),
+        ))
         .unwrap();
     assert_eq!(ctx.diff, "");
     assert!(ctx.changed_files.is_empty());
@@ -229,7 +256,11 @@ fn review_context_no_changes_and_bad_base() {
     assert_eq!(ctx.metadata, None);
 
     let ctx = rt()
-        .block_on(build_review_context(&repo.root(), "no-such-branch", None))
+        .block_on(build_review_context(
+            &repo.root(),
+            "no-such-branch",
+            &BuildOptions::default(),
+        ))
         .unwrap();
     assert_eq!(
         ctx.metadata.unwrap().warnings,
@@ -238,7 +269,11 @@ fn review_context_no_changes_and_bad_base() {
 
     for bad in ["", "-x", "a..b", "a b", "x\0y"] {
         let err = rt()
-            .block_on(build_review_context(&repo.root(), bad, None))
+            .block_on(build_review_context(
+                &repo.root(),
+                bad,
+                &BuildOptions::default(),
+            ))
             .unwrap_err();
         assert_eq!(err.kind(), crate::ErrorKind::InvalidRequest);
     }
@@ -250,7 +285,11 @@ fn review_context_detached_head_uncommitted_and_empty_repo() {
     repo.git(&["checkout", "-q", "--detach", "feature"]);
     repo.write("small.rs", "fn a() {}\nfn b() {}\nfn c() {}\n");
     let ctx = rt()
-        .block_on(build_review_context(&repo.root(), "main", None))
+        .block_on(build_review_context(
+            &repo.root(),
+            "main",
+            &BuildOptions::default(),
+        ))
         .unwrap();
     assert_eq!(
         ctx.changed_files["small.rs"],
@@ -261,7 +300,11 @@ fn review_context_detached_head_uncommitted_and_empty_repo() {
 
     let empty = TestRepo::init();
     let ctx = rt()
-        .block_on(build_review_context(&empty.root(), "main", None))
+        .block_on(build_review_context(
+            &empty.root(),
+            "main",
+            &BuildOptions::default(),
+        ))
         .unwrap();
     assert_eq!(ctx.diff, "");
     assert_eq!(
@@ -270,7 +313,11 @@ fn review_context_detached_head_uncommitted_and_empty_repo() {
     );
     let plain = TestRepo::plain();
     let ctx = rt()
-        .block_on(build_review_context(&plain.root(), "main", None))
+        .block_on(build_review_context(
+            &plain.root(),
+            "main",
+            &BuildOptions::default(),
+        ))
         .unwrap();
     assert_eq!(
         ctx.metadata.unwrap().warnings,
@@ -291,7 +338,11 @@ fn review_context_secret_is_redacted_and_reported() {
     );
     repo.commit("add config");
     let ctx = rt()
-        .block_on(build_review_context(&repo.root(), "main", None))
+        .block_on(build_review_context(
+            &repo.root(),
+            "main",
+            &BuildOptions::default(),
+        ))
         .unwrap();
     assert_eq!(
         ctx.changed_files["config.ts"],
@@ -309,6 +360,17 @@ fn review_context_secret_is_redacted_and_reported() {
         line: 2,
     }));
     assert!(!format!("{meta:?}").contains(&token));
+    // Opted out: the files and the diff as they are, nothing reported.
+    let raw = BuildOptions {
+        redact: false,
+        ..BuildOptions::default()
+    };
+    let ctx = rt()
+        .block_on(build_review_context(&repo.root(), "main", &raw))
+        .unwrap();
+    assert!(ctx.changed_files["config.ts"].contains(&token));
+    assert!(ctx.diff.contains(&token));
+    assert!(ctx.metadata.is_none_or(|m| m.redactions.is_empty()));
 }
 
 #[test]
@@ -322,6 +384,7 @@ fn fix_context_windows_around_errors() {
             FixSource::Raw(output.to_owned()),
             &["src/util.ts".to_owned()],
             &repo.root(),
+            &BuildOptions::default(),
         ))
         .unwrap();
     assert_eq!(ctx.source_files["src/util.ts"], "export const x = 1\n");
@@ -377,6 +440,7 @@ fn fix_context_structured_stages_and_no_errors() {
             FixSource::Structured(v),
             &[],
             &repo.root(),
+            &BuildOptions::default(),
         ))
         .unwrap();
     assert_eq!(
@@ -391,6 +455,7 @@ fn fix_context_structured_stages_and_no_errors() {
             FixSource::Structured(ValidationOutput::default()),
             &[],
             &repo.root(),
+            &BuildOptions::default(),
         ))
         .unwrap();
     assert_eq!(
@@ -418,7 +483,11 @@ fn issue_context_related_files_and_recent_changes() {
         url: "https://github.com/o/r/issues/42".into(),
     };
     let ctx = rt()
-        .block_on(build_issue_context(&issue, &repo.root(), None))
+        .block_on(build_issue_context(
+            &issue,
+            &repo.root(),
+            &BuildOptions::default(),
+        ))
         .unwrap();
     assert!(ctx.issue.starts_with("#42: Parser crashes\nState: open\nLabels: bug\nAssignees: octocat\nURL: https://github.com/o/r/issues/42\n\nSee "));
     assert_eq!(
@@ -447,7 +516,11 @@ fn issue_context_related_files_and_recent_changes() {
         ..Default::default()
     };
     let ctx = rt()
-        .block_on(build_issue_context(&none, &repo.root(), None))
+        .block_on(build_issue_context(
+            &none,
+            &repo.root(),
+            &BuildOptions::default(),
+        ))
         .unwrap();
     assert!(ctx.related_files.is_empty());
     assert_eq!(ctx.recent_changes.lines().count(), 2);
@@ -657,7 +730,11 @@ fn review_context_symlink_escape_fifo_crlf_and_invalid_utf8() {
         .unwrap();
     assert!(status.success());
     let ctx = rt()
-        .block_on(build_review_context(&repo.root(), "main", None))
+        .block_on(build_review_context(
+            &repo.root(),
+            "main",
+            &BuildOptions::default(),
+        ))
         .unwrap();
     assert_eq!(
         ctx.changed_files.keys().collect::<Vec<_>>(),
@@ -694,7 +771,7 @@ fn conventions_symlinked_outside_are_ignored_with_a_warning() {
         .block_on(build_implementation_context(
             ":(glob)odd.md",
             &repo.root(),
-            None,
+            &BuildOptions::default(),
         ))
         .unwrap();
     assert_eq!(ctx.tasks, "odd\n");
@@ -719,6 +796,7 @@ fn fix_context_bounds_huge_file_lists() {
             FixSource::Raw(String::new()),
             &files,
             &repo.root(),
+            &BuildOptions::default(),
         ))
         .unwrap();
     assert!(started.elapsed() < std::time::Duration::from_secs(20));

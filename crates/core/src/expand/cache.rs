@@ -23,6 +23,7 @@ use lru::LruCache;
 use crate::fs_scope::{ReadError, ReadLimits, Resolved, Scope};
 use crate::syntax::{self, Definition, Lang};
 
+use crate::secrets::SecretKind;
 use crate::stamp::Stamp;
 /// A file modified less than this long before it was read is not cached: a later edit could
 /// keep the same modification time. The one window shared with retrieval's index.
@@ -69,17 +70,23 @@ pub struct FileLines {
 pub struct Redaction {
     /// The redacted lines.
     pub lines: FileLines,
-    /// The lines each secret was on (1-based, inclusive; a PEM block spans several).
-    pub spans: Vec<(usize, usize)>,
+    /// The lines each secret was on (1-based, inclusive; a PEM block spans several) and its
+    /// kind.
+    pub spans: Vec<(usize, usize, SecretKind)>,
 }
 
 impl Redaction {
-    /// How many secrets touch lines `start..end` (0-based, end exclusive).
-    pub fn count_in(&self, start: usize, end: usize) -> usize {
+    /// The secrets that touch lines `start..end` (0-based, end exclusive): kind and the
+    /// first 1-based file line of the range they are on.
+    pub fn report_in(&self, start: usize, end: usize) -> Vec<crate::secrets::Redaction> {
         self.spans
             .iter()
-            .filter(|(a, b)| *a <= end && *b > start)
-            .count()
+            .filter(|(a, b, _)| *a <= end && *b > start)
+            .map(|&(a, _, kind)| crate::secrets::Redaction {
+                kind,
+                line: a.max(start + 1),
+            })
+            .collect()
     }
 }
 
@@ -163,7 +170,7 @@ impl FileLines {
                     .iter()
                     .map(|f| {
                         let extra = self.text[f.range()].matches('\n').count();
-                        (f.line, f.line + extra)
+                        (f.line, f.line + extra, f.kind)
                     })
                     .collect();
                 Some(Box::new(Redaction {

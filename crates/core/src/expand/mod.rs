@@ -235,8 +235,9 @@ pub struct Expansion {
     /// True when a structure-mode block was longer than `max_lines` and was cut around the
     /// chunk.
     pub clipped: bool,
-    /// How many secrets were redacted in `content`.
-    pub redactions: usize,
+    /// The secrets replaced by `[REDACTED:<kind>]` in `content`: kind and 1-based file line
+    /// (the range's first line for a key block that starts before it), never the value.
+    pub redactions: Vec<crate::secrets::Redaction>,
 }
 
 impl Expansion {
@@ -251,7 +252,7 @@ impl Expansion {
             block_kind: None,
             fallback: None,
             clipped: false,
-            redactions: 0,
+            redactions: Vec::new(),
         }
     }
 }
@@ -314,19 +315,20 @@ pub fn expand(
         return Expansion::unchanged(chunk, Reason::OutOfRange);
     };
     // Lines `a..b` (0-based, end exclusive), redacted when asked.
-    let text_of = |a: usize, b: usize| -> (String, usize) {
+    let text_of = |a: usize, b: usize| -> (String, Vec<crate::secrets::Redaction>) {
         if !options.redact {
-            return (lines.slice(a, b).to_owned(), 0);
+            return (lines.slice(a, b).to_owned(), Vec::new());
         }
         match lines.redacted() {
-            None => (lines.slice(a, b).to_owned(), 0),
+            None => (lines.slice(a, b).to_owned(), Vec::new()),
             Some(r) if r.lines.len() == lines.len() => {
-                (r.lines.slice(a, b).to_owned(), r.count_in(a, b))
+                (r.lines.slice(a, b).to_owned(), r.report_in(a, b))
             }
             // Redaction always keeps the line count; should it not, redact the slice alone.
             Some(_) => {
-                let red = crate::secrets::redact(lines.slice(a, b));
-                (red.text.into_owned(), red.findings.len())
+                let (text, mut report) = crate::secrets::redact_reported(lines.slice(a, b));
+                crate::secrets::shift_lines(&mut report, a);
+                (text, report)
             }
         }
     };

@@ -153,6 +153,52 @@ pub fn utf16_len(s: &str) -> usize {
     s.chars().map(char::len_utf16).sum()
 }
 
+/// Characters read past the shown part of a source before it is redacted and cut: more than
+/// any secret but a private key block, which is redacted even without its `END` line (see
+/// [`composed_piece`]).
+const REDACT_MARGIN: usize = 16 * 1024;
+
+/// One source of [`compose_context`]: its heading and content, redacted when asked, with the
+/// report (lines numbered in the piece).
+///
+/// Only the first `max_chars` UTF-16 units of the composed text can be shown, so only the
+/// start of a long source is read: [`REDACT_MARGIN`] characters more than the cap (so that a
+/// secret running across the cut is redacted whole), and more while redaction has shrunk that
+/// start below the cap plus the margin (a long key block becomes a few short lines). A 20 MB
+/// source costs what its shown part costs, and the shown text is the same as when the whole
+/// source is redacted.
+fn composed_piece(
+    heading: &str,
+    content: &str,
+    max_chars: usize,
+    redact: bool,
+) -> (String, Vec<crate::secrets::Redaction>) {
+    let mut limit = max_chars.saturating_add(2 * REDACT_MARGIN);
+    loop {
+        let part = prefix_chars(content, limit);
+        let mut piece = format!("{heading}{part}");
+        if !piece.ends_with('\n') {
+            piece.push('\n');
+        }
+        let (piece, report) = if redact {
+            crate::secrets::redact_reported(&piece)
+        } else {
+            (piece, Vec::new())
+        };
+        if part.len() == content.len()
+            || utf16_len(&piece) >= max_chars.saturating_add(REDACT_MARGIN)
+        {
+            return (piece, report);
+        }
+        limit = limit.saturating_mul(4);
+    }
+}
+
+/// The first `n` characters of `text` (all of it when shorter).
+fn prefix_chars(text: &str, n: usize) -> &str {
+    text.char_indices().nth(n).map_or(text, |(i, _)| &text[..i])
+}
+
 /// Cuts `text` to at most `max` UTF-16 units including `marker` (on its own line), at a
 /// character boundary. Returns the text and whether it was cut. When `max` cannot hold the
 /// marker, the text is cut hard at `max`.
@@ -538,23 +584,22 @@ pub fn compose_context(sources: &[ContextSource], max_chars: usize, redact: bool
     let mut ordered: Vec<&ContextSource> = sources.iter().collect();
     ordered.sort_by_key(|s| s.kind); // stable: the caller's order within a kind
     let mut full = String::new();
+    let mut full_lines = 0;
     let mut starts = Vec::with_capacity(ordered.len());
+    let mut redactions = Vec::new();
     for (i, s) in ordered.iter().enumerate() {
         if i > 0 {
             full.push('\n');
+            full_lines += 1;
         }
         starts.push(utf16_len(&full));
-        full.push_str(&format!("## {}: {}\n", s.kind.as_str(), s.label));
-        full.push_str(&s.content);
-        if !s.content.ends_with('\n') {
-            full.push('\n');
-        }
+        let heading = format!("## {}: {}\n", s.kind.as_str(), s.label);
+        let (piece, mut report) = composed_piece(&heading, &s.content, max_chars, redact);
+        crate::secrets::shift_lines(&mut report, full_lines);
+        redactions.extend(report);
+        full_lines += piece.matches('\n').count();
+        full.push_str(&piece);
     }
-    let (full, mut redactions) = if redact {
-        crate::secrets::redact_reported(&full)
-    } else {
-        (full, Vec::new())
-    };
     let already_cut = ordered.iter().any(|s| s.truncated);
     if utf16_len(&full) <= max_chars {
         return Composed {

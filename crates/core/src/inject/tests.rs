@@ -476,6 +476,43 @@ fn compose_context_redacts_caller_text_before_cutting() {
 }
 
 #[test]
+fn compose_context_reads_only_what_it_can_show_of_a_huge_source() {
+    // 4 MB of code after a private key that starts just before the cut and whose body runs
+    // far past it: the composed text is what a source holding only its first part gives,
+    // and no line of the key survives.
+    let key = fakes::samples(SecretKind::PrivateKey, 7)[0].clone();
+    let body_line = key.lines().nth(1).unwrap().to_owned();
+    let long_key = key.replacen(
+        &format!("{body_line}\n"),
+        &format!("{body_line}\n").repeat(2000),
+        1,
+    );
+    let head = "let x = 1;\n".repeat(400);
+    let tail = "fn f() {}\n".repeat(400_000);
+    let content = format!("{head}{long_key}\n{tail}");
+    let short = &content[..200_000];
+    let sources = [
+        source(SourceKind::File, "big", &content),
+        source(SourceKind::Diff, "d", "+x\n"),
+    ];
+    let short_sources = [
+        source(SourceKind::File, "big", short),
+        source(SourceKind::Diff, "d", "+x\n"),
+    ];
+    let c = compose_context(&sources, DEFAULT_MAX_CHARS, true);
+    assert_eq!(c, compose_context(&short_sources, DEFAULT_MAX_CHARS, true));
+    assert!(c.truncated);
+    assert_eq!(c.omitted, vec!["d".to_owned()]);
+    assert!(!c.text.contains(&body_line[..20]), "{}", c.text);
+    assert_eq!(c.redactions.len(), 1);
+    assert_eq!(c.redactions[0].kind, SecretKind::PrivateKey);
+    assert_eq!(c.redactions[0].line, 402);
+    // Without redaction the shown text is the plain prefix.
+    let raw = compose_context(&sources, DEFAULT_MAX_CHARS, false);
+    assert!(raw.text.contains(&body_line));
+}
+
+#[test]
 fn dir_context_reports_no_redactions_on_plain_trees() {
     let repo = TestRepo::plain();
     repo.write("src/lib.rs", "pub fn parse() {}\n");

@@ -153,8 +153,10 @@ pub struct FileContextResult {
     pub source: Source,
     /// Lines in the file, when the whole file was read.
     pub total_lines: Option<usize>,
-    /// Suspected secrets replaced by `[REDACTED:<kind>]` in `lines` and `content`.
+    /// Suspected secrets replaced by `[REDACTED:<kind>]` in `lines` and `content`: how many.
     pub redacted: usize,
+    /// The same secrets: kind and 1-based file line each, never the value.
+    pub redactions: Vec<crate::secrets::Redaction>,
     /// Anything the caller should know (why the fallback was used, a ref that Hound cannot
     /// vouch for, redactions).
     pub warnings: Vec<String>,
@@ -282,7 +284,9 @@ fn build(
     mut warnings: Vec<String>,
 ) -> FileContextResult {
     let end = c.start + lines.len() - 1;
-    let (lines, redacted) = redact_lines(lines);
+    let (lines, mut redactions) = redact_lines(lines);
+    crate::secrets::shift_lines(&mut redactions, c.start - 1);
+    let redacted = redactions.len();
     if redacted > 0 {
         warnings.push(format!(
             "{redacted} suspected secret(s) replaced by [REDACTED:<kind>] markers."
@@ -302,32 +306,38 @@ fn build(
         source,
         total_lines,
         redacted,
+        redactions,
         warnings,
     }
 }
 
 /// Redacts secrets before the lines reach a model ([`crate::secrets::redact`]); the line count
 /// is kept (a line that would not survive is redacted on its own instead).
-fn redact_lines(lines: Vec<String>) -> (Vec<String>, usize) {
+fn redact_lines(lines: Vec<String>) -> (Vec<String>, Vec<crate::secrets::Redaction>) {
     let joined = lines.join("\n");
-    let r = crate::secrets::redact(&joined);
-    if r.findings.is_empty() {
-        return (lines, 0);
+    let (text, report) = crate::secrets::redact_reported(&joined);
+    if report.is_empty() {
+        return (lines, report);
     }
-    let split: Vec<String> = r.text.split('\n').map(str::to_owned).collect();
+    let split: Vec<String> = text.split('\n').map(str::to_owned).collect();
     if split.len() == lines.len() {
-        return (split, r.findings.len());
+        return (split, report);
     }
-    let mut count = 0;
+    let mut report = Vec::new();
     let per_line = lines
         .iter()
-        .map(|l| {
-            let r = crate::secrets::redact(l);
-            count += r.findings.len();
-            r.text.replace('\n', " ")
+        .enumerate()
+        .map(|(i, l)| {
+            let (text, found) = crate::secrets::redact_reported(l);
+            report.extend(
+                found
+                    .into_iter()
+                    .map(|r| crate::secrets::Redaction { line: i + 1, ..r }),
+            );
+            text.replace('\n', " ")
         })
         .collect();
-    (per_line, count)
+    (per_line, report)
 }
 
 /// Finds the Hound repository for a code host's `owner/name` ([`super::hound::hound_repo_key`]).

@@ -31,6 +31,83 @@ pub struct LineWindow {
     sniff: Vec<u8>,
     /// The last line ended with a CR: an LF right after it belongs to the same line break.
     after_cr: bool,
+    /// How the stream's bytes become text.
+    decoder: Decoder,
+}
+
+/// The stream's encoding, known from its first two bytes: UTF-16 with a byte-order mark (as
+/// local reads accept it) is decoded to UTF-8 as it arrives; anything else is read as UTF-8.
+#[derive(Debug)]
+enum Decoder {
+    /// Fewer than two bytes seen: the bytes so far.
+    Undecided(Vec<u8>),
+    Utf8,
+    /// UTF-16; `carry` holds the bytes of a unit or surrogate pair that a chunk split.
+    Utf16 {
+        little_endian: bool,
+        carry: Vec<u8>,
+    },
+}
+
+impl Decoder {
+    /// The UTF-8 text of `chunk` (and of what earlier chunks left), keeping an incomplete
+    /// tail for the next chunk; at the end of the stream (`last`) nothing is kept.
+    fn decode<'a>(&mut self, chunk: &'a [u8], last: bool) -> std::borrow::Cow<'a, [u8]> {
+        use std::borrow::Cow;
+        if let Decoder::Undecided(head) = self {
+            head.extend_from_slice(chunk);
+            if head.len() < 2 && !last {
+                return Cow::Borrowed(&[]);
+            }
+            let head = std::mem::take(head);
+            *self = match head.get(..2) {
+                Some([0xFF, 0xFE]) => Decoder::Utf16 {
+                    little_endian: true,
+                    carry: Vec::new(),
+                },
+                Some([0xFE, 0xFF]) => Decoder::Utf16 {
+                    little_endian: false,
+                    carry: Vec::new(),
+                },
+                _ => Decoder::Utf8,
+            };
+            return match self {
+                Decoder::Utf16 { .. } => Cow::Owned(self.decode(&head[2..], last).into_owned()),
+                _ => Cow::Owned(head),
+            };
+        }
+        let Decoder::Utf16 {
+            little_endian,
+            carry,
+        } = self
+        else {
+            return Cow::Borrowed(chunk);
+        };
+        carry.extend_from_slice(chunk);
+        let unit = |b: &[u8]| {
+            if *little_endian {
+                u16::from_le_bytes([b[0], b[1]])
+            } else {
+                u16::from_be_bytes([b[0], b[1]])
+            }
+        };
+        let mut units: Vec<u16> = carry.chunks_exact(2).map(unit).collect();
+        let mut keep = carry.len() % 2;
+        // A high surrogate at the end waits for its pair.
+        if !last && units.last().is_some_and(|u| (0xD800..0xDC00).contains(u)) {
+            units.pop();
+            keep += 2;
+        }
+        let mut out = String::with_capacity(units.len());
+        out.extend(char::decode_utf16(units).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)));
+        if last && keep > 0 {
+            out.push(char::REPLACEMENT_CHARACTER);
+            keep = 0;
+        }
+        let rest = carry.split_off(carry.len() - keep);
+        *carry = rest;
+        Cow::Owned(out.into_bytes())
+    }
 }
 
 /// The outcome of a [`LineWindow`].
@@ -63,6 +140,7 @@ impl LineWindow {
             seen: 0,
             sniff: Vec::new(),
             after_cr: false,
+            decoder: Decoder::Undecided(Vec::new()),
         }
     }
 
@@ -81,8 +159,26 @@ impl LineWindow {
     }
 
     /// Feeds one chunk; returns `Ok(true)` once [`is_done`](Self::is_done).
-    pub fn feed(&mut self, mut chunk: &[u8]) -> Result<bool> {
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<bool> {
         self.seen += chunk.len() as u64;
+        let mut decoder = std::mem::replace(&mut self.decoder, Decoder::Utf8);
+        let text = decoder.decode(chunk, false);
+        self.decoder = decoder;
+        self.feed_text(&text)?;
+        if self.is_done() {
+            return Ok(true);
+        }
+        if self.seen > self.cap {
+            return Err(Error::invalid_request(format!(
+                "lines {}-{} are beyond the first {} bytes of the file that are read (maxBytes)",
+                self.start, self.end, self.cap
+            )));
+        }
+        Ok(false)
+    }
+
+    /// Splits decoded UTF-8 text into lines, keeping those of the window.
+    fn feed_text(&mut self, mut chunk: &[u8]) -> Result<()> {
         if self.sniff.len() < BINARY_SNIFF_BYTES {
             let take = (BINARY_SNIFF_BYTES - self.sniff.len()).min(chunk.len());
             self.sniff.extend_from_slice(&chunk[..take]);
@@ -119,16 +215,7 @@ impl LineWindow {
                 None => chunk = &[],
             }
         }
-        if self.is_done() {
-            return Ok(true);
-        }
-        if self.seen > self.cap {
-            return Err(Error::invalid_request(format!(
-                "lines {}-{} are beyond the first {} bytes of the file that are read (maxBytes)",
-                self.start, self.end, self.cap
-            )));
-        }
-        Ok(false)
+        Ok(())
     }
 
     fn finish_line(&mut self) {
@@ -153,6 +240,11 @@ impl LineWindow {
     ///
     /// `invalid_request` if the file is binary, or if `start` is past its last line.
     pub fn finish(mut self, reached_end: bool) -> Result<Window> {
+        if reached_end {
+            let mut decoder = std::mem::replace(&mut self.decoder, Decoder::Utf8);
+            let text = decoder.decode(&[], true).into_owned();
+            self.feed_text(&text)?;
+        }
         if refused(&self.sniff) {
             return Err(binary_error());
         }
@@ -174,10 +266,10 @@ impl LineWindow {
     }
 }
 
-/// Whether a stream is refused: binary, or UTF-16 (local reads decode UTF-16 with a BOM, but a
-/// window is split on byte values and decoded as UTF-8, so it stays refused here).
+/// Whether a stream is refused as binary (judged on its decoded text, so UTF-16 with a
+/// byte-order mark is text, as in local reads).
 fn refused(sniff: &[u8]) -> bool {
-    looks_binary(sniff) || sniff.starts_with(&[0xFF, 0xFE]) || sniff.starts_with(&[0xFE, 0xFF])
+    looks_binary(sniff)
 }
 
 /// The error for a line past the end of a file.
@@ -222,6 +314,74 @@ mod tests {
             }
         }
         w.finish(true)
+    }
+
+    fn utf16(text: &str, little_endian: bool) -> Vec<u8> {
+        let mut out = if little_endian {
+            vec![0xFF, 0xFE]
+        } else {
+            vec![0xFE, 0xFF]
+        };
+        for u in text.encode_utf16() {
+            out.extend(if little_endian {
+                u.to_le_bytes()
+            } else {
+                u.to_be_bytes()
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn utf16_with_a_bom_is_text_across_any_chunking() {
+        let text = "héllo\r\nwörld 😀\rthird → line\nfourth";
+        for le in [true, false] {
+            let bytes = utf16(text, le);
+            for chunk in [1, 2, 3, 5, 7, 100] {
+                let w = window(&bytes, 1, 4, chunk).unwrap();
+                assert_eq!(
+                    w.lines,
+                    ["héllo", "wörld 😀", "third → line", "fourth"],
+                    "le {le} chunk {chunk}"
+                );
+                assert_eq!(w.total_lines, Some(4));
+            }
+        }
+        // An odd last byte and a lone high surrogate become U+FFFD, not a panic or a hang.
+        let mut bytes = utf16("ab", true);
+        bytes.extend([0x3D, 0xD8, 0x41]);
+        let w = window(&bytes, 1, 1, 3).unwrap();
+        assert_eq!(w.lines, ["ab\u{FFFD}\u{FFFD}"]);
+        // UTF-16 binary (NULs in the decoded text) is still refused.
+        let mut bin = utf16("x", true);
+        bin.extend(std::iter::repeat_n(0u8, 64));
+        assert!(window(&bin, 1, 1, 8).is_err());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 256,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(14),
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// Any bytes a server sends, cut into any chunks: never a panic, and the result does
+        /// not depend on the chunking.
+        #[test]
+        fn any_stream_any_chunking(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..600),
+            start in 1usize..20,
+            len in 0usize..20,
+            chunk in 1usize..64,
+        ) {
+            let a = window(&bytes, start, start + len, chunk);
+            let b = window(&bytes, start, start + len, bytes.len().max(1));
+            proptest::prop_assert_eq!(a.is_ok(), b.is_ok());
+            if let (Ok(a), Ok(b)) = (a, b) {
+                proptest::prop_assert_eq!(&a, &b);
+                proptest::prop_assert!(a.lines.len() <= len + 1);
+            }
+        }
     }
 
     #[test]

@@ -39,6 +39,8 @@ mod settings;
 #[cfg(test)]
 mod github_tests;
 #[cfg(test)]
+mod hostile_tests;
+#[cfg(test)]
 mod test_server;
 #[cfg(test)]
 mod tests;

@@ -815,6 +815,14 @@ async fn secrets_are_redacted_in_context_but_not_in_raw_files() {
     assert_eq!(r.redacted, 1);
     assert_eq!(r.lines.len(), 3);
     assert_eq!(r.lines[1], "const token = \"[REDACTED:github_token]\";");
+    // Reported by kind and file line (the window is lines 1-3).
+    assert_eq!(
+        r.redactions,
+        vec![crate::secrets::Redaction {
+            kind: crate::secrets::SecretKind::GithubToken,
+            line: 2
+        }]
+    );
     assert!(!r.content.contains("ghp_R8sK"));
     assert!(r.warnings.iter().any(|w| w.contains("REDACTED")));
     let raw = client

@@ -99,6 +99,24 @@ pub struct Request {
     pub limit: usize,
 }
 
+/// How snippets are returned: what [`Retrieval::retrieve_with`] adds to or takes from them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SnippetOptions {
+    /// Each snippet carries the [`Signals`] that scored its file. Default false.
+    pub explain: bool,
+    /// Secrets in snippet text are replaced by `[REDACTED:<kind>]` and reported. Default true.
+    pub redact: bool,
+}
+
+impl Default for SnippetOptions {
+    fn default() -> Self {
+        SnippetOptions {
+            explain: false,
+            redact: true,
+        }
+    }
+}
+
 /// A ranked snippet.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Snippet {
@@ -121,6 +139,9 @@ pub struct Snippet {
     pub language: Option<&'static str>,
     /// The signals that scored the snippet's file, when the request asked to explain.
     pub signals: Option<Signals>,
+    /// The secrets replaced by `[REDACTED:<kind>]` in `content`: kind and 1-based line of
+    /// the file (within `start_line..=end_line`), never the value.
+    pub redactions: Vec<crate::secrets::Redaction>,
 }
 
 /// The state of a root's index.
@@ -266,13 +287,17 @@ impl Retrieval {
     /// Errors: `invalid_request` for a root that is not an absolute path to an existing
     /// directory, or a prompt over [`MAX_PROMPT_BYTES`].
     pub fn retrieve(&self, request: &Request) -> Result<Vec<Snippet>> {
-        self.retrieve_with(request, false)
+        self.retrieve_with(request, &SnippetOptions::default())
     }
 
-    /// [`retrieve`](Self::retrieve), and with `explain` each snippet carries the
-    /// [`Signals`] that scored its file.
-    pub fn retrieve_with(&self, request: &Request, explain: bool) -> Result<Vec<Snippet>> {
-        self.retrieve_cancellable(request, explain, &Cancel::default())
+    /// [`retrieve`](Self::retrieve) with the snippets shaped by `options` (explained, or
+    /// not redacted).
+    pub fn retrieve_with(
+        &self,
+        request: &Request,
+        options: &SnippetOptions,
+    ) -> Result<Vec<Snippet>> {
+        self.retrieve_cancellable(request, options, &Cancel::default())
     }
 
     /// [`Retrieval::retrieve_with`] that stops when `cancel` is set or its deadline passes (an
@@ -280,7 +305,7 @@ impl Retrieval {
     pub fn retrieve_cancellable(
         &self,
         request: &Request,
-        explain: bool,
+        options: &SnippetOptions,
         cancel: &Cancel,
     ) -> Result<Vec<Snippet>> {
         if request.prompt.len() > MAX_PROMPT_BYTES {
@@ -306,7 +331,7 @@ impl Retrieval {
         let mut hits = rank::rank(index, &query, candidates);
         rank::exact_definitions(index, &query, &mut hits);
         hits.truncate(limit);
-        let out = snippets(index, &hits, limit, explain);
+        let out = snippets(index, &hits, limit, *options);
         drop(guard);
         self.enforce_budget(&slot);
         Ok(out)
@@ -586,7 +611,7 @@ fn snippets(
     index: &mut Index,
     hits: &[rank::FileHit],
     limit: usize,
-    explain: bool,
+    options: SnippetOptions,
 ) -> Vec<Snippet> {
     let mut wanted: Vec<(u32, u32, f32, Signals)> = Vec::new();
     for h in hits {
@@ -613,10 +638,15 @@ fn snippets(
         let b = (c.end_line as usize).min(lines.len());
         // Redacted before it is cut, and as the lines read in the whole file (a snippet that
         // starts inside a private key block has no BEGIN line of its own).
-        let (redacted, _) = crate::secrets::redact_lines(&text, a, b);
-        let redacted: Vec<&str> = redacted.split('\n').collect();
-        let (content, kept) = bounded(&redacted);
+        let (shown, mut redactions) = if options.redact {
+            crate::secrets::redact_lines(&text, a, b)
+        } else {
+            (lines[a..b].join("\n"), Vec::new())
+        };
+        let shown: Vec<&str> = shown.split('\n').collect();
+        let (content, kept) = bounded(&shown);
         let end_line = c.start_line + kept.saturating_sub(1) as u32;
+        redactions.retain(|r| r.line <= end_line as usize);
         let score = f64::from(score);
         if !score.is_finite() {
             continue;
@@ -630,7 +660,8 @@ fn snippets(
             start_line: c.start_line,
             end_line,
             language: meta.language,
-            signals: explain.then_some(signals),
+            signals: options.explain.then_some(signals),
+            redactions,
         });
     }
     out

@@ -6,6 +6,11 @@ use std::sync::Arc;
 
 use super::*;
 
+const EXPLAIN: SnippetOptions = SnippetOptions {
+    explain: true,
+    redact: true,
+};
+
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
     fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -373,6 +378,31 @@ fn redacts_secrets_in_snippets() {
     assert_eq!(out[0].path, "src/deploy.ts");
     assert!(!out[0].content.contains(token), "{}", out[0].content);
     assert!(out[0].content.contains("[REDACTED:"), "{}", out[0].content);
+    // Reported with its kind and file line, never its value.
+    assert_eq!(
+        out[0].redactions,
+        vec![crate::secrets::Redaction {
+            kind: crate::secrets::SecretKind::GithubToken,
+            line: 2
+        }]
+    );
+    assert!(!format!("{:?}", out[0].redactions).contains(token));
+    // The caller may opt out: the text as it is, nothing reported.
+    let raw = r
+        .retrieve_with(
+            &request(dir.path(), "deployTokenConfig", 5),
+            &SnippetOptions {
+                explain: false,
+                redact: false,
+            },
+        )
+        .unwrap();
+    assert_eq!(raw[0].path, "src/deploy.ts");
+    assert!(raw[0].content.contains(token));
+    assert!(raw[0].redactions.is_empty());
+    // Snippets without secrets report nothing.
+    let plain = r.retrieve(&request(dir.path(), "session", 5)).unwrap();
+    assert!(plain.iter().all(|s| s.redactions.is_empty()));
 }
 
 /// Issue 14 item 1: a snippet that starts inside a private key block (the chunker splits a
@@ -409,6 +439,17 @@ fn snippets_starting_inside_a_key_block_show_none_of_it() {
     for s in &out {
         for line in &body {
             assert!(!s.content.contains(line.as_str()), "leaked in {}", s.source);
+        }
+        if s.content.contains("[REDACTED:private_key]") {
+            assert!(
+                s.redactions
+                    .iter()
+                    .any(|r| r.kind == crate::secrets::SecretKind::PrivateKey
+                        && (s.start_line as usize..=s.end_line as usize).contains(&r.line)),
+                "{}: {:?}",
+                s.source,
+                s.redactions
+            );
         }
     }
 }
@@ -809,7 +850,7 @@ fn traceback_frames_find_the_failing_function() {
     }
     let prompt = "Reading a table without a format crashes\n\n```\nTraceback (most recent call last):\n  File \"/home/me/script.py\", line 4, in <module>\n    t = read_table('x.csv')\n  File \"/usr/lib/python3/site-packages/lib/io/rows.py\", line 4, in parse_rows\n    rows.append(line.split(fmt.sep))\nAttributeError: 'NoneType' object has no attribute 'sep'\n```\n";
     let out = Retrieval::default()
-        .retrieve_with(&request(r, prompt, 10), true)
+        .retrieve_with(&request(r, prompt, 10), &EXPLAIN)
         .unwrap();
     let top = out[0].signals.unwrap();
     assert!(top.mention > 0.0, "{top:?}");
@@ -823,7 +864,7 @@ fn explain_reports_the_signals() {
     let req = request(dir.path(), "parseCookie header", 5);
     let plain = ret.retrieve(&req).unwrap();
     assert!(plain.iter().all(|s| s.signals.is_none()));
-    let out = ret.retrieve_with(&req, true).unwrap();
+    let out = ret.retrieve_with(&req, &EXPLAIN).unwrap();
     assert_eq!(out.len(), plain.len());
     let top = &out[0];
     assert_eq!(top.path, "src/cookie.ts");
@@ -842,7 +883,7 @@ fn explain_reports_the_signals() {
     assert_eq!(strip(&out), strip(&plain));
     // The README is docs.
     let out = ret
-        .retrieve_with(&request(dir.path(), "tiny web framework", 5), true)
+        .retrieve_with(&request(dir.path(), "tiny web framework", 5), &EXPLAIN)
         .unwrap();
     let readme = out.iter().find(|s| s.path == "README.md").unwrap();
     assert_eq!(readme.signals.unwrap().role, Role::Docs);
