@@ -19,11 +19,12 @@ use reqwest::header::{HeaderValue, CONTENT_TYPE};
 use reqwest::{StatusCode, Url};
 use serde::Deserialize;
 
-use super::http::{self, Auth, Deadline, Get};
-use super::lines::{binary_error, LineWindow, Window};
+use super::host::{not_found, Body, HostApi, HostClient};
+use super::http::{self, Deadline, Get};
+use super::lines::binary_error;
 use super::settings::{self, env_var, ServerSettings};
 use crate::error::{Error, Result};
-use crate::fs_scope::{looks_binary, ReadLimits, Scope};
+use crate::fs_scope::{ReadLimits, Scope};
 
 /// The ADR's default server, used when neither `baseUrl` nor `GITEA_URL` is set.
 pub const DEFAULT_GITEA_URL: &str = "https://git.integrolabs.net";
@@ -276,23 +277,12 @@ struct RepoInfo {
     empty: bool,
 }
 
-/// A client of one Gitea server.
-#[derive(Debug, Clone)]
-pub struct GiteaClient {
-    base: Url,
-    token: Option<Token>,
-    timeout: Duration,
-    max_bytes: u64,
-}
+/// What is particular to Gitea's API (see the module notes); the rest is [`HostClient`]'s.
+#[derive(Debug, Clone, Copy)]
+pub struct GiteaApi;
 
-/// The 404 message: the same for a missing repo, ref, path, or a private repo (Gitea does not
-/// tell them apart, and neither may we).
-fn not_found(what: &str) -> Error {
-    Error::invalid_request(format!(
-        "not found: {what} (a private repository the token cannot read also answers not found)"
-    ))
-    .with_reason(crate::error::reason::NOT_FOUND)
-}
+/// A client of one Gitea server.
+pub type GiteaClient = HostClient<GiteaApi>;
 
 impl GiteaClient {
     /// A client for `config`; `invalid_request` for a bad URL, a zero timeout or cap.
@@ -302,32 +292,7 @@ impl GiteaClient {
             timeout: config.timeout,
             max_bytes: config.max_bytes,
         };
-        Ok(GiteaClient {
-            base: s.check()?,
-            token: config.token,
-            timeout: s.timeout,
-            max_bytes: s.max_bytes,
-        })
-    }
-
-    /// The server URL (with a trailing slash).
-    pub fn base_url(&self) -> &str {
-        self.base.as_str()
-    }
-
-    /// Whether a token is configured.
-    pub fn has_token(&self) -> bool {
-        self.token.is_some()
-    }
-
-    /// The call deadline.
-    pub fn timeout(&self) -> Duration {
-        self.timeout
-    }
-
-    /// The byte cap.
-    pub fn max_bytes(&self) -> u64 {
-        self.max_bytes
+        HostClient::with_api(&s, config.token, |_| GiteaApi)
     }
 
     fn api<'a>(&self, repo: &'a RepoName, rest: impl IntoIterator<Item = &'a str>) -> Url {
@@ -346,98 +311,92 @@ impl GiteaClient {
     }
 
     async fn get(&self, url: Url, deadline: &Deadline) -> Result<reqwest::Response> {
-        let auth = self.token.as_ref().map(|t| Auth { header: &t.header });
         http::send(
             Get {
                 url,
-                auth,
+                auth: self.auth(),
                 service: "Gitea",
             },
             deadline,
         )
         .await
     }
+}
 
-    /// The whole file `path` of `repo` at `r#ref` (default branch when `None`), as text
-    /// (invalid UTF-8 replaced). `invalid_request` for a binary file, a file over the byte cap,
-    /// an unknown ref or a 404.
-    pub async fn get_raw_file(
-        &self,
-        repo: &str,
-        path: &str,
-        r#ref: Option<&str>,
-    ) -> Result<String> {
-        let repo = RepoName::parse(repo)?;
-        let path = check_path(path)?;
-        let r#ref = r#ref.map(check_ref).transpose()?;
-        let deadline = Deadline::after(self.timeout);
-        deadline
-            .run("Gitea", async {
-                let served = match &r#ref {
-                    Some(r) => Some(self.resolve_ref(&repo, r, &deadline).await?),
-                    None => None,
-                };
-                let response = self.raw(&repo, &path, served.as_ref(), &deadline).await?;
-                let cap = self.max_bytes;
-                let bytes = http::read_capped(response, cap, "Gitea", &deadline, || {
-                    Error::invalid_request(format!(
-                        "the file is larger than the {cap}-byte limit (maxBytes)"
-                    ))
-                    .with_reason(crate::error::reason::TOO_LARGE)
-                })
-                .await?;
-                if looks_binary(&bytes) {
-                    return Err(binary_error());
-                }
-                Ok(match String::from_utf8(bytes) {
-                    Ok(s) => s,
-                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-                })
-            })
-            .await
-    }
+impl HostApi for GiteaApi {
+    const SERVICE: &'static str = "Gitea";
+    /// Gitea's raw-file API serves the default branch when no `ref` is given.
+    const SERVES_DEFAULT_BRANCH: bool = true;
 
-    /// Lines `start..=end` of `path`, streamed (reading stops after `end`), and the ref served.
-    pub(crate) async fn file_window(
-        &self,
+    /// `GET /api/v1/repos/{owner}/{repo}`; an empty repository is not found.
+    async fn describe_default_branch(
+        client: &GiteaClient,
         repo: &RepoName,
-        path: &str,
-        r#ref: Option<&str>,
-        start: usize,
-        end: usize,
-    ) -> Result<(ServedRef, Window)> {
-        let deadline = Deadline::after(self.timeout);
-        deadline
-            .run("Gitea", async {
-                let served = match r#ref {
-                    Some(r) => self.resolve_ref(repo, r, &deadline).await?,
-                    None => ServedRef {
-                        name: self.default_branch(repo, &deadline).await?,
-                        kind: RefKind::Branch,
-                    },
-                };
-                let response = self.raw(repo, path, Some(&served), &deadline).await?;
-                let mut window = LineWindow::new(start, end, self.max_bytes);
-                let stopped =
-                    http::stream(response, "Gitea", &deadline, |chunk| window.feed(chunk)).await?;
-                Ok((served, window.finish(!stopped)?))
-            })
-            .await
+        deadline: &Deadline,
+    ) -> Result<String> {
+        let response = client.get(client.api(repo, []), deadline).await?;
+        match response.status() {
+            StatusCode::OK => {}
+            StatusCode::NOT_FOUND => return Err(not_found("repository")),
+            status => return Err(http::status_error(status, "Gitea")),
+        }
+        let body = http::read_capped(response, 1 << 20, "Gitea", deadline, || {
+            Error::unavailable("Gitea answered with an oversized repository description")
+        })
+        .await?;
+        let info: RepoInfo = serde_json::from_slice(&body).map_err(|e| {
+            Error::unavailable("Gitea answered with an invalid repository description")
+                .with_source(e)
+        })?;
+        if info.empty {
+            return Err(Error::invalid_request("not found: the repository is empty")
+                .with_reason(crate::error::reason::NOT_FOUND));
+        }
+        Ok(info.default_branch)
     }
 
-    /// Sends the raw-file request and checks status and content type.
-    async fn raw(
-        &self,
+    /// A branch, else a tag, else `invalid_request`: what Gitea would silently replace by the
+    /// default branch is refused.
+    async fn find_ref(
+        client: &GiteaClient,
+        repo: &RepoName,
+        r#ref: &str,
+        deadline: &Deadline,
+    ) -> Result<ServedRef> {
+        for (kind, segment) in [(RefKind::Branch, "branches"), (RefKind::Tag, "tags")] {
+            let url = client.api(repo, std::iter::once(segment).chain(r#ref.split('/')));
+            let response = client.get(url, deadline).await?;
+            match response.status() {
+                StatusCode::OK => {
+                    return Ok(ServedRef {
+                        name: r#ref.to_owned(),
+                        kind,
+                    })
+                }
+                StatusCode::NOT_FOUND => {}
+                status => return Err(http::status_error(status, "Gitea")),
+            }
+        }
+        Err(Error::invalid_request(
+            "not found: ref is not a branch, tag or full commit SHA of the repository \
+             (Gitea would silently serve the default branch instead; short SHAs are not accepted)",
+        )
+        .with_reason(crate::error::reason::NOT_FOUND))
+    }
+
+    /// The raw-file request, its status and content type checked.
+    async fn open(
+        client: &GiteaClient,
         repo: &RepoName,
         path: &str,
         served: Option<&ServedRef>,
         deadline: &Deadline,
-    ) -> Result<reqwest::Response> {
-        let mut url = self.api(repo, std::iter::once("raw").chain(path.split('/')));
+    ) -> Result<Body> {
+        let mut url = client.api(repo, std::iter::once("raw").chain(path.split('/')));
         if let Some(served) = served {
             url.query_pairs_mut().append_pair("ref", &served.name);
         }
-        let response = self.get(url, deadline).await?;
+        let response = client.get(url, deadline).await?;
         match response.status() {
             StatusCode::OK => {}
             StatusCode::NOT_FOUND => return Err(not_found("repository, ref or file")),
@@ -460,109 +419,21 @@ impl GiteaClient {
         if binary_type {
             return Err(binary_error());
         }
-        Ok(response)
+        Ok(Body::Stream(response))
     }
 
-    /// The repository's default branch, from `GET /api/v1/repos/{owner}/{repo}` (remembered for
-    /// a minute).
-    pub(crate) async fn default_branch(
-        &self,
-        repo: &RepoName,
-        deadline: &Deadline,
-    ) -> Result<String> {
-        if let Some(branch) = super::settings::cached_default_branch(self.base.as_str(), repo) {
-            return Ok(branch);
-        }
-        let response = self.get(self.api(repo, []), deadline).await?;
-        match response.status() {
-            StatusCode::OK => {}
-            StatusCode::NOT_FOUND => return Err(not_found("repository")),
-            status => return Err(http::status_error(status, "Gitea")),
-        }
-        let body = http::read_capped(response, 1 << 20, "Gitea", deadline, || {
-            Error::unavailable("Gitea answered with an oversized repository description")
-        })
-        .await?;
-        let info: RepoInfo = serde_json::from_slice(&body).map_err(|e| {
-            Error::unavailable("Gitea answered with an invalid repository description")
-                .with_source(e)
-        })?;
-        if info.empty {
-            return Err(Error::invalid_request("not found: the repository is empty")
-                .with_reason(crate::error::reason::NOT_FOUND));
-        }
-        let branch = check_ref(&info.default_branch).map_err(|_| {
-            Error::unavailable("Gitea answered with an invalid default branch name")
-        })?;
-        super::settings::remember_default_branch(self.base.as_str(), repo, &branch);
-        Ok(branch)
-    }
-
-    /// Resolves `r#ref` the way Gitea would, but refuses what Gitea would silently replace by
-    /// the default branch: a full SHA is a commit; otherwise a branch, else a tag, else
-    /// `invalid_request`.
-    pub(crate) async fn resolve_ref(
-        &self,
-        repo: &RepoName,
-        r#ref: &str,
-        deadline: &Deadline,
-    ) -> Result<ServedRef> {
-        if is_full_sha(r#ref) {
-            return Ok(ServedRef {
-                name: r#ref.to_owned(),
-                kind: RefKind::Commit,
-            });
-        }
-        if r#ref == "HEAD" {
-            return Ok(ServedRef {
-                name: self.default_branch(repo, deadline).await?,
-                kind: RefKind::Branch,
-            });
-        }
-        for (kind, segment) in [(RefKind::Branch, "branches"), (RefKind::Tag, "tags")] {
-            let url = self.api(repo, std::iter::once(segment).chain(r#ref.split('/')));
-            let response = self.get(url, deadline).await?;
-            match response.status() {
-                StatusCode::OK => {
-                    return Ok(ServedRef {
-                        name: r#ref.to_owned(),
-                        kind,
-                    })
-                }
-                StatusCode::NOT_FOUND => {}
-                status => return Err(http::status_error(status, "Gitea")),
-            }
-        }
-        Err(Error::invalid_request(
-            "not found: ref is not a branch, tag or full commit SHA of the repository \
-             (Gitea would silently serve the default branch instead; short SHAs are not accepted)",
-        )
-        .with_reason(crate::error::reason::NOT_FOUND))
-    }
-
-    /// The web URL of `path` at `served` with a line-range anchor:
-    /// `{base}{owner}/{repo}/src/{branch|tag|commit}/{ref}/{path}#L{start}-L{end}`.
-    pub fn web_url(
-        &self,
-        repo: &RepoName,
-        served: &ServedRef,
-        path: &str,
-        start: usize,
-        end: usize,
-    ) -> String {
-        let mut url = http::join_segments(
-            &self.base,
-            [
-                repo.owner.as_str(),
-                repo.name.as_str(),
-                "src",
-                served.kind.as_str(),
-            ]
-            .into_iter()
-            .chain(served.name.split('/'))
-            .chain(path.split('/')),
-        );
-        url.set_fragment(Some(&format!("L{start}-L{end}")));
-        url.into()
+    /// `{base}{owner}/{repo}/src/{branch|tag|commit}/`, then the ref and the path.
+    fn web_prefix<'a>(
+        client: &'a GiteaClient,
+        repo: &'a RepoName,
+        served: &'a ServedRef,
+    ) -> (&'a Url, Vec<&'a str>) {
+        let prefix = vec![
+            repo.owner.as_str(),
+            repo.name.as_str(),
+            "src",
+            served.kind.as_str(),
+        ];
+        (&client.base, prefix)
     }
 }

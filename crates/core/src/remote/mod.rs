@@ -31,6 +31,7 @@
 mod context;
 mod gitea;
 mod github;
+mod host;
 mod hound;
 pub(crate) mod http;
 mod lines;
@@ -48,8 +49,11 @@ pub use context::{
     FileContextRequest, FileContextResult, RemoteConfig, Source, DEFAULT_CONTEXT_LINES,
     MAX_CONTEXT_LINES, MAX_LINE,
 };
-pub use gitea::{GiteaClient, GiteaConfig, RefKind, RepoName, ServedRef, Token, DEFAULT_GITEA_URL};
-pub use github::{GitHubClient, GitHubConfig, DEFAULT_GITHUB_URL};
+pub use gitea::{
+    GiteaApi, GiteaClient, GiteaConfig, RefKind, RepoName, ServedRef, Token, DEFAULT_GITEA_URL,
+};
+pub use github::{GitHubApi, GitHubClient, GitHubConfig, DEFAULT_GITHUB_URL};
+pub use host::HostClient;
 pub use hound::{
     hound_repo_key, Excluded, HoundClient, HoundConfig, HoundFileMatch, HoundMatch, HoundRepo,
     HoundRepoResult, HoundSearch, HoundSearchResult, HoundStats, Paging, UrlPattern,
