@@ -13,16 +13,15 @@
 //!   their media type. Both the type and the first 8 KiB are checked.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use reqwest::header::{HeaderValue, CONTENT_TYPE};
 use reqwest::{StatusCode, Url};
 use serde::Deserialize;
 
-use super::host::{not_found, Body, HostApi, HostClient};
+use super::host::{not_found, Body, HostApi, HostClient, HostConfig};
 use super::http::{self, Deadline, Get};
 use super::lines::binary_error;
-use super::settings::{self, env_var, ServerSettings};
+use super::settings::{self, env_var};
 use crate::error::{Error, Result};
 use crate::fs_scope::{ReadLimits, Scope};
 
@@ -64,74 +63,11 @@ impl std::fmt::Debug for Token {
     }
 }
 
-/// Settings of a [`GiteaClient`].
-#[derive(Debug, Clone)]
-pub struct GiteaConfig {
-    /// Server URL, e.g. `https://git.example.com` (a sub-path is kept).
-    pub base_url: String,
-    /// API token; `None` for anonymous access to public repositories.
-    pub token: Option<Token>,
-    /// Deadline of one call (ref resolution, redirects and body included).
-    pub timeout: Duration,
-    /// Byte cap of one file.
-    pub max_bytes: u64,
-}
-
-impl Default for GiteaConfig {
-    fn default() -> Self {
-        let s = ServerSettings::defaults(DEFAULT_GITEA_URL);
-        GiteaConfig {
-            base_url: s.base_url,
-            token: None,
-            timeout: s.timeout,
-            max_bytes: s.max_bytes,
-        }
-    }
-}
-
-impl GiteaConfig {
-    /// Defaults from the environment: `GITEA_URL`, `GITEA_TOKEN` (else the file
-    /// `~/.config/gitea/token`), `GITEA_TIMEOUT` (milliseconds). An invalid `GITEA_TIMEOUT` or
-    /// token is an `invalid_request` naming the variable (never its value).
-    pub fn from_env() -> Result<GiteaConfig> {
-        Self::from_env_with(None, None, None, None)
-    }
-
-    /// Like [`from_env`](Self::from_env), but each setting given here wins and its variable is
-    /// not even read (an explicit `token` also skips the token file).
-    pub fn from_env_with(
-        base_url: Option<String>,
-        token: Option<String>,
-        timeout: Option<Duration>,
-        max_bytes: Option<u64>,
-    ) -> Result<GiteaConfig> {
-        let s = ServerSettings::resolve(
-            settings::Env {
-                default_url: DEFAULT_GITEA_URL,
-                url_var: "GITEA_URL",
-                timeout_var: "GITEA_TIMEOUT",
-            },
-            base_url,
-            timeout,
-            max_bytes,
-        )?;
-        let token = match token {
-            Some(t) => Some(Token::new(&t)?),
-            None => match env_var("GITEA_TOKEN") {
-                Some(t) => Some(Token::new(&t).map_err(|_| {
-                    Error::invalid_request("GITEA_TOKEN must be visible ASCII characters")
-                })?),
-                None => token_file()?,
-            },
-        };
-        Ok(GiteaConfig {
-            base_url: s.base_url,
-            token,
-            timeout: s.timeout,
-            max_bytes: s.max_bytes,
-        })
-    }
-}
+/// Settings of a [`GiteaClient`]. [`HostConfig::from_env`] reads `GITEA_URL`, `GITEA_TOKEN`
+/// (else the file `~/.config/gitea/token`) and `GITEA_TIMEOUT` (milliseconds); an invalid
+/// `GITEA_TIMEOUT` or token is an `invalid_request` naming the variable (never its value), and
+/// an explicit `token` also skips the token file.
+pub type GiteaConfig = HostConfig<GiteaApi>;
 
 /// Reads `~/.config/gitea/token` through `fs_scope` (a symlink leaving that directory, a FIFO
 /// or a huge file is refused). A missing file is no token.
@@ -285,16 +221,6 @@ pub struct GiteaApi;
 pub type GiteaClient = HostClient<GiteaApi>;
 
 impl GiteaClient {
-    /// A client for `config`; `invalid_request` for a bad URL, a zero timeout or cap.
-    pub fn new(config: GiteaConfig) -> Result<GiteaClient> {
-        let s = ServerSettings {
-            base_url: config.base_url,
-            timeout: config.timeout,
-            max_bytes: config.max_bytes,
-        };
-        HostClient::with_api(&s, config.token, |_| GiteaApi)
-    }
-
     fn api<'a>(&self, repo: &'a RepoName, rest: impl IntoIterator<Item = &'a str>) -> Url {
         http::join_segments(
             &self.base,
@@ -325,8 +251,27 @@ impl GiteaClient {
 
 impl HostApi for GiteaApi {
     const SERVICE: &'static str = "Gitea";
+    const ENV: settings::Env = settings::Env {
+        default_url: DEFAULT_GITEA_URL,
+        url_var: "GITEA_URL",
+        timeout_var: "GITEA_TIMEOUT",
+    };
     /// Gitea's raw-file API serves the default branch when no `ref` is given.
     const SERVES_DEFAULT_BRANCH: bool = true;
+
+    fn for_server(_: &Url) -> Self {
+        GiteaApi
+    }
+
+    /// `GITEA_TOKEN`, else the file `~/.config/gitea/token`.
+    fn env_token() -> Result<Option<Token>> {
+        match env_var("GITEA_TOKEN") {
+            Some(t) => Token::new(&t).map(Some).map_err(|_| {
+                Error::invalid_request("GITEA_TOKEN must be visible ASCII characters")
+            }),
+            None => token_file(),
+        }
+    }
 
     /// `GET /api/v1/repos/{owner}/{repo}`; an empty repository is not found.
     async fn describe_default_branch(

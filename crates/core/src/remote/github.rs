@@ -18,17 +18,15 @@
 //! - `Authorization: token <T>` is accepted for every token kind; it is sent only to the
 //!   configured origin ([`http::send`]).
 
-use std::time::Duration;
-
 use base64::Engine as _;
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT};
 use reqwest::{StatusCode, Url};
 use serde::Deserialize;
 
 use super::gitea::{is_full_sha, RefKind, RepoName, ServedRef, Token};
-use super::host::{not_found, too_large, Body, HostApi, HostClient};
+use super::host::{not_found, too_large, Body, HostApi, HostClient, HostConfig};
 use super::http::{self, Deadline, Get};
-use super::settings::{self, ServerSettings};
+use super::settings;
 use crate::error::{Error, Result};
 
 /// The public API, used when neither `baseUrl` nor `GITHUB_API_URL` is set.
@@ -39,76 +37,10 @@ const JSON: &str = "application/vnd.github+json";
 const RAW: &str = "application/vnd.github.raw+json";
 const API_VERSION: &str = "2022-11-28";
 
-/// Settings of a [`GitHubClient`].
-#[derive(Debug, Clone)]
-pub struct GitHubConfig {
-    /// API URL: `https://api.github.com`, or `https://host/api/v3` for GitHub Enterprise.
-    pub base_url: String,
-    /// API token; `None` for anonymous access (public repositories, low rate limit).
-    pub token: Option<Token>,
-    /// Deadline of one call (ref resolution, redirects and body included).
-    pub timeout: Duration,
-    /// Byte cap of one file.
-    pub max_bytes: u64,
-}
-
-impl Default for GitHubConfig {
-    fn default() -> Self {
-        let s = ServerSettings::defaults(DEFAULT_GITHUB_URL);
-        GitHubConfig {
-            base_url: s.base_url,
-            token: None,
-            timeout: s.timeout,
-            max_bytes: s.max_bytes,
-        }
-    }
-}
-
-impl GitHubConfig {
-    /// Defaults from the environment: `GITHUB_API_URL`, `GITHUB_TOKEN` (else `GH_TOKEN`),
-    /// `GITHUB_TIMEOUT` (milliseconds).
-    pub fn from_env() -> Result<GitHubConfig> {
-        Self::from_env_with(None, None, None, None)
-    }
-
-    /// Like [`from_env`](Self::from_env), but each setting given here wins and its variable is
-    /// not read.
-    pub fn from_env_with(
-        base_url: Option<String>,
-        token: Option<String>,
-        timeout: Option<Duration>,
-        max_bytes: Option<u64>,
-    ) -> Result<GitHubConfig> {
-        let s = ServerSettings::resolve(
-            settings::Env {
-                default_url: DEFAULT_GITHUB_URL,
-                url_var: "GITHUB_API_URL",
-                timeout_var: "GITHUB_TIMEOUT",
-            },
-            base_url,
-            timeout,
-            max_bytes,
-        )?;
-        let token = match token {
-            Some(t) => Some(Token::new(&t)?),
-            None => match settings::env_var("GITHUB_TOKEN")
-                .map(|t| ("GITHUB_TOKEN", t))
-                .or_else(|| settings::env_var("GH_TOKEN").map(|t| ("GH_TOKEN", t)))
-            {
-                Some((name, t)) => Some(Token::new(&t).map_err(|_| {
-                    Error::invalid_request(format!("{name} must be visible ASCII characters"))
-                })?),
-                None => None,
-            },
-        };
-        Ok(GitHubConfig {
-            base_url: s.base_url,
-            token,
-            timeout: s.timeout,
-            max_bytes: s.max_bytes,
-        })
-    }
-}
+/// Settings of a [`GitHubClient`]: `base_url` is the API URL (`https://api.github.com`, or
+/// `https://host/api/v3` for GitHub Enterprise). [`HostConfig::from_env`] reads
+/// `GITHUB_API_URL`, `GITHUB_TOKEN` (else `GH_TOKEN`) and `GITHUB_TIMEOUT` (milliseconds).
+pub type GitHubConfig = HostConfig<GitHubApi>;
 
 #[derive(Deserialize)]
 struct RepoInfo {
@@ -217,18 +149,6 @@ fn rate_limit(status: StatusCode, headers: &HeaderMap) -> Option<Error> {
 }
 
 impl GitHubClient {
-    /// A client for `config`; `invalid_request` for a bad URL, a zero timeout or cap.
-    pub fn new(config: GitHubConfig) -> Result<GitHubClient> {
-        let s = ServerSettings {
-            base_url: config.base_url,
-            timeout: config.timeout,
-            max_bytes: config.max_bytes,
-        };
-        HostClient::with_api(&s, config.token, |base| GitHubApi {
-            web: web_root(base),
-        })
-    }
-
     /// The web root links point to (with a trailing slash).
     pub fn web_base_url(&self) -> &str {
         self.api.web.as_str()
@@ -369,8 +289,32 @@ impl GitHubClient {
 
 impl HostApi for GitHubApi {
     const SERVICE: &'static str = "GitHub";
+    const ENV: settings::Env = settings::Env {
+        default_url: DEFAULT_GITHUB_URL,
+        url_var: "GITHUB_API_URL",
+        timeout_var: "GITHUB_TIMEOUT",
+    };
     /// The default branch is looked up (and remembered) even for a whole file.
     const SERVES_DEFAULT_BRANCH: bool = false;
+
+    fn for_server(base: &Url) -> Self {
+        GitHubApi {
+            web: web_root(base),
+        }
+    }
+
+    /// `GITHUB_TOKEN`, else `GH_TOKEN`.
+    fn env_token() -> Result<Option<Token>> {
+        match settings::env_var("GITHUB_TOKEN")
+            .map(|t| ("GITHUB_TOKEN", t))
+            .or_else(|| settings::env_var("GH_TOKEN").map(|t| ("GH_TOKEN", t)))
+        {
+            Some((name, t)) => Token::new(&t).map(Some).map_err(|_| {
+                Error::invalid_request(format!("{name} must be visible ASCII characters"))
+            }),
+            None => Ok(None),
+        }
+    }
 
     /// `GET /repos/{owner}/{repo}`.
     async fn describe_default_branch(

@@ -315,6 +315,7 @@ fn client(server: &Server, token: Option<&str>) -> GitHubClient {
         token: token.map(|t| Token::new(t).unwrap()),
         timeout: Duration::from_secs(5),
         max_bytes: DEFAULT_MAX_BYTES,
+        ..GitHubConfig::default()
     })
     .unwrap()
 }

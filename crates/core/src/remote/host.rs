@@ -8,6 +8,7 @@
 //! web pages live. [`HostClient<GiteaApi>`](super::GiteaClient) and
 //! [`HostClient<GitHubApi>`](super::GitHubClient) are the two clients.
 
+use std::marker::PhantomData;
 use std::time::Duration;
 
 use reqwest::Url;
@@ -18,6 +19,65 @@ use super::lines::{binary_error, LineWindow, Window};
 use super::settings::{self, ServerSettings};
 use crate::error::{reason, Error, Result};
 use crate::fs_scope::looks_binary;
+
+/// Settings of a [`HostClient`]: [`GiteaConfig`](super::GiteaConfig) or
+/// [`GitHubConfig`](super::GitHubConfig).
+#[derive(Debug, Clone)]
+pub struct HostConfig<A> {
+    /// Server URL, e.g. `https://git.example.com` (a sub-path is kept); GitHub's API URL.
+    pub base_url: String,
+    /// API token; `None` for anonymous access to public repositories.
+    pub token: Option<Token>,
+    /// Deadline of one call (ref resolution, redirects and body included).
+    pub timeout: Duration,
+    /// Byte cap of one file.
+    pub max_bytes: u64,
+    pub(super) host: PhantomData<A>,
+}
+
+impl<A: HostApi> Default for HostConfig<A> {
+    fn default() -> Self {
+        let s = ServerSettings::defaults(A::ENV.default_url);
+        HostConfig {
+            base_url: s.base_url,
+            token: None,
+            timeout: s.timeout,
+            max_bytes: s.max_bytes,
+            host: PhantomData,
+        }
+    }
+}
+
+impl<A: HostApi> HostConfig<A> {
+    /// Defaults from the host's environment variables (named on [`GiteaConfig`](super::GiteaConfig)
+    /// and [`GitHubConfig`](super::GitHubConfig)). An invalid timeout variable or token is an
+    /// `invalid_request` naming the variable (never its value).
+    pub fn from_env() -> Result<Self> {
+        Self::from_env_with(None, None, None, None)
+    }
+
+    /// Like [`from_env`](Self::from_env), but each setting given here wins and its variable is
+    /// not even read.
+    pub fn from_env_with(
+        base_url: Option<String>,
+        token: Option<String>,
+        timeout: Option<Duration>,
+        max_bytes: Option<u64>,
+    ) -> Result<Self> {
+        let s = ServerSettings::resolve(A::ENV, base_url, timeout, max_bytes)?;
+        let token = match token {
+            Some(t) => Some(Token::new(&t)?),
+            None => A::env_token()?,
+        };
+        Ok(HostConfig {
+            base_url: s.base_url,
+            token,
+            timeout: s.timeout,
+            max_bytes: s.max_bytes,
+            host: PhantomData,
+        })
+    }
+}
 
 /// A client of one code host: its URL, token, call deadline and byte cap, and `A`, what is
 /// particular to the host's API ([`GiteaApi`](super::gitea::GiteaApi) or
@@ -46,9 +106,17 @@ pub enum Body {
 pub trait HostApi: Sized {
     /// The host's name in messages (`Gitea`, `GitHub`).
     const SERVICE: &'static str;
+    /// The default server and the environment variables of its URL and timeout.
+    const ENV: settings::Env;
     /// Whether the file API, asked without a ref, serves the default branch by itself: a whole
     /// file is then read without looking the branch up first.
     const SERVES_DEFAULT_BRANCH: bool;
+
+    /// The host's own part of a client of the server at `base` (checked, with a trailing slash).
+    fn for_server(base: &Url) -> Self;
+
+    /// The token from the environment, when none is given.
+    fn env_token() -> Result<Option<Token>>;
 
     /// The default branch as the host describes the repository (checked and remembered by
     /// [`HostClient`]).
@@ -109,18 +177,18 @@ fn line_count(bytes: &[u8]) -> usize {
 }
 
 impl<A: HostApi> HostClient<A> {
-    /// A client of the server `base_url`; `invalid_request` for a bad URL, a zero timeout or
-    /// cap. `api` gets the checked URL (with a trailing slash).
-    pub(super) fn with_api(
-        settings: &ServerSettings,
-        token: Option<Token>,
-        api: impl FnOnce(&Url) -> A,
-    ) -> Result<Self> {
+    /// A client for `config`; `invalid_request` for a bad URL, a zero timeout or cap.
+    pub fn new(config: HostConfig<A>) -> Result<Self> {
+        let settings = ServerSettings {
+            base_url: config.base_url,
+            timeout: config.timeout,
+            max_bytes: config.max_bytes,
+        };
         let base = settings.check()?;
         Ok(HostClient {
-            api: api(&base),
+            api: A::for_server(&base),
             base,
-            token,
+            token: config.token,
             timeout: settings.timeout,
             max_bytes: settings.max_bytes,
         })

@@ -53,7 +53,7 @@ pub use gitea::{
     GiteaApi, GiteaClient, GiteaConfig, RefKind, RepoName, ServedRef, Token, DEFAULT_GITEA_URL,
 };
 pub use github::{GitHubApi, GitHubClient, GitHubConfig, DEFAULT_GITHUB_URL};
-pub use host::HostClient;
+pub use host::{HostClient, HostConfig};
 pub use hound::{
     hound_repo_key, Excluded, HoundClient, HoundConfig, HoundFileMatch, HoundMatch, HoundRepo,
     HoundRepoResult, HoundSearch, HoundSearchResult, HoundStats, Paging, UrlPattern,

@@ -18,7 +18,7 @@ pub const DEFAULT_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Where a client's defaults come from.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Env {
+pub struct Env {
     /// The URL when neither an explicit one nor `url_var` is set.
     pub default_url: &'static str,
     /// E.g. `GITEA_URL`.

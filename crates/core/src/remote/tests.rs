@@ -84,6 +84,7 @@ fn gitea_client(url: &str, token: Option<&str>, timeout_ms: u64) -> GiteaClient 
         token: token.map(|t| Token::new(t).unwrap()),
         timeout: Duration::from_millis(timeout_ms),
         max_bytes: DEFAULT_MAX_BYTES,
+        ..GiteaConfig::default()
     })
     .unwrap()
 }
