@@ -251,11 +251,7 @@ impl GiteaClient {
 
 impl HostApi for GiteaApi {
     const SERVICE: &'static str = "Gitea";
-    const ENV: settings::Env = settings::Env {
-        default_url: DEFAULT_GITEA_URL,
-        url_var: "GITEA_URL",
-        timeout_var: "GITEA_TIMEOUT",
-    };
+    const ENV: settings::Env = settings::Env::new(DEFAULT_GITEA_URL, "GITEA_URL", "GITEA_TIMEOUT");
     /// Gitea's raw-file API serves the default branch when no `ref` is given.
     const SERVES_DEFAULT_BRANCH: bool = true;
 
@@ -367,18 +363,12 @@ impl HostApi for GiteaApi {
         Ok(Body::Stream(response))
     }
 
-    /// `{base}{owner}/{repo}/src/{branch|tag|commit}/`, then the ref and the path.
-    fn web_prefix<'a>(
-        client: &'a GiteaClient,
-        repo: &'a RepoName,
-        served: &'a ServedRef,
-    ) -> (&'a Url, Vec<&'a str>) {
-        let prefix = vec![
-            repo.owner.as_str(),
-            repo.name.as_str(),
-            "src",
-            served.kind.as_str(),
-        ];
-        (&client.base, prefix)
+    /// Links are `{base}{owner}/{repo}/src/{branch|tag|commit}/{ref}/{path}`.
+    fn web_root(client: &GiteaClient) -> &Url {
+        &client.base
+    }
+
+    fn web_path(kind: RefKind) -> Vec<&'static str> {
+        vec!["src", kind.as_str()]
     }
 }

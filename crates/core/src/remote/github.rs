@@ -289,11 +289,8 @@ impl GitHubClient {
 
 impl HostApi for GitHubApi {
     const SERVICE: &'static str = "GitHub";
-    const ENV: settings::Env = settings::Env {
-        default_url: DEFAULT_GITHUB_URL,
-        url_var: "GITHUB_API_URL",
-        timeout_var: "GITHUB_TIMEOUT",
-    };
+    const ENV: settings::Env =
+        settings::Env::new(DEFAULT_GITHUB_URL, "GITHUB_API_URL", "GITHUB_TIMEOUT");
     /// The default branch is looked up (and remembered) even for a whole file.
     const SERVES_DEFAULT_BRANCH: bool = false;
 
@@ -413,14 +410,13 @@ impl HostApi for GitHubApi {
         Ok(Body::Stream(response))
     }
 
-    /// `{web}{owner}/{repo}/blob/`, then the ref and the path.
-    fn web_prefix<'a>(
-        client: &'a GitHubClient,
-        repo: &'a RepoName,
-        _served: &'a ServedRef,
-    ) -> (&'a Url, Vec<&'a str>) {
-        let prefix = vec![repo.owner.as_str(), repo.name.as_str(), "blob"];
-        (&client.api.web, prefix)
+    /// Links are `{web}{owner}/{repo}/blob/{ref}/{path}`.
+    fn web_root(client: &GitHubClient) -> &Url {
+        &client.api.web
+    }
+
+    fn web_path(_: RefKind) -> Vec<&'static str> {
+        vec!["blob"]
     }
 }
 

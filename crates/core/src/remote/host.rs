@@ -145,12 +145,11 @@ pub trait HostApi: Sized {
         deadline: &Deadline,
     ) -> Result<Body>;
 
-    /// The web root and the path segments that come before the ref's name in a link to a file.
-    fn web_prefix<'a>(
-        client: &'a HostClient<Self>,
-        repo: &'a RepoName,
-        served: &'a ServedRef,
-    ) -> (&'a Url, Vec<&'a str>);
+    /// The root of the host's web pages.
+    fn web_root(client: &HostClient<Self>) -> &Url;
+
+    /// The segments between `{owner}/{repo}/` and the ref's name in a link to a file.
+    fn web_path(kind: RefKind) -> Vec<&'static str>;
 }
 
 /// The 404 message: the same for a missing repo, ref, path, or a private repo (the hosts do not
@@ -360,11 +359,11 @@ impl<A: HostApi> HostClient<A> {
         start: usize,
         end: usize,
     ) -> String {
-        let (root, prefix) = A::web_prefix(self, repo, served);
         let mut url = http::join_segments(
-            root,
-            prefix
+            A::web_root(self),
+            [repo.owner.as_str(), repo.name.as_str()]
                 .into_iter()
+                .chain(A::web_path(served.kind))
                 .chain(served.name.split('/'))
                 .chain(path.split('/')),
         );

@@ -27,6 +27,21 @@ pub struct Env {
     pub timeout_var: &'static str,
 }
 
+impl Env {
+    /// The default URL and the names of the URL and timeout variables.
+    pub const fn new(
+        default_url: &'static str,
+        url_var: &'static str,
+        timeout_var: &'static str,
+    ) -> Env {
+        Env {
+            default_url,
+            url_var,
+            timeout_var,
+        }
+    }
+}
+
 /// A server URL, a call deadline and a byte cap.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ServerSettings {
