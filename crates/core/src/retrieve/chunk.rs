@@ -12,23 +12,12 @@ use std::sync::OnceLock;
 
 use regex::{Regex, RegexSet};
 
-/// Fewest lines of a chunk unless the file is shorter.
-pub const MIN_LINES: usize = 8;
-/// A chunk this long is cut at the next good boundary.
-pub const SOFT_LINES: usize = 40;
-/// No chunk is longer.
-pub const MAX_LINES: usize = 80;
-
-/// One chunk of a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Chunk {
-    /// First line, 1-based.
-    pub start_line: u32,
-    /// Last line, 1-based, inclusive.
-    pub end_line: u32,
-    /// Names this chunk defines (functions, types, classes, constants...), in order.
-    pub symbols: Vec<String>,
-}
+// The heuristic chunker cuts to the sizes of the syntax-aware one and returns the same type, so
+// either can serve the index.
+pub use crate::syntax::{
+    Chunk, CHUNK_MAX_LINES as MAX_LINES, CHUNK_MIN_LINES as MIN_LINES,
+    CHUNK_SOFT_LINES as SOFT_LINES,
+};
 
 /// The language of a file, from its name, for display and for the chunker.
 pub fn language(path: &str) -> Option<&'static str> {
@@ -233,11 +222,7 @@ fn is_preamble(trimmed: &str) -> bool {
 // (`syntax::chunk_file`) is to replace it.
 #[allow(clippy::too_many_lines)]
 pub fn chunk_file(path: &str, text: &str) -> Vec<Chunk> {
-    let lines: Vec<&str> = text.split('\n').collect();
-    let mut n = lines.len();
-    while n > 0 && lines[n - 1].trim().is_empty() {
-        n -= 1;
-    }
+    let (lines, n) = crate::syntax::split_lines(text);
     if n == 0 {
         return Vec::new();
     }
