@@ -19,46 +19,9 @@ pub use crate::syntax::{
     CHUNK_SOFT_LINES as SOFT_LINES,
 };
 
-/// The language of a file, from its name, for display and for the chunker.
-pub fn language(path: &str) -> Option<&'static str> {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
-    let lang = match ext.as_deref()? {
-        "rs" => "rust",
-        "ts" | "mts" | "cts" => "typescript",
-        "tsx" => "tsx",
-        "js" | "mjs" | "cjs" | "jsx" => "javascript",
-        "py" | "pyi" => "python",
-        "go" => "go",
-        "java" => "java",
-        "kt" | "kts" => "kotlin",
-        "scala" => "scala",
-        "c" | "h" => "c",
-        "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => "cpp",
-        "cs" => "csharp",
-        "rb" => "ruby",
-        "php" => "php",
-        "swift" => "swift",
-        "sh" | "bash" | "zsh" => "shell",
-        "md" | "markdown" | "mdx" => "markdown",
-        "rst" => "rst",
-        "txt" => "text",
-        "json" => "json",
-        "yml" | "yaml" => "yaml",
-        "toml" => "toml",
-        "html" | "htm" => "html",
-        "css" | "scss" | "less" => "css",
-        "vue" => "vue",
-        "svelte" => "svelte",
-        "sql" => "sql",
-        "lua" => "lua",
-        "ex" | "exs" => "elixir",
-        "dart" => "dart",
-        "zig" => "zig",
-        _ => return None,
-    };
-    Some(lang)
-}
+/// The language of a file, from its name, for display and for the chunker: the one language
+/// registry's ([`crate::syntax::language_name`]).
+pub use crate::syntax::language_name as language;
 
 /// Patterns whose `name` group is a definition's name.
 fn definition_patterns() -> &'static (RegexSet, Vec<Regex>) {

@@ -51,6 +51,27 @@ fn languages_from_paths_and_names() {
     }
 }
 
+#[test]
+fn language_names_cover_files_without_a_grammar() {
+    for (path, name) in [
+        ("src/a.ts", Some("typescript")),
+        ("deploy.SH", Some("bash")),
+        ("x/Rakefile", Some("ruby")),
+        ("README.md", Some("markdown")),
+        ("docs/INDEX.RST", Some("rst")),
+        ("notes.txt", Some("text")),
+        ("package.json", Some("json")),
+        ("ci.yml", Some("yaml")),
+        ("app.scss", Some("css")),
+        ("lib/main.dart", Some("dart")),
+        ("Makefile", None),
+        ("image.png", None),
+        ("no_extension", None),
+    ] {
+        assert_eq!(language_name(path), name, "{path}");
+    }
+}
+
 const TS: &str = "\
 import { x } from './x'
 
