@@ -99,9 +99,9 @@ pub enum Body {
     Stream(reqwest::Response),
 }
 
-/// What differs between code hosts. Implemented in this crate only (for Gitea and GitHub);
-/// [`HostClient`] does the rest.
-// Implemented only in this crate and called on the concrete clients, whose futures are `Send`.
+/// What differs between code hosts (Gitea, GitHub); [`HostClient`] does the rest.
+// Only this crate implements it, and it is called on the concrete clients, whose futures are
+// `Send`: the `Send` bounds the lint asks for are not needed.
 #[allow(async_fn_in_trait)]
 pub trait HostApi: Sized {
     /// The host's name in messages (`Gitea`, `GitHub`).

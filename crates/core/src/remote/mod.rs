@@ -7,6 +7,10 @@
 //!   reports rate limits as `unavailable` with the reset time (notes in `github.rs`).
 //! - The server URL, deadline and byte cap of every client are defaulted in one place
 //!   (`settings`).
+//! - [`HostClient`] is both code-host clients (`GiteaClient = HostClient<GiteaApi>`,
+//!   `GitHubClient = HostClient<GitHubApi>`): ref resolution, the remembered default branch,
+//!   whole files, line windows and web links are written once (`host.rs`); each host's module
+//!   supplies only its API's differences (URLs, ref lookups, how a file's bytes are served).
 //! - [`GiteaClient`] fetches a file through Gitea's raw-file API
 //!   (`GET /api/v1/repos/{owner}/{repo}/raw/{path}?ref=...`, `Authorization: token ...`). A
 //!   requested ref is first resolved against the API (branch, then tag; a full-length SHA is a
