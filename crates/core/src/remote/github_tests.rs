@@ -424,6 +424,7 @@ async fn files_over_one_megabyte_come_through_the_raw_media_type_streamed() {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidRequest);
     assert!(e.message().contains("maxBytes"), "{}", e.message());
+    assert_eq!(e.reason(), Some(crate::error::reason::TOO_LARGE));
 }
 
 #[tokio::test]
@@ -454,6 +455,7 @@ async fn refs_are_resolved_to_what_was_served() {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidRequest);
     assert!(e.message().starts_with("not found: ref"), "{}", e.message());
+    assert_eq!(e.reason(), Some(crate::error::reason::NOT_FOUND));
 }
 
 #[tokio::test]
@@ -468,6 +470,7 @@ async fn not_found_directories_binaries_and_credentials() {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidRequest);
     assert!(e.message().starts_with("not found"));
+    assert_eq!(e.reason(), Some(crate::error::reason::NOT_FOUND));
     let e = context(&anon, &req("acme/alpha", "src", 1, 0, None))
         .await
         .unwrap_err();
