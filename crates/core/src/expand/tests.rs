@@ -843,20 +843,7 @@ fn concurrent_expansions_while_files_change() {
 // Redaction
 
 /// A varied pseudo-random string over `alphabet` (fake secrets for tests, built at run time).
-fn fake(seed: u64, len: usize, alphabet: &str) -> String {
-    let chars: Vec<char> = alphabet.chars().collect();
-    let mut state = seed
-        .wrapping_mul(6_364_136_223_846_793_005)
-        .wrapping_add(1_442_695_040_888_963_407);
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            chars[(state % chars.len() as u64) as usize]
-        })
-        .collect()
-}
+use crate::secrets::fakes::rnd as fake;
 
 use crate::secrets::{Redaction, SecretKind};
 

@@ -90,65 +90,59 @@ mod tests {
         );
     }
 
+    /// Each file's declarations, as `kind name:line`.
+    fn assert_declares(cases: &[(&str, &str, &[&str])]) {
+        for (path, text, expected) in cases {
+            assert_eq!(names(path, text), *expected, "{path}");
+        }
+    }
+
     #[test]
     fn typescript_python_go() {
-        let ts = "import x from 'y'\nexport function a() {}\nexport default class B {}\ninterface C {}\nexport type D = string\nconst e = 1\n{ const local = 2 }\nexport async function f() {}\n";
-        assert_eq!(
-            names("x.ts", ts),
-            vec![
-                "function a:2",
-                "class B:3",
-                "interface C:4",
-                "type D:5",
-                "const e:6",
-                "function f:8"
-            ]
-        );
-        let py = "import os\nclass A:\n    def method(self): pass\ndef f():\n    pass\nasync def g(): pass\n";
-        assert_eq!(
-            names("m.py", py),
-            vec!["class A:2", "function f:4", "function g:6"]
-        );
-        let go = "package x\nfunc Main() {}\nfunc (s *S) Method() {}\ntype S struct {}\ntype I interface {}\n";
-        assert_eq!(
-            names("m.go", go),
-            vec![
-                "function Main:2",
-                "method Method:3",
-                "struct S:4",
-                "interface I:5"
-            ]
-        );
-        assert!(names("notes.txt", "fn x() {}").is_empty());
+        assert_declares(&[
+            (
+                "x.ts",
+                "import x from 'y'\nexport function a() {}\nexport default class B {}\ninterface C {}\nexport type D = string\nconst e = 1\n{ const local = 2 }\nexport async function f() {}\n",
+                &["function a:2", "class B:3", "interface C:4", "type D:5", "const e:6", "function f:8"],
+            ),
+            (
+                "m.py",
+                "import os\nclass A:\n    def method(self): pass\ndef f():\n    pass\nasync def g(): pass\n",
+                &["class A:2", "function f:4", "function g:6"],
+            ),
+            (
+                "m.go",
+                "package x\nfunc Main() {}\nfunc (s *S) Method() {}\ntype S struct {}\ntype I interface {}\n",
+                &["function Main:2", "method Method:3", "struct S:4", "interface I:5"],
+            ),
+            ("notes.txt", "fn x() {}", &[]),
+        ]);
     }
 
     #[test]
     fn c_java_ruby_shell() {
-        let c = "#include <stdio.h>\nstruct point { int x; };\nstatic int add(int a, int b) {\n    return a + b;\n}\nint main(void);\ntypedef enum color { RED } color_t;\n";
-        assert_eq!(
-            names("a.c", c),
-            vec![
-                "struct point:2",
-                "function add:3",
-                "enum color:7",
-                "type color_t:7"
-            ]
-        );
-        let java = "package x;\npublic final class Parser {\n    private int n;\n}\ninterface Visitor {}\npublic record Point(int x) {}\n";
-        assert_eq!(
-            names("P.java", java),
-            vec!["class Parser:2", "interface Visitor:5", "class Point:6"]
-        );
-        let rb = "module Shop\n  class Cart\n    def total?\n    end\n  end\nend\n";
-        assert_eq!(
-            names("cart.rb", rb),
-            // Members of a module are listed, members of a class are not.
-            vec!["module Shop:1", "class Cart:2"]
-        );
-        let sh = "#!/bin/sh\nbuild() {\n  make\n}\nfunction deploy {\n}\nfunction clean() {\n}\n";
-        assert_eq!(
-            names("x.sh", sh),
-            vec!["function build:2", "function deploy:5", "function clean:7"]
-        );
+        assert_declares(&[
+            (
+                "a.c",
+                "#include <stdio.h>\nstruct point { int x; };\nstatic int add(int a, int b) {\n    return a + b;\n}\nint main(void);\ntypedef enum color { RED } color_t;\n",
+                &["struct point:2", "function add:3", "enum color:7", "type color_t:7"],
+            ),
+            (
+                "P.java",
+                "package x;\npublic final class Parser {\n    private int n;\n}\ninterface Visitor {}\npublic record Point(int x) {}\n",
+                &["class Parser:2", "interface Visitor:5", "class Point:6"],
+            ),
+            (
+                "cart.rb",
+                "module Shop\n  class Cart\n    def total?\n    end\n  end\nend\n",
+                // Members of a module are listed, members of a class are not.
+                &["module Shop:1", "class Cart:2"],
+            ),
+            (
+                "x.sh",
+                "#!/bin/sh\nbuild() {\n  make\n}\nfunction deploy {\n}\nfunction clean() {\n}\n",
+                &["function build:2", "function deploy:5", "function clean:7"],
+            ),
+        ]);
     }
 }

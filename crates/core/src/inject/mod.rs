@@ -296,15 +296,7 @@ fn walk(
     cut: &mut bool,
 ) {
     let root = scope.root().to_path_buf();
-    let walker = ignore::WalkBuilder::new(&root)
-        .follow_links(false)
-        .hidden(true)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(false)
-        .ignore(true)
-        .parents(false)
-        .require_git(false)
+    let walker = crate::retrieve::walk::ignore_aware(&root)
         .sort_by_file_name(std::cmp::Ord::cmp)
         .filter_entry(|e| {
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());

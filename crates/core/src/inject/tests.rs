@@ -4,6 +4,15 @@ use super::*;
 use crate::git::testutil::rt;
 use crate::git::testutil::Repo as TestRepo;
 
+/// The repository directory's own name: the first line of a directory outline.
+fn root_name(repo: &TestRepo) -> String {
+    repo.root()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
 #[test]
 fn dir_context_lists_tree_with_declarations() {
     let repo = TestRepo::plain();
@@ -22,12 +31,7 @@ fn dir_context_lists_tree_with_declarations() {
     std::os::unix::fs::symlink("src/lib.rs", repo.path().join("inner-link.rs")).unwrap();
     std::os::unix::fs::symlink("loop", repo.path().join("loop")).unwrap();
     let src = dir_context(&repo.root(), &DirOptions::default()).unwrap();
-    let name = repo
-        .root()
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let name = root_name(&repo);
     assert_eq!(
         src.content,
         format!(
@@ -49,12 +53,7 @@ fn dir_context_leaves_out_gitignored_files() {
     repo.write("src/local.py", "def mine(): pass\n");
     repo.write("src/main.py", "def main(): pass\n");
     let src = dir_context(&repo.root(), &DirOptions::default()).unwrap();
-    let name = repo
-        .root()
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let name = root_name(&repo);
     assert_eq!(
         src.content,
         format!("{name}/\n  src/\n    main.py — function main:1\n")

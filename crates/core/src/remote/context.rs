@@ -97,31 +97,20 @@ impl CodeHost<'_> {
         }
     }
 
-    async fn file_window(
-        self,
-        repo: &RepoName,
-        path: &str,
-        r#ref: Option<&str>,
-        start: usize,
-        end: usize,
-    ) -> Result<(ServedRef, super::lines::Window)> {
+    /// The checked request's window and the ref served.
+    async fn window(self, c: &Checked) -> Result<(ServedRef, super::lines::Window)> {
+        let (repo, file, r#ref) = (&c.repo, &c.file, c.r#ref.as_deref());
         match self {
-            CodeHost::Gitea(c) => c.file_window(repo, path, r#ref, start, end).await,
-            CodeHost::GitHub(c) => c.file_window(repo, path, r#ref, start, end).await,
+            CodeHost::Gitea(h) => h.file_window(repo, file, r#ref, c.start, c.end).await,
+            CodeHost::GitHub(h) => h.file_window(repo, file, r#ref, c.start, c.end).await,
         }
     }
 
-    fn web_url(
-        self,
-        repo: &RepoName,
-        served: &ServedRef,
-        path: &str,
-        start: usize,
-        end: usize,
-    ) -> String {
+    /// The web link to lines `c.start..=end` at `served`.
+    fn link(self, c: &Checked, served: &ServedRef, end: usize) -> String {
         match self {
-            CodeHost::Gitea(c) => c.web_url(repo, served, path, start, end),
-            CodeHost::GitHub(c) => c.web_url(repo, served, path, start, end),
+            CodeHost::Gitea(h) => h.web_url(&c.repo, served, &c.file, c.start, end),
+            CodeHost::GitHub(h) => h.web_url(&c.repo, served, &c.file, c.start, end),
         }
     }
 }
@@ -233,10 +222,7 @@ pub async fn remote_file_context_on(
     hound: Option<&HoundClient>,
 ) -> Result<FileContextResult> {
     let c = check(req)?;
-    let gitea_error = match gitea
-        .file_window(&c.repo, &c.file, c.r#ref.as_deref(), c.start, c.end)
-        .await
-    {
+    let gitea_error = match gitea.window(&c).await {
         Ok((served, window)) => {
             if window.end < c.line {
                 return Err(past_end(c.line, window.end));
@@ -299,7 +285,7 @@ fn build(
         start_line: c.start,
         end_line: end,
         content: number_lines(&lines, c.start, c.line),
-        url: gitea.web_url(&c.repo, &served, &c.file, c.start, end),
+        url: gitea.link(c, &served, end),
         lines,
         r#ref: served.name,
         ref_kind: served.kind,

@@ -13,17 +13,17 @@
 //!   their media type. Both the type and the first 8 KiB are checked.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use reqwest::header::{HeaderValue, CONTENT_TYPE};
 use reqwest::{StatusCode, Url};
 use serde::Deserialize;
 
-use super::http::{self, Auth, Deadline, Get};
-use super::lines::{binary_error, LineWindow, Window};
-use super::settings::{self, env_var, ServerSettings};
+use super::host::{not_found, Body, HostApi, HostClient, HostConfig};
+use super::http::{self, Deadline, Get};
+use super::lines::binary_error;
+use super::settings::{self, env_var};
 use crate::error::{Error, Result};
-use crate::fs_scope::{looks_binary, ReadLimits, Scope};
+use crate::fs_scope::{ReadLimits, Scope};
 
 /// The ADR's default server, used when neither `baseUrl` nor `GITEA_URL` is set.
 pub const DEFAULT_GITEA_URL: &str = "https://git.integrolabs.net";
@@ -63,74 +63,11 @@ impl std::fmt::Debug for Token {
     }
 }
 
-/// Settings of a [`GiteaClient`].
-#[derive(Debug, Clone)]
-pub struct GiteaConfig {
-    /// Server URL, e.g. `https://git.example.com` (a sub-path is kept).
-    pub base_url: String,
-    /// API token; `None` for anonymous access to public repositories.
-    pub token: Option<Token>,
-    /// Deadline of one call (ref resolution, redirects and body included).
-    pub timeout: Duration,
-    /// Byte cap of one file.
-    pub max_bytes: u64,
-}
-
-impl Default for GiteaConfig {
-    fn default() -> Self {
-        let s = ServerSettings::defaults(DEFAULT_GITEA_URL);
-        GiteaConfig {
-            base_url: s.base_url,
-            token: None,
-            timeout: s.timeout,
-            max_bytes: s.max_bytes,
-        }
-    }
-}
-
-impl GiteaConfig {
-    /// Defaults from the environment: `GITEA_URL`, `GITEA_TOKEN` (else the file
-    /// `~/.config/gitea/token`), `GITEA_TIMEOUT` (milliseconds). An invalid `GITEA_TIMEOUT` or
-    /// token is an `invalid_request` naming the variable (never its value).
-    pub fn from_env() -> Result<GiteaConfig> {
-        Self::from_env_with(None, None, None, None)
-    }
-
-    /// Like [`from_env`](Self::from_env), but each setting given here wins and its variable is
-    /// not even read (an explicit `token` also skips the token file).
-    pub fn from_env_with(
-        base_url: Option<String>,
-        token: Option<String>,
-        timeout: Option<Duration>,
-        max_bytes: Option<u64>,
-    ) -> Result<GiteaConfig> {
-        let s = ServerSettings::resolve(
-            settings::Env {
-                default_url: DEFAULT_GITEA_URL,
-                url_var: "GITEA_URL",
-                timeout_var: "GITEA_TIMEOUT",
-            },
-            base_url,
-            timeout,
-            max_bytes,
-        )?;
-        let token = match token {
-            Some(t) => Some(Token::new(&t)?),
-            None => match env_var("GITEA_TOKEN") {
-                Some(t) => Some(Token::new(&t).map_err(|_| {
-                    Error::invalid_request("GITEA_TOKEN must be visible ASCII characters")
-                })?),
-                None => token_file()?,
-            },
-        };
-        Ok(GiteaConfig {
-            base_url: s.base_url,
-            token,
-            timeout: s.timeout,
-            max_bytes: s.max_bytes,
-        })
-    }
-}
+/// Settings of a [`GiteaClient`]. [`HostConfig::from_env`] reads `GITEA_URL`, `GITEA_TOKEN`
+/// (else the file `~/.config/gitea/token`) and `GITEA_TIMEOUT` (milliseconds); an invalid
+/// `GITEA_TIMEOUT` or token is an `invalid_request` naming the variable (never its value), and
+/// an explicit `token` also skips the token file.
+pub type GiteaConfig = HostConfig<GiteaApi>;
 
 /// Reads `~/.config/gitea/token` through `fs_scope` (a symlink leaving that directory, a FIFO
 /// or a huge file is refused). A missing file is no token.
@@ -276,60 +213,14 @@ struct RepoInfo {
     empty: bool,
 }
 
-/// A client of one Gitea server.
-#[derive(Debug, Clone)]
-pub struct GiteaClient {
-    base: Url,
-    token: Option<Token>,
-    timeout: Duration,
-    max_bytes: u64,
-}
+/// What is particular to Gitea's API (see the module notes); the rest is [`HostClient`]'s.
+#[derive(Debug, Clone, Copy)]
+pub struct GiteaApi;
 
-/// The 404 message: the same for a missing repo, ref, path, or a private repo (Gitea does not
-/// tell them apart, and neither may we).
-fn not_found(what: &str) -> Error {
-    Error::invalid_request(format!(
-        "not found: {what} (a private repository the token cannot read also answers not found)"
-    ))
-    .with_reason(crate::error::reason::NOT_FOUND)
-}
+/// A client of one Gitea server.
+pub type GiteaClient = HostClient<GiteaApi>;
 
 impl GiteaClient {
-    /// A client for `config`; `invalid_request` for a bad URL, a zero timeout or cap.
-    pub fn new(config: GiteaConfig) -> Result<GiteaClient> {
-        let s = ServerSettings {
-            base_url: config.base_url,
-            timeout: config.timeout,
-            max_bytes: config.max_bytes,
-        };
-        Ok(GiteaClient {
-            base: s.check()?,
-            token: config.token,
-            timeout: s.timeout,
-            max_bytes: s.max_bytes,
-        })
-    }
-
-    /// The server URL (with a trailing slash).
-    pub fn base_url(&self) -> &str {
-        self.base.as_str()
-    }
-
-    /// Whether a token is configured.
-    pub fn has_token(&self) -> bool {
-        self.token.is_some()
-    }
-
-    /// The call deadline.
-    pub fn timeout(&self) -> Duration {
-        self.timeout
-    }
-
-    /// The byte cap.
-    pub fn max_bytes(&self) -> u64 {
-        self.max_bytes
-    }
-
     fn api<'a>(&self, repo: &'a RepoName, rest: impl IntoIterator<Item = &'a str>) -> Url {
         http::join_segments(
             &self.base,
@@ -346,98 +237,107 @@ impl GiteaClient {
     }
 
     async fn get(&self, url: Url, deadline: &Deadline) -> Result<reqwest::Response> {
-        let auth = self.token.as_ref().map(|t| Auth { header: &t.header });
         http::send(
             Get {
                 url,
-                auth,
+                auth: self.auth(),
                 service: "Gitea",
             },
             deadline,
         )
         .await
     }
+}
 
-    /// The whole file `path` of `repo` at `r#ref` (default branch when `None`), as text
-    /// (invalid UTF-8 replaced). `invalid_request` for a binary file, a file over the byte cap,
-    /// an unknown ref or a 404.
-    pub async fn get_raw_file(
-        &self,
-        repo: &str,
-        path: &str,
-        r#ref: Option<&str>,
-    ) -> Result<String> {
-        let repo = RepoName::parse(repo)?;
-        let path = check_path(path)?;
-        let r#ref = r#ref.map(check_ref).transpose()?;
-        let deadline = Deadline::after(self.timeout);
-        deadline
-            .run("Gitea", async {
-                let served = match &r#ref {
-                    Some(r) => Some(self.resolve_ref(&repo, r, &deadline).await?),
-                    None => None,
-                };
-                let response = self.raw(&repo, &path, served.as_ref(), &deadline).await?;
-                let cap = self.max_bytes;
-                let bytes = http::read_capped(response, cap, "Gitea", &deadline, || {
-                    Error::invalid_request(format!(
-                        "the file is larger than the {cap}-byte limit (maxBytes)"
-                    ))
-                    .with_reason(crate::error::reason::TOO_LARGE)
-                })
-                .await?;
-                if looks_binary(&bytes) {
-                    return Err(binary_error());
-                }
-                Ok(match String::from_utf8(bytes) {
-                    Ok(s) => s,
-                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-                })
-            })
-            .await
+impl HostApi for GiteaApi {
+    const SERVICE: &'static str = "Gitea";
+    const ENV: settings::Env = settings::Env::new(DEFAULT_GITEA_URL, "GITEA_URL", "GITEA_TIMEOUT");
+    /// Gitea's raw-file API serves the default branch when no `ref` is given.
+    const SERVES_DEFAULT_BRANCH: bool = true;
+
+    fn for_server(_: &Url) -> Self {
+        GiteaApi
     }
 
-    /// Lines `start..=end` of `path`, streamed (reading stops after `end`), and the ref served.
-    pub(crate) async fn file_window(
-        &self,
+    /// `GITEA_TOKEN`, else the file `~/.config/gitea/token`.
+    fn env_token() -> Result<Option<Token>> {
+        match env_var("GITEA_TOKEN") {
+            Some(t) => Token::new(&t).map(Some).map_err(|_| {
+                Error::invalid_request("GITEA_TOKEN must be visible ASCII characters")
+            }),
+            None => token_file(),
+        }
+    }
+
+    /// `GET /api/v1/repos/{owner}/{repo}`; an empty repository is not found.
+    async fn describe_default_branch(
+        client: &GiteaClient,
         repo: &RepoName,
-        path: &str,
-        r#ref: Option<&str>,
-        start: usize,
-        end: usize,
-    ) -> Result<(ServedRef, Window)> {
-        let deadline = Deadline::after(self.timeout);
-        deadline
-            .run("Gitea", async {
-                let served = match r#ref {
-                    Some(r) => self.resolve_ref(repo, r, &deadline).await?,
-                    None => ServedRef {
-                        name: self.default_branch(repo, &deadline).await?,
-                        kind: RefKind::Branch,
-                    },
-                };
-                let response = self.raw(repo, path, Some(&served), &deadline).await?;
-                let mut window = LineWindow::new(start, end, self.max_bytes);
-                let stopped =
-                    http::stream(response, "Gitea", &deadline, |chunk| window.feed(chunk)).await?;
-                Ok((served, window.finish(!stopped)?))
-            })
-            .await
+        deadline: &Deadline,
+    ) -> Result<String> {
+        let response = client.get(client.api(repo, []), deadline).await?;
+        match response.status() {
+            StatusCode::OK => {}
+            StatusCode::NOT_FOUND => return Err(not_found("repository")),
+            status => return Err(http::status_error(status, "Gitea")),
+        }
+        let body = http::read_capped(response, 1 << 20, "Gitea", deadline, || {
+            Error::unavailable("Gitea answered with an oversized repository description")
+        })
+        .await?;
+        let info: RepoInfo = serde_json::from_slice(&body).map_err(|e| {
+            Error::unavailable("Gitea answered with an invalid repository description")
+                .with_source(e)
+        })?;
+        if info.empty {
+            return Err(Error::invalid_request("not found: the repository is empty")
+                .with_reason(crate::error::reason::NOT_FOUND));
+        }
+        Ok(info.default_branch)
     }
 
-    /// Sends the raw-file request and checks status and content type.
-    async fn raw(
-        &self,
+    /// A branch, else a tag, else `invalid_request`: what Gitea would silently replace by the
+    /// default branch is refused.
+    async fn find_ref(
+        client: &GiteaClient,
+        repo: &RepoName,
+        r#ref: &str,
+        deadline: &Deadline,
+    ) -> Result<ServedRef> {
+        for (kind, segment) in [(RefKind::Branch, "branches"), (RefKind::Tag, "tags")] {
+            let url = client.api(repo, std::iter::once(segment).chain(r#ref.split('/')));
+            let response = client.get(url, deadline).await?;
+            match response.status() {
+                StatusCode::OK => {
+                    return Ok(ServedRef {
+                        name: r#ref.to_owned(),
+                        kind,
+                    })
+                }
+                StatusCode::NOT_FOUND => {}
+                status => return Err(http::status_error(status, "Gitea")),
+            }
+        }
+        Err(Error::invalid_request(
+            "not found: ref is not a branch, tag or full commit SHA of the repository \
+             (Gitea would silently serve the default branch instead; short SHAs are not accepted)",
+        )
+        .with_reason(crate::error::reason::NOT_FOUND))
+    }
+
+    /// The raw-file request, its status and content type checked.
+    async fn open(
+        client: &GiteaClient,
         repo: &RepoName,
         path: &str,
         served: Option<&ServedRef>,
         deadline: &Deadline,
-    ) -> Result<reqwest::Response> {
-        let mut url = self.api(repo, std::iter::once("raw").chain(path.split('/')));
+    ) -> Result<Body> {
+        let mut url = client.api(repo, std::iter::once("raw").chain(path.split('/')));
         if let Some(served) = served {
             url.query_pairs_mut().append_pair("ref", &served.name);
         }
-        let response = self.get(url, deadline).await?;
+        let response = client.get(url, deadline).await?;
         match response.status() {
             StatusCode::OK => {}
             StatusCode::NOT_FOUND => return Err(not_found("repository, ref or file")),
@@ -460,109 +360,15 @@ impl GiteaClient {
         if binary_type {
             return Err(binary_error());
         }
-        Ok(response)
+        Ok(Body::Stream(response))
     }
 
-    /// The repository's default branch, from `GET /api/v1/repos/{owner}/{repo}` (remembered for
-    /// a minute).
-    pub(crate) async fn default_branch(
-        &self,
-        repo: &RepoName,
-        deadline: &Deadline,
-    ) -> Result<String> {
-        if let Some(branch) = super::settings::cached_default_branch(self.base.as_str(), repo) {
-            return Ok(branch);
-        }
-        let response = self.get(self.api(repo, []), deadline).await?;
-        match response.status() {
-            StatusCode::OK => {}
-            StatusCode::NOT_FOUND => return Err(not_found("repository")),
-            status => return Err(http::status_error(status, "Gitea")),
-        }
-        let body = http::read_capped(response, 1 << 20, "Gitea", deadline, || {
-            Error::unavailable("Gitea answered with an oversized repository description")
-        })
-        .await?;
-        let info: RepoInfo = serde_json::from_slice(&body).map_err(|e| {
-            Error::unavailable("Gitea answered with an invalid repository description")
-                .with_source(e)
-        })?;
-        if info.empty {
-            return Err(Error::invalid_request("not found: the repository is empty")
-                .with_reason(crate::error::reason::NOT_FOUND));
-        }
-        let branch = check_ref(&info.default_branch).map_err(|_| {
-            Error::unavailable("Gitea answered with an invalid default branch name")
-        })?;
-        super::settings::remember_default_branch(self.base.as_str(), repo, &branch);
-        Ok(branch)
+    /// Links are `{base}{owner}/{repo}/src/{branch|tag|commit}/{ref}/{path}`.
+    fn web_root(client: &GiteaClient) -> &Url {
+        &client.base
     }
 
-    /// Resolves `r#ref` the way Gitea would, but refuses what Gitea would silently replace by
-    /// the default branch: a full SHA is a commit; otherwise a branch, else a tag, else
-    /// `invalid_request`.
-    pub(crate) async fn resolve_ref(
-        &self,
-        repo: &RepoName,
-        r#ref: &str,
-        deadline: &Deadline,
-    ) -> Result<ServedRef> {
-        if is_full_sha(r#ref) {
-            return Ok(ServedRef {
-                name: r#ref.to_owned(),
-                kind: RefKind::Commit,
-            });
-        }
-        if r#ref == "HEAD" {
-            return Ok(ServedRef {
-                name: self.default_branch(repo, deadline).await?,
-                kind: RefKind::Branch,
-            });
-        }
-        for (kind, segment) in [(RefKind::Branch, "branches"), (RefKind::Tag, "tags")] {
-            let url = self.api(repo, std::iter::once(segment).chain(r#ref.split('/')));
-            let response = self.get(url, deadline).await?;
-            match response.status() {
-                StatusCode::OK => {
-                    return Ok(ServedRef {
-                        name: r#ref.to_owned(),
-                        kind,
-                    })
-                }
-                StatusCode::NOT_FOUND => {}
-                status => return Err(http::status_error(status, "Gitea")),
-            }
-        }
-        Err(Error::invalid_request(
-            "not found: ref is not a branch, tag or full commit SHA of the repository \
-             (Gitea would silently serve the default branch instead; short SHAs are not accepted)",
-        )
-        .with_reason(crate::error::reason::NOT_FOUND))
-    }
-
-    /// The web URL of `path` at `served` with a line-range anchor:
-    /// `{base}{owner}/{repo}/src/{branch|tag|commit}/{ref}/{path}#L{start}-L{end}`.
-    pub fn web_url(
-        &self,
-        repo: &RepoName,
-        served: &ServedRef,
-        path: &str,
-        start: usize,
-        end: usize,
-    ) -> String {
-        let mut url = http::join_segments(
-            &self.base,
-            [
-                repo.owner.as_str(),
-                repo.name.as_str(),
-                "src",
-                served.kind.as_str(),
-            ]
-            .into_iter()
-            .chain(served.name.split('/'))
-            .chain(path.split('/')),
-        );
-        url.set_fragment(Some(&format!("L{start}-L{end}")));
-        url.into()
+    fn web_path(kind: RefKind) -> Vec<&'static str> {
+        vec!["src", kind.as_str()]
     }
 }

@@ -18,19 +18,16 @@
 //! - `Authorization: token <T>` is accepted for every token kind; it is sent only to the
 //!   configured origin ([`http::send`]).
 
-use std::time::Duration;
-
 use base64::Engine as _;
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT};
 use reqwest::{StatusCode, Url};
 use serde::Deserialize;
 
-use super::gitea::{check_path, check_ref, is_full_sha, RefKind, RepoName, ServedRef, Token};
-use super::http::{self, Auth, Deadline, Get};
-use super::lines::{binary_error, LineWindow, Window};
-use super::settings::{self, ServerSettings};
+use super::gitea::{is_full_sha, RefKind, RepoName, ServedRef, Token};
+use super::host::{not_found, too_large, Body, HostApi, HostClient, HostConfig};
+use super::http::{self, Deadline, Get};
+use super::settings;
 use crate::error::{Error, Result};
-use crate::fs_scope::looks_binary;
 
 /// The public API, used when neither `baseUrl` nor `GITHUB_API_URL` is set.
 pub const DEFAULT_GITHUB_URL: &str = "https://api.github.com";
@@ -40,76 +37,10 @@ const JSON: &str = "application/vnd.github+json";
 const RAW: &str = "application/vnd.github.raw+json";
 const API_VERSION: &str = "2022-11-28";
 
-/// Settings of a [`GitHubClient`].
-#[derive(Debug, Clone)]
-pub struct GitHubConfig {
-    /// API URL: `https://api.github.com`, or `https://host/api/v3` for GitHub Enterprise.
-    pub base_url: String,
-    /// API token; `None` for anonymous access (public repositories, low rate limit).
-    pub token: Option<Token>,
-    /// Deadline of one call (ref resolution, redirects and body included).
-    pub timeout: Duration,
-    /// Byte cap of one file.
-    pub max_bytes: u64,
-}
-
-impl Default for GitHubConfig {
-    fn default() -> Self {
-        let s = ServerSettings::defaults(DEFAULT_GITHUB_URL);
-        GitHubConfig {
-            base_url: s.base_url,
-            token: None,
-            timeout: s.timeout,
-            max_bytes: s.max_bytes,
-        }
-    }
-}
-
-impl GitHubConfig {
-    /// Defaults from the environment: `GITHUB_API_URL`, `GITHUB_TOKEN` (else `GH_TOKEN`),
-    /// `GITHUB_TIMEOUT` (milliseconds).
-    pub fn from_env() -> Result<GitHubConfig> {
-        Self::from_env_with(None, None, None, None)
-    }
-
-    /// Like [`from_env`](Self::from_env), but each setting given here wins and its variable is
-    /// not read.
-    pub fn from_env_with(
-        base_url: Option<String>,
-        token: Option<String>,
-        timeout: Option<Duration>,
-        max_bytes: Option<u64>,
-    ) -> Result<GitHubConfig> {
-        let s = ServerSettings::resolve(
-            settings::Env {
-                default_url: DEFAULT_GITHUB_URL,
-                url_var: "GITHUB_API_URL",
-                timeout_var: "GITHUB_TIMEOUT",
-            },
-            base_url,
-            timeout,
-            max_bytes,
-        )?;
-        let token = match token {
-            Some(t) => Some(Token::new(&t)?),
-            None => match settings::env_var("GITHUB_TOKEN")
-                .map(|t| ("GITHUB_TOKEN", t))
-                .or_else(|| settings::env_var("GH_TOKEN").map(|t| ("GH_TOKEN", t)))
-            {
-                Some((name, t)) => Some(Token::new(&t).map_err(|_| {
-                    Error::invalid_request(format!("{name} must be visible ASCII characters"))
-                })?),
-                None => None,
-            },
-        };
-        Ok(GitHubConfig {
-            base_url: s.base_url,
-            token,
-            timeout: s.timeout,
-            max_bytes: s.max_bytes,
-        })
-    }
-}
+/// Settings of a [`GitHubClient`]: `base_url` is the API URL (`https://api.github.com`, or
+/// `https://host/api/v3` for GitHub Enterprise). [`HostConfig::from_env`] reads
+/// `GITHUB_API_URL`, `GITHUB_TOKEN` (else `GH_TOKEN`) and `GITHUB_TIMEOUT` (milliseconds).
+pub type GitHubConfig = HostConfig<GitHubApi>;
 
 #[derive(Deserialize)]
 struct RepoInfo {
@@ -133,21 +64,15 @@ struct CommitInfo {
     sha: String,
 }
 
-/// A client of one GitHub (or GitHub Enterprise) API.
+/// What is particular to GitHub's API (see the module notes): the web root links point to;
+/// the rest is [`HostClient`]'s.
 #[derive(Debug, Clone)]
-pub struct GitHubClient {
-    base: Url,
+pub struct GitHubApi {
     web: Url,
-    token: Option<Token>,
-    timeout: Duration,
-    max_bytes: u64,
 }
 
-fn not_found(what: &str) -> Error {
-    Error::invalid_request(format!(
-        "not found: {what} (a private repository the token cannot read also answers not found)"
-    ))
-}
+/// A client of one GitHub (or GitHub Enterprise) API.
+pub type GitHubClient = HostClient<GitHubApi>;
 
 /// The web root for an API URL: `api.github.com` is `github.com`, an Enterprise
 /// `https://host/api/v3/` is `https://host/`; any other URL is its own web root.
@@ -159,12 +84,6 @@ fn web_root(api: &Url) -> Url {
         web.set_path(prefix);
     }
     web
-}
-
-/// Lines in `bytes` as [`LineWindow`] counts them: one per `\n`, plus a last line without one.
-fn line_count(bytes: &[u8]) -> usize {
-    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
-    newlines + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))
 }
 
 /// Seconds since the epoch as an RFC 3339 UTC time (`2026-11-23T15:04:05Z`).
@@ -230,46 +149,9 @@ fn rate_limit(status: StatusCode, headers: &HeaderMap) -> Option<Error> {
 }
 
 impl GitHubClient {
-    /// A client for `config`; `invalid_request` for a bad URL, a zero timeout or cap.
-    pub fn new(config: GitHubConfig) -> Result<GitHubClient> {
-        let s = ServerSettings {
-            base_url: config.base_url,
-            timeout: config.timeout,
-            max_bytes: config.max_bytes,
-        };
-        let base = s.check()?;
-        Ok(GitHubClient {
-            web: web_root(&base),
-            base,
-            token: config.token,
-            timeout: s.timeout,
-            max_bytes: s.max_bytes,
-        })
-    }
-
-    /// The API URL (with a trailing slash).
-    pub fn base_url(&self) -> &str {
-        self.base.as_str()
-    }
-
     /// The web root links point to (with a trailing slash).
     pub fn web_base_url(&self) -> &str {
-        self.web.as_str()
-    }
-
-    /// Whether a token is configured.
-    pub fn has_token(&self) -> bool {
-        self.token.is_some()
-    }
-
-    /// The call deadline.
-    pub fn timeout(&self) -> Duration {
-        self.timeout
-    }
-
-    /// The byte cap.
-    pub fn max_bytes(&self) -> u64 {
-        self.max_bytes
+        self.api.web.as_str()
     }
 
     fn api<'a>(&self, repo: &'a RepoName, rest: impl IntoIterator<Item = &'a str>) -> Url {
@@ -287,11 +169,10 @@ impl GitHubClient {
         accept: &'static str,
         deadline: &Deadline,
     ) -> Result<reqwest::Response> {
-        let auth = self.token.as_ref().map(|t| Auth { header: &t.header });
         http::send_with(
             Get {
                 url,
-                auth,
+                auth: self.auth(),
                 service: "GitHub",
             },
             &[
@@ -340,104 +221,12 @@ impl GitHubClient {
         })
     }
 
-    /// The repository's default branch, from `GET /repos/{owner}/{repo}` (remembered for a
-    /// minute per API URL and repository).
-    pub(crate) async fn default_branch(
-        &self,
-        repo: &RepoName,
-        deadline: &Deadline,
-    ) -> Result<String> {
-        if let Some(branch) = super::settings::cached_default_branch(self.base.as_str(), repo) {
-            return Ok(branch);
-        }
-        let info: RepoInfo = self
-            .json(self.api(repo, []), "repository", deadline)
-            .await?
-            .ok_or_else(|| not_found("repository"))?;
-        let branch = check_ref(&info.default_branch).map_err(|_| {
-            Error::unavailable("GitHub answered with an invalid default branch name")
-        })?;
-        super::settings::remember_default_branch(self.base.as_str(), repo, &branch);
-        Ok(branch)
-    }
-
-    /// What `r#ref` is: a full SHA is a commit; else a branch (`/branches/{ref}`), else a tag
-    /// (`/git/ref/tags/{ref}`), else a commit-ish GitHub knows (`/commits/{ref}`, served by its
-    /// full SHA), else `invalid_request`.
-    pub(crate) async fn resolve_ref(
-        &self,
-        repo: &RepoName,
-        r#ref: &str,
-        deadline: &Deadline,
-    ) -> Result<ServedRef> {
-        if is_full_sha(r#ref) {
-            return Ok(ServedRef {
-                name: r#ref.to_owned(),
-                kind: RefKind::Commit,
-            });
-        }
-        if r#ref == "HEAD" {
-            return Ok(ServedRef {
-                name: self.default_branch(repo, deadline).await?,
-                kind: RefKind::Branch,
-            });
-        }
-        let segments: Vec<&str> = r#ref.split('/').collect();
-        let branch = self.api(
-            repo,
-            ["branches"].into_iter().chain(segments.iter().copied()),
-        );
-        if self
-            .json::<serde_json::Value>(branch, "repository", deadline)
-            .await?
-            .is_some()
-        {
-            return Ok(ServedRef {
-                name: r#ref.to_owned(),
-                kind: RefKind::Branch,
-            });
-        }
-        let tag = self.api(
-            repo,
-            ["git", "ref", "tags"]
-                .into_iter()
-                .chain(segments.iter().copied()),
-        );
-        if self
-            .json::<serde_json::Value>(tag, "repository", deadline)
-            .await?
-            .is_some()
-        {
-            return Ok(ServedRef {
-                name: r#ref.to_owned(),
-                kind: RefKind::Tag,
-            });
-        }
-        let commit = self.api(repo, ["commits", r#ref]);
-        // An unknown commit-ish answers 404 or 422 ("No commit found for SHA").
-        let found = match self
-            .json::<CommitInfo>(commit, "repository", deadline)
-            .await
-        {
-            Ok(found) => found,
-            Err(e) if e.message().contains("HTTP 422") => None,
-            Err(e) => return Err(e),
-        };
-        match found {
-            Some(c) if is_full_sha(&c.sha) => Ok(ServedRef {
-                name: c.sha,
-                kind: RefKind::Commit,
-            }),
-            _ => Err(Error::invalid_request(
-                "not found: ref is not a branch, tag or commit of the repository",
-            )),
-        }
-    }
-
-    /// The contents URL of `path` at `served`.
-    fn contents_url(&self, repo: &RepoName, path: &str, served: &ServedRef) -> Url {
+    /// The contents URL of `path` at `served` (the default branch when `None`).
+    fn contents_url(&self, repo: &RepoName, path: &str, served: Option<&ServedRef>) -> Url {
         let mut url = self.api(repo, std::iter::once("contents").chain(path.split('/')));
-        url.query_pairs_mut().append_pair("ref", &served.name);
+        if let Some(served) = served {
+            url.query_pairs_mut().append_pair("ref", &served.name);
+        }
         url
     }
 
@@ -447,7 +236,7 @@ impl GitHubClient {
         &self,
         repo: &RepoName,
         path: &str,
-        served: &ServedRef,
+        served: Option<&ServedRef>,
         deadline: &Deadline,
     ) -> Result<Option<Vec<u8>>> {
         let value: serde_json::Value = self
@@ -479,10 +268,7 @@ impl GitHubClient {
             )));
         }
         if contents.size > self.max_bytes && contents.encoding.as_deref() == Some("base64") {
-            return Err(Error::invalid_request(format!(
-                "the file is larger than the {}-byte limit (maxBytes)",
-                self.max_bytes
-            )));
+            return Err(too_large(self.max_bytes));
         }
         match (contents.encoding.as_deref(), contents.content) {
             (Some("base64"), Some(text)) => {
@@ -499,130 +285,138 @@ impl GitHubClient {
             _ => Ok(None),
         }
     }
+}
 
-    /// The bytes of `path` as a streaming response of the raw media type.
-    async fn raw(
-        &self,
-        repo: &RepoName,
-        path: &str,
-        served: &ServedRef,
-        deadline: &Deadline,
-    ) -> Result<reqwest::Response> {
-        let response = self
-            .get(self.contents_url(repo, path, served), RAW, deadline)
-            .await?;
-        if response.status() != StatusCode::OK {
-            return Err(Self::status_error(&response, "repository, ref or file"));
+impl HostApi for GitHubApi {
+    const SERVICE: &'static str = "GitHub";
+    const ENV: settings::Env =
+        settings::Env::new(DEFAULT_GITHUB_URL, "GITHUB_API_URL", "GITHUB_TIMEOUT");
+    /// The default branch is looked up (and remembered) even for a whole file.
+    const SERVES_DEFAULT_BRANCH: bool = false;
+
+    fn for_server(base: &Url) -> Self {
+        GitHubApi {
+            web: web_root(base),
         }
-        Ok(response)
     }
 
-    async fn served(
-        &self,
+    /// `GITHUB_TOKEN`, else `GH_TOKEN`.
+    fn env_token() -> Result<Option<Token>> {
+        match settings::env_var("GITHUB_TOKEN")
+            .map(|t| ("GITHUB_TOKEN", t))
+            .or_else(|| settings::env_var("GH_TOKEN").map(|t| ("GH_TOKEN", t)))
+        {
+            Some((name, t)) => Token::new(&t).map(Some).map_err(|_| {
+                Error::invalid_request(format!("{name} must be visible ASCII characters"))
+            }),
+            None => Ok(None),
+        }
+    }
+
+    /// `GET /repos/{owner}/{repo}`.
+    async fn describe_default_branch(
+        client: &GitHubClient,
         repo: &RepoName,
-        r#ref: Option<&str>,
+        deadline: &Deadline,
+    ) -> Result<String> {
+        let info: RepoInfo = client
+            .json(client.api(repo, []), "repository", deadline)
+            .await?
+            .ok_or_else(|| not_found("repository"))?;
+        Ok(info.default_branch)
+    }
+
+    /// A branch (`/branches/{ref}`), else a tag (`/git/ref/tags/{ref}`), else a commit-ish
+    /// GitHub knows (`/commits/{ref}`, served by its full SHA), else `invalid_request`.
+    async fn find_ref(
+        client: &GitHubClient,
+        repo: &RepoName,
+        r#ref: &str,
         deadline: &Deadline,
     ) -> Result<ServedRef> {
-        match r#ref {
-            Some(r) => self.resolve_ref(repo, r, deadline).await,
-            None => Ok(ServedRef {
-                name: self.default_branch(repo, deadline).await?,
+        let segments: Vec<&str> = r#ref.split('/').collect();
+        let branch = client.api(
+            repo,
+            ["branches"].into_iter().chain(segments.iter().copied()),
+        );
+        if client
+            .json::<serde_json::Value>(branch, "repository", deadline)
+            .await?
+            .is_some()
+        {
+            return Ok(ServedRef {
+                name: r#ref.to_owned(),
                 kind: RefKind::Branch,
+            });
+        }
+        let tag = client.api(
+            repo,
+            ["git", "ref", "tags"]
+                .into_iter()
+                .chain(segments.iter().copied()),
+        );
+        if client
+            .json::<serde_json::Value>(tag, "repository", deadline)
+            .await?
+            .is_some()
+        {
+            return Ok(ServedRef {
+                name: r#ref.to_owned(),
+                kind: RefKind::Tag,
+            });
+        }
+        let commit = client.api(repo, ["commits", r#ref]);
+        // An unknown commit-ish answers 404 or 422 ("No commit found for SHA").
+        let found = match client
+            .json::<CommitInfo>(commit, "repository", deadline)
+            .await
+        {
+            Ok(found) => found,
+            Err(e) if e.message().contains("HTTP 422") => None,
+            Err(e) => return Err(e),
+        };
+        match found {
+            Some(c) if is_full_sha(&c.sha) => Ok(ServedRef {
+                name: c.sha,
+                kind: RefKind::Commit,
             }),
+            _ => Err(Error::invalid_request(
+                "not found: ref is not a branch, tag or commit of the repository",
+            )
+            .with_reason(crate::error::reason::NOT_FOUND)),
         }
     }
 
-    /// The whole file `path` of `repo` at `r#ref` (default branch when `None`), as text
-    /// (invalid UTF-8 replaced). `invalid_request` for a binary file, a directory, a file over
-    /// the byte cap, an unknown ref or a 404.
-    pub async fn get_raw_file(
-        &self,
-        repo: &str,
-        path: &str,
-        r#ref: Option<&str>,
-    ) -> Result<String> {
-        let repo = RepoName::parse(repo)?;
-        let path = check_path(path)?;
-        let r#ref = r#ref.map(check_ref).transpose()?;
-        let deadline = Deadline::after(self.timeout);
-        deadline
-            .run("GitHub", async {
-                let served = self.served(&repo, r#ref.as_deref(), &deadline).await?;
-                let bytes =
-                    if let Some(bytes) = self.contents(&repo, &path, &served, &deadline).await? {
-                        bytes
-                    } else {
-                        let response = self.raw(&repo, &path, &served, &deadline).await?;
-                        let cap = self.max_bytes;
-                        http::read_capped(response, cap, "GitHub", &deadline, || {
-                            Error::invalid_request(format!(
-                                "the file is larger than the {cap}-byte limit (maxBytes)"
-                            ))
-                        })
-                        .await?
-                    };
-                if looks_binary(&bytes) {
-                    return Err(binary_error());
-                }
-                Ok(match String::from_utf8(bytes) {
-                    Ok(s) => s,
-                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-                })
-            })
-            .await
-    }
-
-    /// Lines `start..=end` of `path` and the ref served; a large file is streamed and reading
-    /// stops after `end`.
-    pub(crate) async fn file_window(
-        &self,
+    /// The contents API's base64 form, else (files over 1 MB) the raw media type, streamed.
+    async fn open(
+        client: &GitHubClient,
         repo: &RepoName,
         path: &str,
-        r#ref: Option<&str>,
-        start: usize,
-        end: usize,
-    ) -> Result<(ServedRef, Window)> {
-        let deadline = Deadline::after(self.timeout);
-        deadline
-            .run("GitHub", async {
-                let served = self.served(repo, r#ref, &deadline).await?;
-                let mut window = LineWindow::new(start, end, self.max_bytes);
-                if let Some(bytes) = self.contents(repo, path, &served, &deadline).await? {
-                    // The whole file is here: its line count is known even when the
-                    // window stopped reading before its end.
-                    window.feed(&bytes)?;
-                    let mut w = window.finish(true)?;
-                    w.total_lines = Some(line_count(&bytes));
-                    Ok((served, w))
-                } else {
-                    let response = self.raw(repo, path, &served, &deadline).await?;
-                    let stopped =
-                        http::stream(response, "GitHub", &deadline, |c| window.feed(c)).await?;
-                    Ok((served, window.finish(!stopped)?))
-                }
-            })
-            .await
+        served: Option<&ServedRef>,
+        deadline: &Deadline,
+    ) -> Result<Body> {
+        if let Some(bytes) = client.contents(repo, path, served, deadline).await? {
+            return Ok(Body::Whole(bytes));
+        }
+        let response = client
+            .get(client.contents_url(repo, path, served), RAW, deadline)
+            .await?;
+        if response.status() != StatusCode::OK {
+            return Err(GitHubClient::status_error(
+                &response,
+                "repository, ref or file",
+            ));
+        }
+        Ok(Body::Stream(response))
     }
 
-    /// The web URL of `path` at `served` with a line-range anchor:
-    /// `{web}{owner}/{repo}/blob/{ref}/{path}#L{start}-L{end}`.
-    pub fn web_url(
-        &self,
-        repo: &RepoName,
-        served: &ServedRef,
-        path: &str,
-        start: usize,
-        end: usize,
-    ) -> String {
-        let mut url = http::join_segments(
-            &self.web,
-            [repo.owner.as_str(), repo.name.as_str(), "blob"]
-                .into_iter()
-                .chain(served.name.split('/'))
-                .chain(path.split('/')),
-        );
-        url.set_fragment(Some(&format!("L{start}-L{end}")));
-        url.into()
+    /// Links are `{web}{owner}/{repo}/blob/{ref}/{path}`.
+    fn web_root(client: &GitHubClient) -> &Url {
+        &client.api.web
+    }
+
+    fn web_path(_: RefKind) -> Vec<&'static str> {
+        vec!["blob"]
     }
 }
 

@@ -19,19 +19,9 @@ const TOKEN: &str = "ghp_l0cal-test-t0ken-0123456789abcdef";
 const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 const ONE_MB: usize = 1024 * 1024;
 
-type Tree = BTreeMap<String, Vec<u8>>;
-
-struct GhRepo {
-    default_branch: &'static str,
-    private: bool,
-    branches: BTreeMap<String, Tree>,
-    tags: BTreeMap<String, Tree>,
-    commits: BTreeMap<String, Tree>,
-}
-
 /// GitHub as its REST documentation describes it, under the Enterprise prefix `/api/v3`.
 struct FakeGitHub {
-    repos: BTreeMap<String, GhRepo>,
+    repos: BTreeMap<String, FakeRepo>,
     /// Repository requests answered (`GET /repos/{owner}/{repo}`), to see the cache work.
     repo_lookups: Arc<AtomicUsize>,
 }
@@ -173,7 +163,7 @@ impl FakeGitHub {
                 let r = query
                     .iter()
                     .find(|(k, _)| k == "ref")
-                    .map_or(repo.default_branch.to_owned(), |(_, v)| v.clone());
+                    .map_or(repo.default_branch.clone(), |(_, v)| v.clone());
                 let tree = repo
                     .branches
                     .get(&r)
@@ -226,23 +216,7 @@ fn decode(s: &str) -> String {
             u.path_segments()
                 .and_then(|mut p| p.next().map(str::to_owned))
         })
-        .map(|p| {
-            let bytes: Vec<u8> = p.bytes().collect();
-            let mut out = Vec::new();
-            let mut i = 0;
-            while i < bytes.len() {
-                if bytes[i] == b'%' && i + 2 < bytes.len() {
-                    if let Ok(b) = u8::from_str_radix(&p[i + 1..i + 3], 16) {
-                        out.push(b);
-                        i += 3;
-                        continue;
-                    }
-                }
-                out.push(bytes[i]);
-                i += 1;
-            }
-            String::from_utf8_lossy(&out).into_owned()
-        })
+        .map(|p| percent_decode(&p))
         .unwrap_or_default()
 }
 
@@ -279,24 +253,8 @@ async fn github() -> (Server, Arc<AtomicUsize>) {
     tag.insert("src/app.ts".into(), numbered(5, "tag"));
     let mut commit = trunk.clone();
     commit.insert("src/app.ts".into(), numbered(5, "commit"));
-    let alpha = GhRepo {
-        default_branch: "trunk",
-        private: false,
-        branches: [
-            ("trunk".to_owned(), trunk.clone()),
-            ("feature/x".to_owned(), feature),
-        ]
-        .into(),
-        tags: [("v1.0".to_owned(), tag)].into(),
-        commits: [(SHA.to_owned(), commit)].into(),
-    };
-    let private = GhRepo {
-        default_branch: "main",
-        private: true,
-        branches: [("main".to_owned(), trunk)].into(),
-        tags: BTreeMap::new(),
-        commits: BTreeMap::new(),
-    };
+    let alpha = FakeRepo::with_refs("trunk", trunk.clone(), [feature, tag, commit], SHA);
+    let private = FakeRepo::private_main(trunk);
     let lookups = Arc::new(AtomicUsize::new(0));
     let fake = FakeGitHub {
         repos: [
@@ -315,6 +273,7 @@ fn client(server: &Server, token: Option<&str>) -> GitHubClient {
         token: token.map(|t| Token::new(t).unwrap()),
         timeout: Duration::from_secs(5),
         max_bytes: DEFAULT_MAX_BYTES,
+        ..GitHubConfig::default()
     })
     .unwrap()
 }
@@ -465,6 +424,7 @@ async fn files_over_one_megabyte_come_through_the_raw_media_type_streamed() {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidRequest);
     assert!(e.message().contains("maxBytes"), "{}", e.message());
+    assert_eq!(e.reason(), Some(crate::error::reason::TOO_LARGE));
 }
 
 #[tokio::test]
@@ -495,6 +455,7 @@ async fn refs_are_resolved_to_what_was_served() {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidRequest);
     assert!(e.message().starts_with("not found: ref"), "{}", e.message());
+    assert_eq!(e.reason(), Some(crate::error::reason::NOT_FOUND));
 }
 
 #[tokio::test]
@@ -509,6 +470,7 @@ async fn not_found_directories_binaries_and_credentials() {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidRequest);
     assert!(e.message().starts_with("not found"));
+    assert_eq!(e.reason(), Some(crate::error::reason::NOT_FOUND));
     let e = context(&anon, &req("acme/alpha", "src", 1, 0, None))
         .await
         .unwrap_err();

@@ -7,6 +7,10 @@
 //!   reports rate limits as `unavailable` with the reset time (notes in `github.rs`).
 //! - The server URL, deadline and byte cap of every client are defaulted in one place
 //!   (`settings`).
+//! - [`HostClient`] is both code-host clients (`GiteaClient = HostClient<GiteaApi>`,
+//!   `GitHubClient = HostClient<GitHubApi>`): ref resolution, the remembered default branch,
+//!   whole files, line windows and web links are written once (`host.rs`); each host's module
+//!   supplies only its API's differences (URLs, ref lookups, how a file's bytes are served).
 //! - [`GiteaClient`] fetches a file through Gitea's raw-file API
 //!   (`GET /api/v1/repos/{owner}/{repo}/raw/{path}?ref=...`, `Authorization: token ...`). A
 //!   requested ref is first resolved against the API (branch, then tag; a full-length SHA is a
@@ -31,6 +35,7 @@
 mod context;
 mod gitea;
 mod github;
+mod host;
 mod hound;
 pub(crate) mod http;
 mod lines;
@@ -50,8 +55,11 @@ pub use context::{
     FileContextRequest, FileContextResult, RemoteConfig, Source, DEFAULT_CONTEXT_LINES,
     MAX_CONTEXT_LINES, MAX_LINE,
 };
-pub use gitea::{GiteaClient, GiteaConfig, RefKind, RepoName, ServedRef, Token, DEFAULT_GITEA_URL};
-pub use github::{GitHubClient, GitHubConfig, DEFAULT_GITHUB_URL};
+pub use gitea::{
+    GiteaApi, GiteaClient, GiteaConfig, RefKind, RepoName, ServedRef, Token, DEFAULT_GITEA_URL,
+};
+pub use github::{GitHubApi, GitHubClient, GitHubConfig, DEFAULT_GITHUB_URL};
+pub use host::{HostClient, HostConfig};
 pub use hound::{
     hound_repo_key, Excluded, HoundClient, HoundConfig, HoundFileMatch, HoundMatch, HoundRepo,
     HoundRepoResult, HoundSearch, HoundSearchResult, HoundStats, Paging, UrlPattern,

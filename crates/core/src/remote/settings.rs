@@ -18,13 +18,28 @@ pub const DEFAULT_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Where a client's defaults come from.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Env {
+pub struct Env {
     /// The URL when neither an explicit one nor `url_var` is set.
     pub default_url: &'static str,
     /// E.g. `GITEA_URL`.
     pub url_var: &'static str,
     /// E.g. `GITEA_TIMEOUT` (milliseconds).
     pub timeout_var: &'static str,
+}
+
+impl Env {
+    /// The default URL and the names of the URL and timeout variables.
+    pub const fn new(
+        default_url: &'static str,
+        url_var: &'static str,
+        timeout_var: &'static str,
+    ) -> Env {
+        Env {
+            default_url,
+            url_var,
+            timeout_var,
+        }
+    }
 }
 
 /// A server URL, a call deadline and a byte cap.

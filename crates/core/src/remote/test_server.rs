@@ -501,14 +501,47 @@ pub fn hound_handler() -> impl Fn(&Seen) -> Reply + Send + Sync + 'static {
 // ---------------------------------------------------------------------------------------------
 // Gitea
 
-/// A file tree per ref.
+/// A file tree per ref (of the fake Gitea and the fake GitHub).
 #[derive(Debug, Clone, Default)]
-pub struct GiteaRepo {
+pub struct FakeRepo {
     pub default_branch: String,
     pub private: bool,
-    pub branches: BTreeMap<String, BTreeMap<String, Vec<u8>>>,
-    pub tags: BTreeMap<String, BTreeMap<String, Vec<u8>>>,
-    pub commits: BTreeMap<String, BTreeMap<String, Vec<u8>>>,
+    pub branches: BTreeMap<String, Tree>,
+    pub tags: BTreeMap<String, Tree>,
+    pub commits: BTreeMap<String, Tree>,
+}
+
+impl FakeRepo {
+    /// A public repository whose default branch `default` holds `trunk`, with a branch
+    /// `feature/x`, a tag `v1.0` and the commit `sha`, each holding its own tree.
+    pub fn with_refs(
+        default: &str,
+        trunk: Tree,
+        [feature, tag, commit]: [Tree; 3],
+        sha: &str,
+    ) -> FakeRepo {
+        FakeRepo {
+            default_branch: default.into(),
+            private: false,
+            branches: [
+                (default.to_owned(), trunk),
+                ("feature/x".to_owned(), feature),
+            ]
+            .into(),
+            tags: [("v1.0".to_owned(), tag)].into(),
+            commits: [(sha.to_owned(), commit)].into(),
+        }
+    }
+
+    /// A private repository with one branch, `main`, holding `tree`.
+    pub fn private_main(tree: Tree) -> FakeRepo {
+        FakeRepo {
+            default_branch: "main".into(),
+            private: true,
+            branches: [("main".to_owned(), tree)].into(),
+            ..FakeRepo::default()
+        }
+    }
 }
 
 /// A Gitea following the fixture notes: token auth (401 for a wrong token; a private repo
@@ -516,7 +549,7 @@ pub struct GiteaRepo {
 /// resolution, including the silent fallback to the default branch for unknown refs.
 pub struct FakeGitea {
     pub token: String,
-    pub repos: HashMap<String, GiteaRepo>,
+    pub repos: HashMap<String, FakeRepo>,
 }
 
 fn not_found() -> Reply {
@@ -598,7 +631,7 @@ impl FakeGitea {
     }
 }
 
-fn percent_decode(s: &str) -> String {
+pub fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -618,11 +651,11 @@ fn percent_decode(s: &str) -> String {
 
 /// Gitea's prefix walk: shortest branch prefix, then tag, then a full-length SHA; `HEAD` is the
 /// default branch.
-type Tree = BTreeMap<String, Vec<u8>>;
+pub type Tree = BTreeMap<String, Vec<u8>>;
 
 /// `None`: no ref recognised; `Some(None)`: a full SHA that is not a commit.
 #[allow(clippy::option_option)]
-fn resolve<'a>(repo: &'a GiteaRepo, joined: &str) -> Option<Option<(&'a Tree, String)>> {
+fn resolve<'a>(repo: &'a FakeRepo, joined: &str) -> Option<Option<(&'a Tree, String)>> {
     let segments: Vec<&str> = joined.split('/').collect();
     if segments[0] == "HEAD" {
         return Some(Some((

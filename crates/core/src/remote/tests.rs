@@ -46,23 +46,8 @@ fn fake_gitea() -> FakeGitea {
     tag.insert("src/server.ts".into(), b"// tag v1.0\n".to_vec());
     let mut commit = trunk.clone();
     commit.insert("src/server.ts".into(), b"// at commit aaaa\n".to_vec());
-    let alpha = GiteaRepo {
-        default_branch: "trunk".into(),
-        private: false,
-        branches: [
-            ("trunk".to_owned(), trunk.clone()),
-            ("feature/x".to_owned(), feature),
-        ]
-        .into(),
-        tags: [("v1.0".to_owned(), tag)].into(),
-        commits: [(SHA.to_owned(), commit)].into(),
-    };
-    let secret = GiteaRepo {
-        default_branch: "main".into(),
-        private: true,
-        branches: [("main".to_owned(), trunk)].into(),
-        ..GiteaRepo::default()
-    };
+    let alpha = FakeRepo::with_refs("trunk", trunk.clone(), [feature, tag, commit], SHA);
+    let secret = FakeRepo::private_main(trunk);
     FakeGitea {
         token: TOKEN.into(),
         repos: [
@@ -84,6 +69,7 @@ fn gitea_client(url: &str, token: Option<&str>, timeout_ms: u64) -> GiteaClient 
         token: token.map(|t| Token::new(t).unwrap()),
         timeout: Duration::from_millis(timeout_ms),
         max_bytes: DEFAULT_MAX_BYTES,
+        ..GiteaConfig::default()
     })
     .unwrap()
 }

@@ -12,64 +12,16 @@ use std::sync::OnceLock;
 
 use regex::{Regex, RegexSet};
 
-/// Fewest lines of a chunk unless the file is shorter.
-pub const MIN_LINES: usize = 8;
-/// A chunk this long is cut at the next good boundary.
-pub const SOFT_LINES: usize = 40;
-/// No chunk is longer.
-pub const MAX_LINES: usize = 80;
+// The heuristic chunker cuts to the sizes of the syntax-aware one and returns the same type, so
+// either can serve the index.
+pub use crate::syntax::{
+    Chunk, CHUNK_MAX_LINES as MAX_LINES, CHUNK_MIN_LINES as MIN_LINES,
+    CHUNK_SOFT_LINES as SOFT_LINES,
+};
 
-/// One chunk of a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Chunk {
-    /// First line, 1-based.
-    pub start_line: u32,
-    /// Last line, 1-based, inclusive.
-    pub end_line: u32,
-    /// Names this chunk defines (functions, types, classes, constants...), in order.
-    pub symbols: Vec<String>,
-}
-
-/// The language of a file, from its name, for display and for the chunker.
-pub fn language(path: &str) -> Option<&'static str> {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
-    let lang = match ext.as_deref()? {
-        "rs" => "rust",
-        "ts" | "mts" | "cts" => "typescript",
-        "tsx" => "tsx",
-        "js" | "mjs" | "cjs" | "jsx" => "javascript",
-        "py" | "pyi" => "python",
-        "go" => "go",
-        "java" => "java",
-        "kt" | "kts" => "kotlin",
-        "scala" => "scala",
-        "c" | "h" => "c",
-        "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => "cpp",
-        "cs" => "csharp",
-        "rb" => "ruby",
-        "php" => "php",
-        "swift" => "swift",
-        "sh" | "bash" | "zsh" => "shell",
-        "md" | "markdown" | "mdx" => "markdown",
-        "rst" => "rst",
-        "txt" => "text",
-        "json" => "json",
-        "yml" | "yaml" => "yaml",
-        "toml" => "toml",
-        "html" | "htm" => "html",
-        "css" | "scss" | "less" => "css",
-        "vue" => "vue",
-        "svelte" => "svelte",
-        "sql" => "sql",
-        "lua" => "lua",
-        "ex" | "exs" => "elixir",
-        "dart" => "dart",
-        "zig" => "zig",
-        _ => return None,
-    };
-    Some(lang)
-}
+/// The language of a file, from its name, for display and for the chunker: the one language
+/// registry's ([`crate::syntax::language_name`]).
+pub use crate::syntax::language_name as language;
 
 /// Patterns whose `name` group is a definition's name.
 fn definition_patterns() -> &'static (RegexSet, Vec<Regex>) {
@@ -233,11 +185,7 @@ fn is_preamble(trimmed: &str) -> bool {
 // (`syntax::chunk_file`) is to replace it.
 #[allow(clippy::too_many_lines)]
 pub fn chunk_file(path: &str, text: &str) -> Vec<Chunk> {
-    let lines: Vec<&str> = text.split('\n').collect();
-    let mut n = lines.len();
-    while n > 0 && lines[n - 1].trim().is_empty() {
-        n -= 1;
-    }
+    let (lines, n) = crate::syntax::split_lines(text);
     if n == 0 {
         return Vec::new();
     }

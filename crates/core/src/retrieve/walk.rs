@@ -320,15 +320,11 @@ impl<'s> ignore::ParallelVisitorBuilder<'s> for Visitors<'s> {
     }
 }
 
-#[allow(clippy::needless_pass_by_value, clippy::single_match_else)]
-fn walk(
-    root: &Path,
-    max_files: usize,
-    targets: Option<Arc<Targets>>,
-    watch: &mut Option<DirWatch>,
-) -> Listing {
-    let filter_root = root.to_path_buf();
-    let filter_targets = targets.clone();
+/// A walk of `root` by the engine's one set of rules: `.gitignore`, `.ignore` and
+/// `.git/info/exclude` honoured (also outside a git repository, never the user's global
+/// excludes or files above `root`), hidden entries left out, symbolic links not followed.
+/// Retrieval and `dirContext` both walk this way.
+pub(crate) fn ignore_aware(root: &Path) -> WalkBuilder {
     let mut builder = WalkBuilder::new(root);
     builder
         .follow_links(false)
@@ -338,28 +334,41 @@ fn walk(
         .git_global(false)
         .ignore(true)
         .parents(false)
-        .require_git(false)
-        .filter_entry(move |e| {
-            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-            if !is_dir || e.depth() == 0 {
-                return true;
-            }
-            if e.file_name()
-                .to_str()
-                .is_some_and(|n| SKIPPED_DIRS.contains(&n))
-            {
-                return false;
-            }
-            match &filter_targets {
-                None => true,
-                Some(t) => e
-                    .path()
-                    .strip_prefix(&filter_root)
-                    .ok()
-                    .and_then(rel_string)
-                    .is_some_and(|rel| t.descends(&rel)),
-            }
-        });
+        .require_git(false);
+    builder
+}
+
+#[allow(clippy::needless_pass_by_value, clippy::single_match_else)]
+fn walk(
+    root: &Path,
+    max_files: usize,
+    targets: Option<Arc<Targets>>,
+    watch: &mut Option<DirWatch>,
+) -> Listing {
+    let filter_root = root.to_path_buf();
+    let filter_targets = targets.clone();
+    let mut builder = ignore_aware(root);
+    builder.filter_entry(move |e| {
+        let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+        if !is_dir || e.depth() == 0 {
+            return true;
+        }
+        if e.file_name()
+            .to_str()
+            .is_some_and(|n| SKIPPED_DIRS.contains(&n))
+        {
+            return false;
+        }
+        match &filter_targets {
+            None => true,
+            Some(t) => e
+                .path()
+                .strip_prefix(&filter_root)
+                .ok()
+                .and_then(rel_string)
+                .is_some_and(|rel| t.descends(&rel)),
+        }
+    });
     let shared = Mutex::new(watch.take());
     let mut parts: Vec<Partial> = Vec::new();
     match &targets {

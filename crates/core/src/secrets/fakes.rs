@@ -6,20 +6,26 @@
 
 use super::SecretKind;
 
-const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-const LOWER: &str = "abcdefghijklmnopqrstuvwxyz";
-const DIGITS: &str = "0123456789";
+/// Upper-case letters.
+pub const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+/// Lower-case letters.
+pub const LOWER: &str = "abcdefghijklmnopqrstuvwxyz";
+/// Decimal digits.
+pub const DIGITS: &str = "0123456789";
 const HEX: &str = "0123456789abcdef";
 
-fn alnum() -> String {
+/// Letters and digits.
+pub fn alnum() -> String {
     [UPPER, LOWER, DIGITS].concat()
 }
 
-fn b64() -> String {
+/// The standard base64 alphabet.
+pub fn b64() -> String {
     [UPPER, LOWER, DIGITS, "+/"].concat()
 }
 
-fn b64url() -> String {
+/// The base64url alphabet.
+pub fn b64url() -> String {
     [UPPER, LOWER, DIGITS, "-_"].concat()
 }
 

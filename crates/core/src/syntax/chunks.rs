@@ -29,18 +29,26 @@ pub struct Chunk {
     pub start_line: u32,
     /// Last line, 1-based, inclusive.
     pub end_line: u32,
-    /// Names this chunk defines (the definitions whose name line is in it), in order.
+    /// Names this chunk defines (functions, types, classes, constants...: the definitions whose
+    /// name line is in it), in order.
     pub symbols: Vec<String>,
 }
 
-/// Cuts `text` (LF or CRLF line endings) into syntax-aware chunks; `path` picks the language
-/// ([`Lang::from_path`]). An empty or blank text has no chunk.
-pub fn chunk_file(path: &str, text: &str) -> Vec<Chunk> {
+/// The lines of `text` (split at `\n`) and how many remain without the blank ones at the end:
+/// what both chunkers cut.
+pub(crate) fn split_lines(text: &str) -> (Vec<&str>, usize) {
     let lines: Vec<&str> = text.split('\n').collect();
     let mut n = lines.len();
     while n > 0 && lines[n - 1].trim().is_empty() {
         n -= 1;
     }
+    (lines, n)
+}
+
+/// Cuts `text` (LF or CRLF line endings) into syntax-aware chunks; `path` picks the language
+/// ([`Lang::from_path`]). An empty or blank text has no chunk.
+pub fn chunk_file(path: &str, text: &str) -> Vec<Chunk> {
+    let (lines, n) = split_lines(text);
     if n == 0 {
         return Vec::new();
     }

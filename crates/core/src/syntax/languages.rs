@@ -317,6 +317,38 @@ static TABLE: [LangInfo; LANG_COUNT] = [
     ),
 ];
 
+/// File kinds without a grammar, by extension (lower-case): named for display and for the
+/// chunkers (prose, `markdown`, `rst` and `text`, is cut at headings, never at definitions).
+const OTHER_KINDS: &[(&str, &[&str])] = &[
+    ("markdown", &["md", "markdown", "mdx"]),
+    ("rst", &["rst"]),
+    ("text", &["txt"]),
+    ("json", &["json"]),
+    ("yaml", &["yml", "yaml"]),
+    ("toml", &["toml"]),
+    ("html", &["html", "htm"]),
+    ("css", &["css", "scss", "less"]),
+    ("vue", &["vue"]),
+    ("svelte", &["svelte"]),
+    ("sql", &["sql"]),
+    ("dart", &["dart"]),
+];
+
+/// The language of a file by its name, for display and for the chunkers: a grammar language's
+/// canonical name ([`Lang::as_str`]), else a kind of file without a grammar (`markdown`,
+/// `json`, `yaml`, `css`, ...), else `None`.
+pub fn language_name(path: &str) -> Option<&'static str> {
+    if let Some(lang) = Lang::from_path(path) {
+        return Some(lang.as_str());
+    }
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let ext = name.rsplit_once('.')?.1.to_ascii_lowercase();
+    OTHER_KINDS
+        .iter()
+        .find(|(_, exts)| exts.contains(&ext.as_str()))
+        .map(|&(kind, _)| kind)
+}
+
 /// Directory names that hold tests by the conventions of most languages.
 const TEST_DIRS: &[&str] = &[
     "test",

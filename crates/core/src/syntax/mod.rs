@@ -41,9 +41,10 @@ mod defs;
 mod grammars;
 mod languages;
 
+pub(crate) use chunks::split_lines;
 pub use chunks::{chunk_file, Chunk, CHUNK_MAX_LINES, CHUNK_MIN_LINES, CHUNK_SOFT_LINES};
 pub use grammars::grammar;
-pub use languages::{is_test_path, Lang, LangInfo, LANG_COUNT};
+pub use languages::{is_test_path, language_name, Lang, LangInfo, LANG_COUNT};
 
 /// Largest text parsed, in bytes; larger texts have no structure (the functions return `None`
 /// or nothing).

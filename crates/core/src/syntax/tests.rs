@@ -1,14 +1,33 @@
 use super::*;
 
-fn defs(text: &str, lang: Lang) -> Vec<(String, &'static str, usize, usize)> {
+/// `kind name start-end` per definition.
+fn defs(text: &str, lang: Lang) -> Vec<String> {
     definitions(text, lang)
         .into_iter()
-        .map(|d| (d.name, d.kind.as_str(), d.start_line, d.end_line))
+        .map(|d| {
+            format!(
+                "{} {} {}-{}",
+                d.kind.as_str(),
+                d.name,
+                d.start_line,
+                d.end_line
+            )
+        })
         .collect()
 }
 
-fn d(name: &str, kind: &'static str, s: usize, e: usize) -> (String, &'static str, usize, usize) {
-    (name.to_owned(), kind, s, e)
+/// A line range and the block (start, end, kind) enclosing it, if any.
+type Encloses = ((usize, usize), Option<(usize, usize, DefKind)>);
+
+/// The block enclosing each line range, as `enclosing_block` finds it.
+fn assert_encloses(text: &str, lang: Lang, cases: &[Encloses]) {
+    for &((from, to), expected) in cases {
+        assert_eq!(
+            enclosing_block(text, lang, from, to),
+            expected,
+            "{lang:?} {from}-{to}"
+        );
+    }
 }
 
 #[test]
@@ -29,6 +48,27 @@ fn languages_from_paths_and_names() {
     assert_eq!(Lang::from_name("cobol"), None);
     for lang in Lang::ALL {
         assert_eq!(Lang::from_name(lang.as_str()), Some(lang));
+    }
+}
+
+#[test]
+fn language_names_cover_files_without_a_grammar() {
+    for (path, name) in [
+        ("src/a.ts", Some("typescript")),
+        ("deploy.SH", Some("bash")),
+        ("x/Rakefile", Some("ruby")),
+        ("README.md", Some("markdown")),
+        ("docs/INDEX.RST", Some("rst")),
+        ("notes.txt", Some("text")),
+        ("package.json", Some("json")),
+        ("ci.yml", Some("yaml")),
+        ("app.scss", Some("css")),
+        ("lib/main.dart", Some("dart")),
+        ("Makefile", None),
+        ("image.png", None),
+        ("no_extension", None),
+    ] {
+        assert_eq!(language_name(path), name, "{path}");
     }
 }
 
@@ -64,15 +104,15 @@ fn typescript_definitions() {
     assert_eq!(
         defs(TS, Lang::TypeScript),
         vec![
-            d("add", "function", 3, 6),
-            d("Box", "class", 8, 19),
-            d("put", "method", 11, 14),
-            d("onClick", "method", 16, 18),
-            d("Shape", "interface", 21, 21),
-            d("area", "method", 21, 21),
-            d("Id", "type", 22, 22),
-            d("Color", "enum", 23, 23),
-            d("double", "function", 24, 24),
+            "function add 3-6",
+            "class Box 8-19",
+            "method put 11-14",
+            "method onClick 16-18",
+            "interface Shape 21-21",
+            "method area 21-21",
+            "type Id 22-22",
+            "enum Color 23-23",
+            "function double 24-24",
         ]
     );
     let all = definitions(TS, Lang::TypeScript);
@@ -82,31 +122,28 @@ fn typescript_definitions() {
 
 #[test]
 fn typescript_enclosing_blocks() {
-    // a line inside a method: the method, not the class
-    assert_eq!(
-        enclosing_block(TS, Lang::TypeScript, 13, 13),
-        Some((11, 14, DefKind::Method))
+    assert_encloses(
+        TS,
+        Lang::TypeScript,
+        &[
+            // a line inside a method: the method, not the class
+            ((13, 13), Some((11, 14, DefKind::Method))),
+            // spanning two members: the class
+            ((13, 17), Some((8, 19, DefKind::Class))),
+            ((5, 5), Some((3, 6, DefKind::Function))),
+            // the import line is in no definition
+            ((1, 1), None),
+            // inverted and zero ranges
+            ((5, 4), None),
+            ((0, 4), None),
+        ],
     );
-    // spanning two members: the class
-    assert_eq!(
-        enclosing_block(TS, Lang::TypeScript, 13, 17),
-        Some((8, 19, DefKind::Class))
-    );
-    assert_eq!(
-        enclosing_block(TS, Lang::TypeScript, 5, 5),
-        Some((3, 6, DefKind::Function))
-    );
-    // the import line is in no definition
-    assert_eq!(enclosing_block(TS, Lang::TypeScript, 1, 1), None);
-    // inverted and zero ranges
-    assert_eq!(enclosing_block(TS, Lang::TypeScript, 5, 4), None);
-    assert_eq!(enclosing_block(TS, Lang::TypeScript, 0, 4), None);
 }
 
 #[test]
 fn tsx_and_javascript() {
     let tsx = "export function App() {\n  return <div>{1}</div>\n}\n";
-    assert_eq!(defs(tsx, Lang::Tsx), vec![d("App", "function", 1, 3)]);
+    assert_eq!(defs(tsx, Lang::Tsx), vec!["function App 1-3"]);
     let js = "\
 class A {
   m() {
@@ -121,10 +158,10 @@ var f = function () {
     assert_eq!(
         defs(js, Lang::JavaScript),
         vec![
-            d("A", "class", 1, 5),
-            d("m", "method", 2, 4),
-            d("gen", "function", 6, 6),
-            d("f", "function", 7, 9),
+            "class A 1-5",
+            "method m 2-4",
+            "function gen 6-6",
+            "function f 7-9",
         ]
     );
 }
@@ -151,18 +188,18 @@ class Greeter:
     assert_eq!(
         defs(py, Lang::Python),
         vec![
-            d("helper", "function", 3, 5),
-            d("Greeter", "class", 8, 15),
-            d("hello", "method", 11, 15),
+            "function helper 3-5",
+            "class Greeter 8-15",
+            "method hello 11-15",
         ]
     );
-    assert_eq!(
-        enclosing_block(py, Lang::Python, 14, 15),
-        Some((11, 15, DefKind::Method))
-    );
-    assert_eq!(
-        enclosing_block(py, Lang::Python, 9, 9),
-        Some((8, 15, DefKind::Class))
+    assert_encloses(
+        py,
+        Lang::Python,
+        &[
+            ((14, 15), Some((11, 15, DefKind::Method))),
+            ((9, 9), Some((8, 15, DefKind::Class))),
+        ],
     );
 }
 
@@ -197,21 +234,22 @@ fn free() {}
     assert_eq!(
         defs(rs, Lang::Rust),
         vec![
-            d("Point", "struct", 3, 7),
-            d("fmt::Display for Point", "impl", 9, 13),
-            d("fmt", "method", 10, 12),
-            d("Area", "trait", 15, 17),
-            d("area", "method", 16, 16),
-            d("E", "enum", 19, 19),
-            d("Alias", "type", 20, 20),
-            d("MAX", "const", 21, 21),
-            d("NAME", "const", 22, 22),
-            d("free", "function", 24, 24),
+            "struct Point 3-7",
+            "impl fmt::Display for Point 9-13",
+            "method fmt 10-12",
+            "trait Area 15-17",
+            "method area 16-16",
+            "enum E 19-19",
+            "type Alias 20-20",
+            "const MAX 21-21",
+            "const NAME 22-22",
+            "function free 24-24",
         ]
     );
-    assert_eq!(
-        enclosing_block(rs, Lang::Rust, 11, 11),
-        Some((10, 12, DefKind::Method))
+    assert_encloses(
+        rs,
+        Lang::Rust,
+        &[((11, 11), Some((10, 12, DefKind::Method)))],
     );
 }
 
@@ -246,18 +284,19 @@ func main() {
     assert_eq!(
         defs(go, Lang::Go),
         vec![
-            d("Server", "struct", 3, 6),
-            d("Handler", "interface", 9, 11),
-            d("Serve", "method", 10, 10),
-            d("ID", "type", 12, 12),
-            d("Limit", "const", 15, 15),
-            d("Start", "method", 17, 19),
-            d("main", "function", 21, 24),
+            "struct Server 3-6",
+            "interface Handler 9-11",
+            "method Serve 10-10",
+            "type ID 12-12",
+            "const Limit 15-15",
+            "method Start 17-19",
+            "function main 21-24",
         ]
     );
-    assert_eq!(
-        enclosing_block(go, Lang::Go, 22, 23),
-        Some((21, 24, DefKind::Function))
+    assert_encloses(
+        go,
+        Lang::Go,
+        &[((22, 23), Some((21, 24, DefKind::Function)))],
     );
 }
 
@@ -265,7 +304,7 @@ func main() {
 fn broken_code_keeps_the_definitions_it_does_not_break() {
     let ts = "function ok() {\n  return 1\n}\n\nfunction broken( {\n  let = = 3\n";
     let found = defs(ts, Lang::TypeScript);
-    assert!(found.contains(&d("ok", "function", 1, 3)), "{found:?}");
+    assert!(found.iter().any(|f| f == "function ok 1-3"), "{found:?}");
 }
 
 #[test]
@@ -304,10 +343,7 @@ fn parsers_are_reused_across_languages_on_one_thread() {
             let _ = definitions("x", lang);
         }
     }
-    assert_eq!(
-        defs("fn a() {}", Lang::Rust),
-        vec![d("a", "function", 1, 1)]
-    );
+    assert_eq!(defs("fn a() {}", Lang::Rust), vec!["function a 1-1"]);
 }
 
 mod random {

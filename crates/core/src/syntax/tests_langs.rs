@@ -61,7 +61,8 @@ struct Case {
 const CASES: &[Case] = &[
     Case {
         path: "scripts/deploy.sh",
-        text: "#!/usr/bin/env bash
+        text: "\
+#!/usr/bin/env bash
 set -euo pipefail
 
 # Builds the release.
@@ -81,7 +82,8 @@ deploy \"$@\"
     },
     Case {
         path: "src/list.c",
-        text: "#include <stdlib.h>
+        text: "\
+#include <stdlib.h>
 
 /* A node. */
 struct node {
@@ -111,7 +113,8 @@ int *make_buf(size_t n) {
     },
     Case {
         path: "src/shape.cpp",
-        text: "#include <cmath>
+        text: "\
+#include <cmath>
 
 namespace geo {
 
@@ -149,7 +152,8 @@ double Circle::perimeter() const {
     },
     Case {
         path: "src/Services/OrderService.cs",
-        text: "using System;
+        text: "\
+using System;
 
 namespace Shop.Services
 {
@@ -187,7 +191,8 @@ namespace Shop.Services
     },
     Case {
         path: "lib/shop/cart.ex",
-        text: "defmodule Shop.Cart do
+        text: "\
+defmodule Shop.Cart do
   @moduledoc \"A cart.\"
 
   defstruct items: []
@@ -214,7 +219,8 @@ end
     },
     Case {
         path: "src/Data/Stack.hs",
-        text: "module Data.Stack where
+        text: "\
+module Data.Stack where
 
 -- | A stack.
 data Stack a = Empty | Push a (Stack a)
@@ -242,7 +248,8 @@ main = print (depth (push 1 Empty))
     },
     Case {
         path: "src/main/java/shop/Cart.java",
-        text: "package shop;
+        text: "\
+package shop;
 
 import java.util.List;
 
@@ -279,7 +286,8 @@ record Item(String name, int price) {}
     },
     Case {
         path: "src/main/kotlin/Cart.kt",
-        text: "package shop
+        text: "\
+package shop
 
 interface Priced {
     fun price(): Int
@@ -318,7 +326,8 @@ fun main() {
     },
     Case {
         path: "lua/cart.lua",
-        text: "local M = {}
+        text: "\
+local M = {}
 
 -- Sums the prices.
 function M.total(items)
@@ -346,7 +355,8 @@ return M
     },
     Case {
         path: "src/Cart.php",
-        text: "<?php
+        text: "\
+<?php
 
 namespace Shop;
 
@@ -389,7 +399,8 @@ function make_cart(): Cart
     },
     Case {
         path: "lib/shop/cart.rb",
-        text: "module Shop
+        text: "\
+module Shop
   # A cart.
   class Cart
     def initialize(items)
@@ -420,7 +431,8 @@ def helper; end
     },
     Case {
         path: "src/main/scala/shop/Cart.scala",
-        text: "package shop
+        text: "\
+package shop
 
 trait Priced {
   def price: Int
@@ -455,7 +467,8 @@ enum Currency:
     },
     Case {
         path: "Sources/Shop/Cart.swift",
-        text: "import Foundation
+        text: "\
+import Foundation
 
 protocol Priced {
     func price() -> Int
@@ -503,7 +516,8 @@ func makeCart() -> Cart { Cart(items: []) }
     },
     Case {
         path: "src/point.zig",
-        text: "const std = @import(\"std\");
+        text: "\
+const std = @import(\"std\");
 
 /// A point.
 pub const Point = struct {
