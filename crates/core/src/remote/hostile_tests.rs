@@ -175,6 +175,7 @@ proptest! {
                 token: None,
                 timeout: DEADLINE,
                 max_bytes: 1 << 20,
+                ..GiteaConfig::default()
             })
             .unwrap();
             remote_file_context_with(&request(), &client, None).await
@@ -194,6 +195,7 @@ proptest! {
                     token: None,
                     timeout: DEADLINE,
                     max_bytes: 1 << 20,
+                    ..GitHubConfig::default()
                 }),
                 ..RemoteConfig::default()
             };
