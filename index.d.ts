@@ -322,9 +322,17 @@ export interface CommitInfo {
  * Composes context sources into one block of at most `maxChars` characters (default 5000,
  * ADR-005's cap; `text.length` is the measure): ordered by kind (`dir`, `file`, `pr`,
  * `diff`; the given order within a kind), each under a `## <kind>: <label>` heading, then a
- * visible `[... context truncated at N characters ...]` marker when cut.
+ * visible `[... context truncated at N characters ...]` marker when cut. Secrets are
+ * redacted before the cut unless `redact: false`. Runs off the JS thread; sources may hold
+ * 8 Mi characters in all.
  */
-export declare function composeContext(sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions): ComposedContext
+export declare function composeContext(sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions): Promise<ComposedContext>
+
+/**
+ * Synchronous twin of `composeContext` for small inputs: at most 256 Ki characters of
+ * sources in all (`invalid_request`, reason `too_large`, beyond; use `composeContext`).
+ */
+export declare function composeContextSync(sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions): ComposedContext
 
 /** What `composeContext` returns. */
 export interface ComposedContext {
@@ -476,8 +484,9 @@ export type ContextSourceKind = 'dir' | 'file' | 'pr' | 'diff'
 export declare function countTokens(text: string, encoding?: TokenEncoding): Promise<number>
 
 /**
- * Synchronous twin of `countTokens`, for small strings: at most 256 KiB (`invalid_request`,
- * reason `too_large`, beyond; use `countTokens`), so the JS thread is blocked only briefly.
+ * Synchronous twin of `countTokens`, for small strings: at most 256 Ki characters
+ * (`invalid_request`, reason `too_large`, beyond; use `countTokens`), so the JS thread is
+ * blocked only briefly.
  */
 export declare function countTokensSync(text: string, encoding?: TokenEncoding): number
 
@@ -513,6 +522,9 @@ export type ErrorSeverity = 'error' | 'warning' | 'note'
  * Estimated tokens of `text`: its length in characters (Unicode code points) divided by 4,
  * rounded up, exactly as the builder spec's FR-006 defines. Off by up to about 20% on real
  * code; use `countTokens` where a budget must hold.
+ *
+ * Counted without decoding the text (a long one is read as UTF-16 and its surrogate pairs
+ * counted), so even an 8 Mi-character text holds the JS thread for a few milliseconds.
  */
 export declare function estimateTokens(text: string): number
 
@@ -752,8 +764,8 @@ export interface FitToBudgetOptions {
 }
 
 /**
- * Synchronous twin of `fitToBudget` for small inputs: at most 256 KiB of sections in all
- * (`invalid_request`, reason `too_large`, beyond; use `fitToBudget`).
+ * Synchronous twin of `fitToBudget` for small inputs: at most 256 Ki characters of sections
+ * in all (`invalid_request`, reason `too_large`, beyond; use `fitToBudget`).
  */
 export declare function fitToBudgetSync<K extends string>(sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions): FittedSections<K>
 
@@ -1123,7 +1135,7 @@ export interface ParsedError {
  * The problems in a validation tool's output, in order: `tsc` (both formats), `eslint`
  * (stylish, unix), `rustc`/`cargo`/`clippy`, `pytest`, `mypy` and `ruff` (concise, full).
  * Unrecognised lines are ignored. ANSI colours are stripped. Parses off the JS thread (up to
- * 64 MiB of text).
+ * 8 Mi characters of text).
  */
 export declare function parseValidationOutput(text: string): Promise<ParsedError[]>
 
@@ -1431,8 +1443,8 @@ export interface TruncateFileOptions {
 }
 
 /**
- * Synchronous twin of `truncateFile`, for content of at most 1 MiB (`invalid_request`, reason
- * `too_large`, beyond; use `truncateFile`).
+ * Synchronous twin of `truncateFile`, for content of at most 1 Mi characters
+ * (`invalid_request`, reason `too_large`, beyond; use `truncateFile`).
  */
 export declare function truncateFileSync(content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions): string
 

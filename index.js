@@ -846,6 +846,7 @@ module.exports.buildIssueContext = nativeBinding.buildIssueContext
 module.exports.buildReviewContext = nativeBinding.buildReviewContext
 module.exports.clearFileCache = nativeBinding.clearFileCache
 module.exports.composeContext = nativeBinding.composeContext
+module.exports.composeContextSync = nativeBinding.composeContextSync
 module.exports.ContextProviderId = nativeBinding.ContextProviderId
 module.exports.ContextSourceKind = nativeBinding.ContextSourceKind
 module.exports.countTokens = nativeBinding.countTokens

@@ -58,12 +58,37 @@ test('countTokens rejects bad input with invalid_request', async () => {
   assert.throws(() => estimateTokens(7 as never), isInvalid)
 })
 
-test('a 100 MB string is refused with invalid_request, a 60 MB one is counted', async () => {
+test('a text over 8 Mi characters is refused from its length; one just under it is counted', async () => {
+  const tooLarge = (e: Error & { code?: string; reason?: string }) => e.code === 'invalid_request' && e.reason === 'too_large'
   const huge = 'a'.repeat(100 * 1024 * 1024)
-  await assert.rejects(countTokens(huge), isInvalid)
-  assert.throws(() => estimateTokens(huge), isInvalid)
-  const big = 'a'.repeat(60 * 1024 * 1024)
-  assert.equal(estimateTokens(big), 15 * 1024 * 1024)
+  await assert.rejects(countTokens(huge), tooLarge)
+  assert.throws(() => estimateTokens(huge), tooLarge)
+  await assert.rejects(countTokens('a'.repeat(8 * 1024 * 1024 + 1)), tooLarge)
+  const big = 'a'.repeat(8 * 1024 * 1024)
+  assert.equal(estimateTokens(big), 2 * 1024 * 1024)
+  assert.ok((await countTokens(big)) > 0)
+})
+
+test('long texts (copied as UTF-16, decoded on the worker) read exactly like short ones', async () => {
+  // Over 1 Mi characters, with accents, CJK, emoji (surrogate pairs) and a lone surrogate.
+  const unit = 'línea 函数 😀 \uD800 end\n'
+  const long = unit.repeat(Math.ceil((1.5 * 1024 * 1024) / unit.length))
+  const short = unit.repeat(8)
+  assert.ok(long.length > 1024 * 1024)
+  // Code points, as for short texts: a surrogate pair is one, a lone surrogate one.
+  assert.equal(estimateTokens(long), Math.ceil([...long].length / 4))
+  assert.equal(estimateTokens(short), Math.ceil([...short].length / 4))
+  // The decoded text is the same, character for character (a lone surrogate becomes U+FFFD
+  // both ways).
+  const head = await truncateFile(long, 8)
+  const shortHead = await truncateFile(short, 8)
+  assert.equal(head.split('\n').slice(0, 7).join('\n'), shortHead.split('\n').slice(0, 7).join('\n'))
+  assert.ok(head.includes('\uFFFD') && !head.includes('\uD800'))
+  // Exact counts add up: n copies of a line-ending unit count n times one copy's tokens, so the
+  // long text was decoded whole and right.
+  const copies = long.length / unit.length
+  assert.equal(await countTokens(long), copies * countTokensSync(unit))
+  assert.equal(await countTokens(long, 'cl100k_base'), copies * countTokensSync(unit, 'cl100k_base'))
 })
 
 test('truncateFile leaves short content alone and keeps windows around lines', async () => {

@@ -56,6 +56,7 @@ const VALID: Record<string, unknown[]> = {
   diffContext: [root, {}],
   prContext: ['/nonexistent-ce-hostile', 1, {}],
   composeContext: [[{ kind: 'file', label: 'a', content: 'b' }], {}],
+  composeContextSync: [[{ kind: 'file', label: 'a', content: 'b' }], {}],
   buildImplementationContext: ['tasks.md', root, {}],
   buildReviewContext: [root, 'main', {}],
   buildFixContext: ['', [], root, {}],
@@ -191,8 +192,10 @@ test('prototype pollution: an inherited key never becomes a section, a field or 
     assert.deepEqual(Object.keys(fitted), ['a'])
     const sync = (binding.fitToBudgetSync as Function)({ a: 'x' }, 1000)
     assert.deepEqual(Object.keys(sync), ['a'])
-    const composed = (binding.composeContext as Function)([{ kind: 'file', label: 'a', content: 'b' }])
+    const composed = await (binding.composeContext as Function)([{ kind: 'file', label: 'a', content: 'b' }])
     assert.equal(composed.truncated, false)
+    const composedSync = (binding.composeContextSync as Function)([{ kind: 'file', label: 'a', content: 'b' }])
+    assert.deepEqual(composedSync, composed)
   } finally {
     delete proto.polluted
     delete proto.maxChars

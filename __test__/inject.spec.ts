@@ -8,7 +8,7 @@ import { chmodSync, mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 
-import { composeContext, dirContext, diffContext, fileContext, prContext, type ContextSource } from '../index.js'
+import { composeContext, composeContextSync, dirContext, diffContext, fileContext, prContext, type ContextSource } from '../index.js'
 
 const dirs: string[] = []
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -183,22 +183,34 @@ test('prContext error codes: gh missing, failing, unauthenticated', async () => 
   }
 })
 
-test('composeContext: stable order by kind, 5000-character cap, visible marker', () => {
+test('composeContext: stable order by kind, 5000-character cap, visible marker', async () => {
   const s = (kind: ContextSource['kind'], label: string, content: string): Omit<ContextSource, 'redactions'> => ({ kind, label, content, truncated: false })
-  const c = composeContext([s('diff', 'wt', 'D\n'), s('file', 'b', 'B\n'), s('pr', 'PR #1', 'P\n'), s('dir', 'src/', 'T\n'), s('file', 'a', 'A\n')])
+  const c = await composeContext([s('diff', 'wt', 'D\n'), s('file', 'b', 'B\n'), s('pr', 'PR #1', 'P\n'), s('dir', 'src/', 'T\n'), s('file', 'a', 'A\n')])
   assert.equal(c.text, '## dir: src/\nT\n\n## file: b\nB\n\n## file: a\nA\n\n## pr: PR #1\nP\n\n## diff: wt\nD\n')
   assert.equal(c.truncated, false)
   assert.deepEqual(c.omitted, [])
-  const big = composeContext([s('file', 'one', 'x'.repeat(4000)), s('file', 'two', '😀'.repeat(2000)), s('diff', 'three', 'z')])
+  const big = await composeContext([s('file', 'one', 'x'.repeat(4000)), s('file', 'two', '😀'.repeat(2000)), s('diff', 'three', 'z')])
   assert.ok(big.text.length <= 5000, String(big.text.length))
   assert.ok(big.text.endsWith('[... context truncated at 5000 characters; 1 more source(s) omitted ...]'))
   assert.deepEqual(big.omitted, ['three'])
   assert.equal(big.truncated, true)
-  assert.ok(composeContext([s('file', 'f', 'y'.repeat(100))], { maxChars: 60 }).text.length <= 60)
-  assert.throws(() => composeContext('x' as never), hasCode('invalid_request'))
-  assert.throws(() => composeContext([{ kind: 'web', label: 'x', content: '' }] as never), hasCode('invalid_request'))
-  assert.throws(() => composeContext([s('file', 'a', 'b')], { maxChars: -1 }), hasCode('invalid_request'))
+  assert.ok((await composeContext([s('file', 'f', 'y'.repeat(100))], { maxChars: 60 })).text.length <= 60)
+  await assert.rejects(composeContext('x' as never), hasCode('invalid_request'))
+  await assert.rejects(composeContext([{ kind: 'web', label: 'x', content: '' }] as never), hasCode('invalid_request'))
+  await assert.rejects(composeContext([s('file', 'a', 'b')], { maxChars: -1 }), hasCode('invalid_request'))
+  // The synchronous twin gives the same result and throws instead of rejecting.
+  assert.deepEqual(composeContextSync([s('file', 'one', 'x'.repeat(4000)), s('file', 'two', '😀'.repeat(2000)), s('diff', 'three', 'z')]), big)
+  assert.throws(() => composeContextSync('x' as never), hasCode('invalid_request'))
+  // Inputs: the twin takes 256 Ki characters in all, the async form 8 Mi; a label 4 KiB.
+  const over = (n: number) => [s('file', 'a', 'x'.repeat(n / 2)), s('diff', 'b', 'y'.repeat(n / 2))]
+  assert.throws(() => composeContextSync(over(256 * 1024 + 64)), (e: Error & { code?: string; reason?: string }) => e.code === 'invalid_request' && e.reason === 'too_large')
+  assert.equal(composeContextSync(over(256 * 1024 - 64)).truncated, true)
+  await assert.rejects(composeContext(over(8 * 1024 * 1024 + 64)), (e: Error & { code?: string; reason?: string }) => e.code === 'invalid_request' && e.reason === 'too_large')
+  const huge = await composeContext(over(8 * 1024 * 1024 - 64))
+  assert.ok(huge.text.length <= 5000 && huge.truncated)
+  await assert.rejects(composeContext([s('file', 'l'.repeat(5000), 'x')]), hasCode('invalid_request'))
 })
+
 
 test('context sources reject bad arguments asynchronously', async () => {
   for (const call of [

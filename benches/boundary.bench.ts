@@ -64,8 +64,19 @@ async function blocking(label: string, f: () => unknown): Promise<void> {
 }
 
 const MB = 1024 * 1024
-const big = 'const value = compute(items) // some code\n'.repeat(Math.ceil((20 * MB) / 42)).slice(0, 20 * MB)
-const validation = 'FAILED tests/test_app.py::test_case_number - AssertionError: boom\n'.repeat(Math.ceil((8 * MB) / 66))
+/** `n` characters (UTF-16 units) of `unit` repeated. */
+const chars = (unit: string, n: number) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n)
+// The largest texts an export takes: 8 Mi characters (`length`), of each kind V8 stores and
+// converts differently: ASCII, Latin-1 (one byte per character but not ASCII), two-byte
+// (one emoji makes the whole string UTF-16) and CJK.
+const MAX = 8 * MB - 64 // room for a label or a key in the same argument
+const big = chars('const value = compute(items) // some code\n', MAX)
+const latin1 = chars('const café = "naïve" + 1 // déjà vu\n', MAX)
+const twoByte = '😀' + chars('const value = compute(items) // some code\n', MAX - 2)
+const cjk = chars('函数调用参数返回值\n', MAX)
+const validation = chars('FAILED tests/test_app.py::test_case_number - AssertionError: boom\n', MAX)
+// Flatten the strings once (`repeat` builds ropes), as a text read from a file or a socket is.
+for (const s of [big, latin1, twoByte, cjk, validation]) void Buffer.byteLength(s)
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'ce-bench-boundary-')))
 writeFileSync(join(root, 'a.ts'), 'export const a = 1\n')
 
@@ -85,16 +96,21 @@ async function main(): Promise<void> {
   await asyncRate('await dirContext(root) (no signal)', 5_000, () => ce.dirContext(root))
 
   console.log('-- worst inputs: time the call holds the JS thread --')
-  await blocking('estimateTokens(20 MB)', () => ce.estimateTokens(big))
-  await blocking('countTokens(20 MB)', () => ce.countTokens(big))
-  await blocking('truncateFile(20 MB, 100)', () => ce.truncateFile(big, 100))
-  await blocking('fitToBudget({ a: 20 MB }, 1000)', () => ce.fitToBudget({ a: big }, 1000, { estimate: true }))
-  await blocking('parseValidationOutput(8 MiB of pytest FAILED lines)', () => ce.parseValidationOutput(validation))
-  await blocking('composeContext([20 MB source])', () => ce.composeContext([{ kind: 'file', label: 'a', content: big }], { maxChars: 5000 }))
-  await blocking('expandChunk(root, chunk with 20 MB content, 2)', () => ce.expandChunk(root, { content: big, filePath: 'a.ts', startLine: 1, endLine: 1 }, 2))
+  for (const [name, text] of [['ASCII', big], ['Latin-1', latin1], ['two-byte', twoByte], ['CJK', cjk]] as const) {
+    await blocking(`estimateTokens(8 Mi chars ${name})`, () => ce.estimateTokens(text))
+    await blocking(`countTokens(8 Mi chars ${name})`, () => ce.countTokens(text))
+    await blocking(`composeContext([8 Mi chars ${name}])`, () => ce.composeContext([{ kind: 'file', label: 'a', content: text }], { maxChars: 5000 }))
+  }
+  await blocking('truncateFile(8 Mi chars, 100)', () => ce.truncateFile(big, 100))
+  await blocking('fitToBudget({ a: 8 Mi chars }, 1000)', () => ce.fitToBudget({ a: big }, 1000, { estimate: true }))
+  await blocking('parseValidationOutput(8 Mi chars of pytest FAILED lines)', () => ce.parseValidationOutput(validation))
+  await blocking('redactSecrets(8 Mi chars two-byte)', () => ce.redactSecrets(twoByte))
+  await blocking('expandChunk(root, chunk with 8 Mi chars content, 2)', () => ce.expandChunk(root, { content: big, filePath: 'a.ts', startLine: 1, endLine: 1 }, 2))
   await blocking('retrieve({ prompt: 256 KiB })', () => ce.retrieve({ prompt: big.slice(0, 256 * 1024), spaceId: 's', sessionId: 's', rootPath: root, providerId: 'mcp' }))
-  await blocking('retrieve({ prompt: 20 MB }) (rejected)', () => ce.retrieve({ prompt: big, spaceId: 's', sessionId: 's', rootPath: root, providerId: 'mcp' }))
-  await blocking('fitToBudget(64 MiB + 1 string) (rejected)', () => ce.fitToBudget({ a: 'x'.repeat(64 * MB + 1) }))
+  await blocking('retrieve({ prompt: 8 Mi chars }) (rejected)', () => ce.retrieve({ prompt: big, spaceId: 's', sessionId: 's', rootPath: root, providerId: 'mcp' }))
+  const over = 'x'.repeat(64 * MB + 1)
+  await blocking('countTokens(64 Mi chars + 1) (rejected)', () => ce.countTokens(over))
+  await blocking('fitToBudget({ a: 64 Mi chars + 1 }) (rejected)', () => ce.fitToBudget({ a: over }))
   rmSync(root, { recursive: true, force: true })
 }
 

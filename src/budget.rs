@@ -129,24 +129,28 @@ fn encoding_arg(value: Option<String>) -> CoreResult<Encoding> {
 /// Estimated tokens of `text`: its length in characters (Unicode code points) divided by 4,
 /// rounded up, exactly as the builder spec's FR-006 defines. Off by up to about 20% on real
 /// code; use `countTokens` where a budget must hold.
+///
+/// Counted without decoding the text (a long one is read as UTF-16 and its surrogate pairs
+/// counted), so even an 8 Mi-character text holds the JS thread for a few milliseconds.
 #[napi(catch_unwind, ts_args_type = "text: string")]
 pub fn estimate_tokens(env: &Env, text: Unknown<'_>) -> napi::Result<u32> {
-    let text = args::string(text, "text");
-    bridge::run_sync(env, || Ok(args::clamp_u32(budget::estimate_tokens(&text?))))
+    let text = args::text(text, "text");
+    bridge::run_sync(env, || Ok(args::clamp_u32(text?.chars().div_ceil(4))))
 }
 
 /// Largest text of `countTokensSync` and of all sections of `fitToBudgetSync` (exact BPE
-/// counting on the JS thread): 256 KiB, a few milliseconds; the async twins take 64 MiB.
-const MAX_SYNC_COUNT_BYTES: usize = 256 * 1024;
-/// Largest content of `truncateFileSync`: 1 MiB (a copy and a line scan).
-const MAX_SYNC_TRUNCATE_BYTES: usize = 1024 * 1024;
+/// counting on the JS thread): 256 Ki characters, a few milliseconds; the async twins take
+/// 8 Mi.
+const MAX_SYNC_COUNT_UNITS: usize = 256 * 1024;
+/// Largest content of `truncateFileSync`: 1 Mi characters (a copy and a line scan).
+const MAX_SYNC_TRUNCATE_UNITS: usize = 1024 * 1024;
 
 fn count_tokens_args(
     text: Unknown<'_>,
     encoding: Option<Unknown<'_>>,
-    max: usize,
-) -> CoreResult<(String, Encoding)> {
-    let text = args::string_max(text, "text", max)?;
+    max_units: usize,
+) -> CoreResult<(args::Text, Encoding)> {
+    let text = args::text_max(text, "text", max_units)?;
     let encoding = encoding_arg(args::opt_string(encoding, "encoding")?)?;
     Ok((text, encoding))
 }
@@ -162,27 +166,32 @@ pub fn count_tokens<'env>(
     text: Unknown<'_>,
     encoding: Option<Unknown<'_>>,
 ) -> napi::Result<PromiseRaw<'env, u32>> {
-    match count_tokens_args(text, encoding, args::MAX_TEXT_BYTES) {
+    match count_tokens_args(text, encoding, args::MAX_TEXT_UNITS) {
         Ok((text, encoding)) => bridge::spawn(
             env,
-            move || Ok(args::clamp_u32(budget::count_tokens(&text, encoding))),
+            move || {
+                let text = text.into_string();
+                Ok(args::clamp_u32(budget::count_tokens(&text, encoding)))
+            },
             |_, n| Ok(n),
         ),
         Err(e) => bridge::reject(env, e),
     }
 }
 
-/// Synchronous twin of `countTokens`, for small strings: at most 256 KiB (`invalid_request`,
-/// reason `too_large`, beyond; use `countTokens`), so the JS thread is blocked only briefly.
+/// Synchronous twin of `countTokens`, for small strings: at most 256 Ki characters
+/// (`invalid_request`, reason `too_large`, beyond; use `countTokens`), so the JS thread is
+/// blocked only briefly.
 #[napi(catch_unwind, ts_args_type = "text: string, encoding?: TokenEncoding")]
 pub fn count_tokens_sync(
     env: &Env,
     text: Unknown<'_>,
     encoding: Option<Unknown<'_>>,
 ) -> napi::Result<u32> {
-    let parsed = count_tokens_args(text, encoding, MAX_SYNC_COUNT_BYTES);
+    let parsed = count_tokens_args(text, encoding, MAX_SYNC_COUNT_UNITS);
     bridge::run_sync(env, || {
         let (text, encoding) = parsed?;
+        let text = text.into_string();
         Ok(args::clamp_u32(budget::count_tokens(&text, encoding)))
     })
 }
@@ -191,7 +200,7 @@ pub fn count_tokens_sync(
 // truncateFile
 
 struct TruncateArgs {
-    content: String,
+    content: args::Text,
     max_lines: usize,
     around: Vec<usize>,
     context: usize,
@@ -204,7 +213,7 @@ fn truncate_args(
     options: Option<Unknown<'_>>,
     max: usize,
 ) -> CoreResult<TruncateArgs> {
-    let content = args::string_max(content, "content", max)?;
+    let content = args::text_max(content, "content", max)?;
     let max_lines = args::whole(max_lines, "maxLines", 0, MAX_LINES)? as usize;
     let around = match args::present(around_lines) {
         Some(v) => args::whole_list(v, "aroundLines", 1, MAX_LINES, MAX_AROUND_LINES)?,
@@ -231,7 +240,8 @@ fn truncate(a: TruncateArgs) -> String {
 }
 
 fn truncate_detailed(a: TruncateArgs) -> TruncatedFile {
-    let t = budget::truncate_file_with(&a.content, a.max_lines, &a.around, a.context);
+    let content = a.content.into_string();
+    let t = budget::truncate_file_with(&content, a.max_lines, &a.around, a.context);
     TruncatedFile {
         content: t.text,
         truncated: t.truncated,
@@ -279,7 +289,7 @@ pub fn truncate_file<'env>(
         max_lines,
         around_lines,
         options,
-        args::MAX_TEXT_BYTES,
+        args::MAX_TEXT_UNITS,
     ) {
         Ok(a) => bridge::spawn(env, move || Ok(truncate(a)), |_, s| Ok(s)),
         Err(e) => bridge::reject(env, e),
@@ -304,15 +314,15 @@ pub fn truncate_file_detailed<'env>(
         max_lines,
         around_lines,
         options,
-        args::MAX_TEXT_BYTES,
+        args::MAX_TEXT_UNITS,
     ) {
         Ok(a) => bridge::spawn(env, move || Ok(truncate_detailed(a)), |_, t| Ok(t)),
         Err(e) => bridge::reject(env, e),
     }
 }
 
-/// Synchronous twin of `truncateFile`, for content of at most 1 MiB (`invalid_request`, reason
-/// `too_large`, beyond; use `truncateFile`).
+/// Synchronous twin of `truncateFile`, for content of at most 1 Mi characters
+/// (`invalid_request`, reason `too_large`, beyond; use `truncateFile`).
 #[napi(
     catch_unwind,
     ts_args_type = "content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions"
@@ -329,7 +339,7 @@ pub fn truncate_file_sync(
         max_lines,
         around_lines,
         options,
-        MAX_SYNC_TRUNCATE_BYTES,
+        MAX_SYNC_TRUNCATE_UNITS,
     );
     bridge::run_sync(env, || parsed.map(truncate))
 }
@@ -338,7 +348,7 @@ pub fn truncate_file_sync(
 // fitToBudget
 
 struct FitArgs {
-    sections: Vec<(String, String)>,
+    sections: Vec<(String, args::Text)>,
     budget: usize,
     options: CoreFitOptions,
 }
@@ -386,7 +396,12 @@ fn fit_args(
 }
 
 fn fit(a: FitArgs) -> budget::Fitted {
-    budget::fit_to_budget(&a.sections, a.budget, &a.options)
+    let sections: Vec<(String, String)> = a
+        .sections
+        .into_iter()
+        .map(|(k, v)| (k, v.into_string()))
+        .collect();
+    budget::fit_to_budget(&sections, a.budget, &a.options)
 }
 
 fn fitted_to_js(env: &Env, fitted: budget::Fitted) -> napi::Result<Object<'_>> {
@@ -416,14 +431,14 @@ pub fn fit_to_budget<'env>(
     budget: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<PromiseRaw<'env, Object<'env>>> {
-    match fit_args(sections, budget, options, args::MAX_TEXT_BYTES) {
+    match fit_args(sections, budget, options, args::MAX_TEXT_UNITS) {
         Ok(a) => bridge::spawn(env, move || Ok(fit(a)), fitted_to_js),
         Err(e) => bridge::reject(env, e),
     }
 }
 
-/// Synchronous twin of `fitToBudget` for small inputs: at most 256 KiB of sections in all
-/// (`invalid_request`, reason `too_large`, beyond; use `fitToBudget`).
+/// Synchronous twin of `fitToBudget` for small inputs: at most 256 Ki characters of sections
+/// in all (`invalid_request`, reason `too_large`, beyond; use `fitToBudget`).
 #[napi(
     catch_unwind,
     ts_generic_types = "K extends string",
@@ -436,7 +451,7 @@ pub fn fit_to_budget_sync<'env>(
     budget: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<Object<'env>> {
-    let parsed = fit_args(sections, budget, options, MAX_SYNC_COUNT_BYTES);
+    let parsed = fit_args(sections, budget, options, MAX_SYNC_COUNT_UNITS);
     let fitted = bridge::run_sync(env, || parsed.map(fit))?;
     fitted_to_js(env, fitted)
 }

@@ -323,9 +323,24 @@ fn parsed_error(value: Unknown<'_>) -> CoreResult<builders::ParsedError> {
     })
 }
 
-fn validation_arg(value: Unknown<'_>) -> CoreResult<FixSource> {
+/// `validationOutput` as read on the JS thread: raw output is decoded on the worker.
+enum ValidationArg {
+    Raw(args::Text),
+    Source(FixSource),
+}
+
+impl ValidationArg {
+    fn into_source(self) -> FixSource {
+        match self {
+            ValidationArg::Raw(text) => FixSource::Raw(text.into_string()),
+            ValidationArg::Source(source) => source,
+        }
+    }
+}
+
+fn validation_arg(value: Unknown<'_>) -> CoreResult<ValidationArg> {
     if args::type_of(&value) == ValueType::String {
-        return Ok(FixSource::Raw(args::string(value, "validationOutput")?));
+        return Ok(ValidationArg::Raw(args::text(value, "validationOutput")?));
     }
     let what = "a string or an object with a stages array";
     let f = Fields::of(value, "validationOutput")
@@ -350,7 +365,7 @@ fn validation_arg(value: Unknown<'_>) -> CoreResult<FixSource> {
             output: s.string("output")?,
         });
     }
-    Ok(FixSource::Structured(out))
+    Ok(ValidationArg::Source(FixSource::Structured(out)))
 }
 
 fn issue_arg(value: Unknown<'_>) -> CoreResult<builders::GitHubIssue> {
@@ -558,7 +573,9 @@ pub fn build_fix_context<'env>(
         Ok((source, files, repo, (opts, call))) => bridge::spawn_async_call(
             env,
             call,
-            move |_| async move { builders::build_fix_context(source, &files, &repo, &opts).await },
+            move |_| async move {
+                builders::build_fix_context(source.into_source(), &files, &repo, &opts).await
+            },
             |_, c| {
                 Ok(FixContext {
                     errors: c.errors,
@@ -587,7 +604,7 @@ fn parse_validation(text: &str) -> Vec<ParsedError> {
 /// The problems in a validation tool's output, in order: `tsc` (both formats), `eslint`
 /// (stylish, unix), `rustc`/`cargo`/`clippy`, `pytest`, `mypy` and `ruff` (concise, full).
 /// Unrecognised lines are ignored. ANSI colours are stripped. Parses off the JS thread (up to
-/// 64 MiB of text).
+/// 8 Mi characters of text).
 #[napi(
     ts_args_type = "text: string",
     ts_return_type = "Promise<ParsedError[]>"
@@ -596,8 +613,12 @@ pub fn parse_validation_output<'env>(
     env: &'env Env,
     text: Unknown<'_>,
 ) -> napi::Result<PromiseRaw<'env, Vec<ParsedError>>> {
-    match args::string(text, "text") {
-        Ok(text) => bridge::spawn(env, move || Ok(parse_validation(&text)), |_, v| Ok(v)),
+    match args::text(text, "text") {
+        Ok(text) => bridge::spawn(
+            env,
+            move || Ok(parse_validation(&text.into_string())),
+            |_, v| Ok(v),
+        ),
         Err(e) => bridge::reject(env, e),
     }
 }

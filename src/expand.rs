@@ -195,24 +195,27 @@ pub(crate) fn cache_config(o: FileCacheOptions) -> CoreResult<CacheConfig> {
 
 struct ExpandArgs {
     workspace: String,
+    /// The chunk, its content still to be decoded from `content` (on the worker).
     chunk: TextChunk,
+    content: Option<args::Text>,
     context_lines: i64,
     options: ExpandOptions,
 }
 
-fn chunk_arg(value: Unknown<'_>) -> CoreResult<TextChunk> {
+fn chunk_arg(value: Unknown<'_>) -> CoreResult<(TextChunk, args::Text)> {
     let f = Fields::of(value, "chunk")?;
-    let content = args::string(f.required("content")?, "chunk.content")?;
+    let content = args::text(f.required("content")?, "chunk.content")?;
     let file_path = args::string_max(f.required("filePath")?, "chunk.filePath", MAX_PATH_BYTES)?;
     let start_line = args::whole(f.required("startLine")?, "chunk.startLine", 1, MAX_LINE)?;
     let end_line = args::whole(f.required("endLine")?, "chunk.endLine", 1, MAX_LINE)?;
-    Ok(TextChunk {
-        content,
+    let chunk = TextChunk {
+        content: String::new(),
         file_path,
         start_line: start_line as usize,
         end_line: end_line as usize,
         language: f.string("language")?,
-    })
+    };
+    Ok((chunk, content))
 }
 
 fn context_arg(value: Unknown<'_>) -> CoreResult<i64> {
@@ -250,13 +253,14 @@ fn expand_args<'env>(
     options: Option<Unknown<'env>>,
 ) -> CoreResult<(ExpandArgs, Call<'env>)> {
     let workspace = args::string_max(workspace, "workspacePath", MAX_PATH_BYTES)?;
-    let chunk = chunk_arg(chunk)?;
+    let (chunk, content) = chunk_arg(chunk)?;
     let context_lines = context_arg(context_lines)?;
     let (options, call) = bridge::options_call::<ExpandChunkOptions>(options, "options")?;
     Ok((
         ExpandArgs {
             workspace,
             chunk,
+            content: Some(content),
             context_lines,
             options: expand_options(options)?,
         },
@@ -264,7 +268,10 @@ fn expand_args<'env>(
     ))
 }
 
-fn run_expand(engine: &Engine, a: &ExpandArgs) -> CoreResult<Expansion> {
+fn run_expand(engine: &Engine, mut a: ExpandArgs) -> CoreResult<Expansion> {
+    if let Some(content) = a.content.take() {
+        a.chunk.content = content.into_string();
+    }
     engine.expand(&a.workspace, &a.chunk, a.context_lines, &a.options)
 }
 
@@ -303,7 +310,7 @@ fn expand_on<'env, V: ToNapiValue + Send + 'static>(
                 call,
                 move |cancel| {
                     cancel.check()?;
-                    run_expand(&engine, &a).map(shape)
+                    run_expand(&engine, a).map(shape)
                 },
                 |_, v| Ok(v),
             )

@@ -338,8 +338,18 @@ pub fn pr_context<'env>(
 
 /// Longest `source.label` of `composeContext` (a path or a name; it goes into a heading).
 const MAX_LABEL_BYTES: usize = 4096;
+/// Largest input of `composeContextSync`: 256 Ki characters of sources in all.
+const MAX_SYNC_COMPOSE_UNITS: usize = 256 * 1024;
 
-fn sources_arg(value: Unknown<'_>) -> CoreResult<Vec<inject::ContextSource>> {
+/// A source as read on the JS thread; its content is decoded on the worker.
+struct SourceArg {
+    kind: SourceKind,
+    label: String,
+    content: args::Text,
+    truncated: bool,
+}
+
+fn sources_arg(value: Unknown<'_>, max_units: usize) -> CoreResult<Vec<SourceArg>> {
     let items = args::array(value, "sources", "an array of context sources", MAX_SOURCES)?;
     let mut total = 0usize;
     let mut out = Vec::with_capacity(items.len());
@@ -349,49 +359,84 @@ fn sources_arg(value: Unknown<'_>) -> CoreResult<Vec<inject::ContextSource>> {
         let kind = SourceKind::parse(&kind)
             .ok_or_else(|| args::expected("source.kind", "'dir', 'file', 'pr' or 'diff'"))?;
         let label = args::string_max(f.required("label")?, "source.label", MAX_LABEL_BYTES)?;
-        let content = args::string(f.required("content")?, "source.content")?;
+        let content = args::text_max(f.required("content")?, "source.content", max_units)?;
         let truncated = f.boolean("truncated")?.unwrap_or(false);
         total += content.len() + label.len();
-        if total > args::MAX_TEXT_BYTES {
-            return Err(args::too_large("sources", args::MAX_TEXT_BYTES));
+        if total > max_units {
+            return Err(args::too_long("sources", max_units));
         }
-        out.push(inject::ContextSource {
+        out.push(SourceArg {
             kind,
             label,
             content,
             truncated,
-            redactions: Vec::new(),
         });
     }
     Ok(out)
 }
 
+fn compose_args(
+    sources: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+    max_units: usize,
+) -> CoreResult<(Vec<SourceArg>, usize, bool)> {
+    let sources = sources_arg(sources, max_units)?;
+    let o: MaxCharsOptions = args::options(options, "options")?;
+    Ok((sources, max_chars(o.max_chars)?, o.redact.unwrap_or(true)))
+}
+
+fn compose((sources, max_chars, redact): (Vec<SourceArg>, usize, bool)) -> ComposedContext {
+    let sources: Vec<inject::ContextSource> = sources
+        .into_iter()
+        .map(|s| inject::ContextSource {
+            kind: s.kind,
+            label: s.label,
+            content: s.content.into_string(),
+            truncated: s.truncated,
+            redactions: Vec::new(),
+        })
+        .collect();
+    let c = inject::compose_context(&sources, max_chars, redact);
+    ComposedContext {
+        text: c.text,
+        truncated: c.truncated,
+        omitted: c.omitted,
+        redactions: redactions_js(&c.redactions),
+    }
+}
+
 /// Composes context sources into one block of at most `maxChars` characters (default 5000,
 /// ADR-005's cap; `text.length` is the measure): ordered by kind (`dir`, `file`, `pr`,
 /// `diff`; the given order within a kind), each under a `## <kind>: <label>` heading, then a
-/// visible `[... context truncated at N characters ...]` marker when cut.
+/// visible `[... context truncated at N characters ...]` marker when cut. Secrets are
+/// redacted before the cut unless `redact: false`. Runs off the JS thread; sources may hold
+/// 8 Mi characters in all.
+#[napi(
+    ts_args_type = "sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions",
+    ts_return_type = "Promise<ComposedContext>"
+)]
+pub fn compose_context<'env>(
+    env: &'env Env,
+    sources: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+) -> napi::Result<PromiseRaw<'env, ComposedContext>> {
+    match compose_args(sources, options, args::MAX_TEXT_UNITS) {
+        Ok(a) => bridge::spawn(env, move || Ok(compose(a)), |_, c| Ok(c)),
+        Err(e) => bridge::reject(env, e),
+    }
+}
+
+/// Synchronous twin of `composeContext` for small inputs: at most 256 Ki characters of
+/// sources in all (`invalid_request`, reason `too_large`, beyond; use `composeContext`).
 #[napi(
     catch_unwind,
     ts_args_type = "sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions"
 )]
-pub fn compose_context(
+pub fn compose_context_sync(
     env: &Env,
     sources: Unknown<'_>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<ComposedContext> {
-    let parsed = (|| -> CoreResult<_> {
-        let sources = sources_arg(sources)?;
-        let o: MaxCharsOptions = args::options(options, "options")?;
-        Ok((sources, (max_chars(o.max_chars)?, o.redact.unwrap_or(true))))
-    })();
-    bridge::run_sync(env, || {
-        let (sources, chars) = parsed?;
-        let c = inject::compose_context(&sources, chars.0, chars.1);
-        Ok(ComposedContext {
-            text: c.text,
-            truncated: c.truncated,
-            omitted: c.omitted,
-            redactions: redactions_js(&c.redactions),
-        })
-    })
+    let parsed = compose_args(sources, options, MAX_SYNC_COMPOSE_UNITS);
+    bridge::run_sync(env, || parsed.map(compose))
 }

@@ -49,11 +49,11 @@ pub fn redact_secrets<'env>(
     env: &'env Env,
     text: Unknown<'_>,
 ) -> napi::Result<PromiseRaw<'env, RedactedText>> {
-    match args::string(text, "text") {
+    match args::text(text, "text") {
         Ok(text) => bridge::spawn(
             env,
             move || {
-                let (text, report) = secrets::redact_reported(&text);
+                let (text, report) = secrets::redact_reported(&text.into_string());
                 Ok(RedactedText {
                     text,
                     redactions: redactions_js(&report),

@@ -10,7 +10,6 @@ use napi_derive::napi;
 use super::{args, bridge};
 use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 use context_engine_core::stats::{self, Counts, RepoStats as CoreStats};
-use context_engine_core::symbols::SourceFile;
 
 /// Files, lines and bytes of one language.
 #[napi(object, object_from_js = false)]
@@ -60,7 +59,7 @@ fn stats_js(s: CoreStats) -> RepoStats {
 
 enum Input {
     Root(String),
-    Files(Vec<SourceFile>),
+    Files(super::symbols::SourceFiles),
 }
 
 fn input_arg(value: Option<Unknown<'_>>) -> CoreResult<Input> {
@@ -98,7 +97,10 @@ pub fn repo_stats<'env>(
         ),
         Ok(Input::Files(files)) => bridge::spawn(
             env,
-            move || stats::files_stats(files.iter().map(|f| (f.path.as_str(), f.content.as_str()))),
+            move || {
+                let files = files.decode();
+                stats::files_stats(files.iter().map(|f| (f.path.as_str(), f.content.as_str())))
+            },
             |_, s| Ok(stats_js(s)),
         ),
         Err(e) => bridge::reject(env, e),

@@ -14,9 +14,6 @@ use context_engine_core::symbols::{
 };
 use context_engine_core::syntax::Lang;
 
-/// Most text all the files of one call may hold, in bytes (1 GiB).
-const MAX_TOTAL_BYTES: usize = 1024 * 1024 * 1024;
-
 /// A file handed to `SymbolIndex.indexFiles` or `repoStats`.
 // Declares the TypeScript type; the value is read field by field with `args` so that every
 // bad input is an `invalid_request`.
@@ -140,7 +137,23 @@ pub struct SymbolIndex {
     url_template: Option<Arc<str>>,
 }
 
-fn files_arg(value: Unknown<'_>, name: &str) -> CoreResult<Vec<SourceFile>> {
+/// Files as read on the JS thread: contents are decoded on the worker ([`SourceFiles::decode`]).
+pub(crate) struct SourceFiles(Vec<(String, args::Text)>);
+
+impl SourceFiles {
+    /// The files, their contents as UTF-8.
+    pub(crate) fn decode(self) -> Vec<SourceFile> {
+        self.0
+            .into_iter()
+            .map(|(path, content)| SourceFile {
+                path,
+                content: content.into_string(),
+            })
+            .collect()
+    }
+}
+
+fn files_arg(value: Unknown<'_>, name: &str) -> CoreResult<SourceFiles> {
     let not_array = || {
         CoreError::invalid_request(format!(
             "{name} must be an array of {{ path, content }} objects"
@@ -176,20 +189,18 @@ fn files_arg(value: Unknown<'_>, name: &str) -> CoreResult<Vec<SourceFile>> {
             .ok_or_else(|| {
                 CoreError::invalid_request(format!("each entry of {name} needs a content"))
             })?;
-        let content = args::string(content, "content")?;
+        let content = args::text(content, "content")?;
         total += content.len() + path.len();
-        if total > MAX_TOTAL_BYTES {
-            return Err(CoreError::invalid_request(format!(
-                "{name} is too large (at most 1 GiB in all)"
-            )));
+        if total > args::MAX_TEXT_UNITS {
+            return Err(args::too_long(name, args::MAX_TEXT_UNITS));
         }
-        out.push(SourceFile { path, content });
+        out.push((path, content));
     }
-    Ok(out)
+    Ok(SourceFiles(out))
 }
 
 /// The files of `repoStats({ files })`, read the same way as `indexFiles`'.
-pub(crate) fn source_files(value: Unknown<'_>, name: &str) -> CoreResult<Vec<SourceFile>> {
+pub(crate) fn source_files(value: Unknown<'_>, name: &str) -> CoreResult<SourceFiles> {
     files_arg(value, name)
 }
 
@@ -366,7 +377,7 @@ impl SymbolIndex {
                 let inner = self.inner.clone();
                 bridge::spawn(
                     env,
-                    move || inner.index_files(&repo, &files),
+                    move || inner.index_files(&repo, &files.decode()),
                     |_, s| Ok(count_js(s)),
                 )
             }
