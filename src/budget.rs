@@ -134,8 +134,8 @@ fn encoding_arg(value: Option<String>) -> CoreResult<Encoding> {
 /// counted), so even an 8 Mi-character text holds the JS thread for a few milliseconds.
 #[napi(catch_unwind, ts_args_type = "text: string")]
 pub fn estimate_tokens(env: &Env, text: Unknown<'_>) -> napi::Result<u32> {
-    let text = args::text(text, "text");
-    bridge::run_sync(env, || Ok(args::clamp_u32(text?.chars().div_ceil(4))))
+    let chars = args::code_points(text, "text", args::MAX_TEXT_UNITS);
+    bridge::run_sync(env, || Ok(args::clamp_u32(chars?.div_ceil(4))))
 }
 
 /// Largest text of `countTokensSync` and of all sections of `fitToBudgetSync` (exact BPE
