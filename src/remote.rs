@@ -786,15 +786,11 @@ impl HoundClient {
         env: &'env Env,
         owner_repo: Unknown<'_>,
     ) -> napi::Result<PromiseRaw<'env, Option<String>>> {
-        match args::string(owner_repo, "ownerRepo") {
-            Ok(name) => {
-                let client = self.inner.clone();
-                bridge::spawn_async(env, async move { client.repo_key(&name).await }, |_, k| {
-                    Ok(k)
-                })
-            }
-            Err(e) => bridge::reject(env, e),
-        }
+        let client = self.inner.clone();
+        bridge::or_reject(env, args::string(owner_repo, "ownerRepo"), |name| {
+            let work = async move { client.repo_key(&name).await };
+            bridge::spawn_async_call(env, bridge::Call::none(), move |_| work, |_, k| Ok(k))
+        })
     }
 
     /// `owner/name` on the code host of Hound repository `key` (from its clone URL); `null`
@@ -808,15 +804,11 @@ impl HoundClient {
         env: &'env Env,
         key: Unknown<'_>,
     ) -> napi::Result<PromiseRaw<'env, Option<String>>> {
-        match args::string(key, "key") {
-            Ok(key) => {
-                let client = self.inner.clone();
-                bridge::spawn_async(env, async move { client.repo_name(&key).await }, |_, n| {
-                    Ok(n)
-                })
-            }
-            Err(e) => bridge::reject(env, e),
-        }
+        let client = self.inner.clone();
+        bridge::or_reject(env, args::string(key, "key"), |key| {
+            let work = async move { client.repo_name(&key).await };
+            bridge::spawn_async_call(env, bridge::Call::none(), move |_| work, |_, n| Ok(n))
+        })
     }
 
     /// Files of `repo` that Hound did not index (`/api/v1/excludes`), e.g. binaries.
