@@ -466,15 +466,14 @@ pub fn remote_file_context<'env>(
 ) -> napi::Result<PromiseRaw<'env, FileContextResult>> {
     let parsed = context_args(request, config)
         .and_then(|a| Ok((a, bridge::call_options(config, "config")?)));
-    match parsed {
-        Ok((a, call)) => bridge::spawn_async_call(
+    bridge::or_reject(env, parsed, |(a, call)| {
+        bridge::spawn_async_call(
             env,
             call,
             move |_| run_context(a),
             |_, r| Ok(FileContextResult::from(r)),
-        ),
-        Err(e) => bridge::reject(env, e),
-    }
+        )
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
