@@ -11,8 +11,9 @@
 //!   exactly like `undefined` (the default applies); a required one is "required" either way.
 //! - **Own enumerable string keys only** for records ([`string_record`]): a key added to
 //!   `Object.prototype` is never read.
-//! - **Sizes are checked before copying**: a string over [`MAX_TEXT_BYTES`] is refused from its
-//!   length alone.
+//! - **Sizes are checked before copying**: a text over [`MAX_TEXT_UNITS`] characters, any other
+//!   string over [`MAX_STRING_BYTES`], is refused from its length alone; long texts are copied
+//!   as UTF-16 and decoded on the worker ([`Text`]), so no argument holds the JS thread long.
 //! - **Options** are typed structs (`#[napi(object)]`, for the TypeScript types) that implement
 //!   [`FromFields`]: each field is read through [`Fields`], then merged over the core's
 //!   `Default` by the export, which validates ranges.

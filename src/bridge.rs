@@ -160,24 +160,9 @@ where
 /// Runs an async export whose core work is itself a future (HTTP, `tokio::process`): `work`
 /// runs on the tokio runtime, then `convert` turns its value into JavaScript on the JS thread.
 /// Core errors reject with `to_js_error`; a panic while polling `work` becomes `internal`.
-/// (For exports without a `signal`; the diagnostics use it.)
-#[cfg_attr(not(feature = "diagnostics"), allow(dead_code))]
-pub(crate) fn spawn_async<'env, T, V, F>(
-    env: &'env Env,
-    work: F,
-    convert: impl FnOnce(&'env Env, T) -> napi::Result<V> + 'static,
-) -> napi::Result<PromiseRaw<'env, V>>
-where
-    F: std::future::Future<Output = CoreResult<T>> + Send + 'static,
-    T: Send + 'static,
-    V: ToNapiValue,
-{
-    spawn_async_call(env, Call::none(), move |_| work, convert)
-}
-
-/// [`spawn_async`] under a [`Call`]'s controls: the future is dropped (a child process it
-/// owns is killed) when the call is aborted or its deadline passes, and the promise rejects at
-/// once.
+/// Under the [`Call`]'s controls (pass [`Call::none`] for none), the future is dropped (a child
+/// process it owns is killed) when the call is aborted or its deadline passes, and the promise
+/// rejects at once.
 pub(crate) fn spawn_async_call<'env, T, V, F>(
     env: &'env Env,
     call: Call<'env>,
@@ -339,6 +324,36 @@ pub(crate) fn reject<V: ToNapiValue>(
 ) -> napi::Result<PromiseRaw<'_, V>> {
     args::clear_exception(env.raw());
     PromiseRaw::reject(env, to_js_error(env, &error))
+}
+
+/// [`spawn`] on arguments read beforehand: `parsed` holds them for `work`, or the error that
+/// rejects at once (as [`reject`]).
+pub(crate) fn spawn_parsed<'env, A, T, V>(
+    env: &'env Env,
+    parsed: CoreResult<A>,
+    work: impl FnOnce(A) -> CoreResult<T> + Send + 'static,
+    convert: impl FnOnce(&'env Env, T) -> napi::Result<V> + 'static,
+) -> napi::Result<PromiseRaw<'env, V>>
+where
+    A: Send + 'static,
+    T: Send + 'static,
+    V: ToNapiValue,
+{
+    or_reject(env, parsed, |a| spawn(env, move || work(a), convert))
+}
+
+/// Starts an async export on arguments read beforehand: `start` gets them when `parsed` holds
+/// them; otherwise the promise rejects at once with the error reading them gave (as
+/// [`reject`]).
+pub(crate) fn or_reject<'env, A, V: ToNapiValue>(
+    env: &'env Env,
+    parsed: CoreResult<A>,
+    start: impl FnOnce(A) -> napi::Result<PromiseRaw<'env, V>>,
+) -> napi::Result<PromiseRaw<'env, V>> {
+    match parsed {
+        Ok(a) => start(a),
+        Err(e) => reject(env, e),
+    }
 }
 
 /// Runs an export's result conversion, turning a panic into an `internal` error.

@@ -284,16 +284,14 @@ pub fn truncate_file<'env>(
     around_lines: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<PromiseRaw<'env, String>> {
-    match truncate_args(
+    let parsed = truncate_args(
         content,
         max_lines,
         around_lines,
         options,
         args::MAX_TEXT_UNITS,
-    ) {
-        Ok(a) => bridge::spawn(env, move || Ok(truncate(a)), |_, s| Ok(s)),
-        Err(e) => bridge::reject(env, e),
-    }
+    );
+    bridge::spawn_parsed(env, parsed, |a| Ok(truncate(a)), |_, s| Ok(s))
 }
 
 /// Like `truncateFile`, but also says whether the text was truncated, whether the truncation
@@ -309,16 +307,14 @@ pub fn truncate_file_detailed<'env>(
     around_lines: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<PromiseRaw<'env, TruncatedFile>> {
-    match truncate_args(
+    let parsed = truncate_args(
         content,
         max_lines,
         around_lines,
         options,
         args::MAX_TEXT_UNITS,
-    ) {
-        Ok(a) => bridge::spawn(env, move || Ok(truncate_detailed(a)), |_, t| Ok(t)),
-        Err(e) => bridge::reject(env, e),
-    }
+    );
+    bridge::spawn_parsed(env, parsed, |a| Ok(truncate_detailed(a)), |_, t| Ok(t))
 }
 
 /// Synchronous twin of `truncateFile`, for content of at most 1 Mi characters
@@ -431,10 +427,8 @@ pub fn fit_to_budget<'env>(
     budget: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<PromiseRaw<'env, Object<'env>>> {
-    match fit_args(sections, budget, options, args::MAX_TEXT_UNITS) {
-        Ok(a) => bridge::spawn(env, move || Ok(fit(a)), fitted_to_js),
-        Err(e) => bridge::reject(env, e),
-    }
+    let parsed = fit_args(sections, budget, options, args::MAX_TEXT_UNITS);
+    bridge::spawn_parsed(env, parsed, |a| Ok(fit(a)), fitted_to_js)
 }
 
 /// Synchronous twin of `fitToBudget` for small inputs: at most 256 Ki characters of sections

@@ -466,8 +466,8 @@ pub fn build_implementation_context<'env>(
         let repo = path_arg(repo_path, "repoPath")?;
         Ok((task, repo, builder_options(options)?))
     })();
-    match parsed {
-        Ok((task, repo, (opts, call))) => bridge::spawn_async_call(
+    bridge::or_reject(env, parsed, |(task, repo, (opts, call))| {
+        bridge::spawn_async_call(
             env,
             call,
             move |_| async move { builders::build_implementation_context(&task, &repo, &opts).await },
@@ -489,9 +489,8 @@ pub fn build_implementation_context<'env>(
                     metadata: meta(c.metadata),
                 })
             },
-        ),
-        Err(e) => bridge::reject(env, e),
-    }
+        )
+    })
 }
 
 /// The context of a review agent (FR-002): the `diff` from the merge base of `baseBranch` and
@@ -516,8 +515,8 @@ pub fn build_review_context<'env>(
         builders::validate_branch_name(&base, "baseBranch")?;
         Ok((repo, base, builder_options(options)?))
     })();
-    match parsed {
-        Ok((repo, base, (opts, call))) => bridge::spawn_async_call(
+    bridge::or_reject(env, parsed, |(repo, base, (opts, call))| {
+        bridge::spawn_async_call(
             env,
             call,
             move |_| async move { builders::build_review_context(&repo, &base, &opts).await },
@@ -535,9 +534,8 @@ pub fn build_review_context<'env>(
                     metadata: meta(c.metadata),
                 })
             },
-        ),
-        Err(e) => bridge::reject(env, e),
-    }
+        )
+    })
 }
 
 /// The context of a fix agent (FR-003): `errors` (one line per problem), `source_files` (the
@@ -569,8 +567,8 @@ pub fn build_fix_context<'env>(
         };
         Ok((source, files, repo, builder_options(options)?))
     })();
-    match parsed {
-        Ok((source, files, repo, (opts, call))) => bridge::spawn_async_call(
+    bridge::or_reject(env, parsed, |(source, files, repo, (opts, call))| {
+        bridge::spawn_async_call(
             env,
             call,
             move |_| async move {
@@ -584,9 +582,8 @@ pub fn build_fix_context<'env>(
                     metadata: meta(c.metadata),
                 })
             },
-        ),
-        Err(e) => bridge::reject(env, e),
-    }
+        )
+    })
 }
 
 /// Largest input of `parseValidationOutputSync`: 64 KiB, which it parses in well under a
@@ -653,8 +650,8 @@ pub fn build_issue_context<'env>(
         let repo = path_arg(repo_path, "repoPath")?;
         Ok((issue, repo, builder_options(options)?))
     })();
-    match parsed {
-        Ok((issue, repo, (opts, call))) => bridge::spawn_async_call(
+    bridge::or_reject(env, parsed, |(issue, repo, (opts, call))| {
+        bridge::spawn_async_call(
             env,
             call,
             move |_| async move { builders::build_issue_context(&issue, &repo, &opts).await },
@@ -666,7 +663,6 @@ pub fn build_issue_context<'env>(
                     metadata: meta(c.metadata),
                 })
             },
-        ),
-        Err(e) => bridge::reject(env, e),
-    }
+        )
+    })
 }

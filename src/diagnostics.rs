@@ -59,14 +59,11 @@ pub fn raise_error_async<'env>(
 ) -> napi::Result<PromiseRaw<'env, ()>> {
     let code = args::string(code, "code");
     if via_future.unwrap_or(false) {
-        bridge::spawn_async(
-            env,
-            async move {
-                tokio::task::yield_now().await;
-                raise(code)
-            },
-            |_, v| Ok(v),
-        )
+        let work = async move {
+            tokio::task::yield_now().await;
+            raise(code)
+        };
+        bridge::spawn_async_call(env, bridge::Call::none(), move |_| work, |_, v| Ok(v))
     } else {
         bridge::spawn(env, move || raise(code), |_, v| Ok(v))
     }

@@ -82,20 +82,23 @@ fn engine_options(parsed: ContextEngineOptions) -> CoreResult<EngineOptions> {
         options.file_cache = super::expand::cache_config(cache)?;
     }
     options.watch_workspaces = parsed.watch.unwrap_or(false);
-    options.retrieval.max_roots = args::opt_whole_number(
+    // A count of at least 1 and at most `max`, `default` when absent.
+    let count = |value, name, default: usize, max| {
+        args::opt_whole_number(value, name, default as u64, 1, max).map(|n| n as usize)
+    };
+    let retrieval = &mut options.retrieval;
+    retrieval.max_roots = count(
         parsed.max_roots,
         "options.maxRoots",
-        options.retrieval.max_roots as u64,
-        1,
+        retrieval.max_roots,
         1024,
-    )? as usize;
-    options.retrieval.max_files = args::opt_whole_number(
+    )?;
+    retrieval.max_files = count(
         parsed.max_files_per_root,
         "options.maxFilesPerRoot",
-        options.retrieval.max_files as u64,
-        1,
+        retrieval.max_files,
         10_000_000,
-    )? as usize;
+    )?;
     if let Some(dir) = parsed.index_cache_dir {
         options.retrieval.cache_dir = Some(cache_dir(&dir)?);
     }

@@ -302,21 +302,19 @@ fn expand_on<'env, V: ToNapiValue + Send + 'static>(
     shape: fn(Expansion) -> V,
 ) -> napi::Result<PromiseRaw<'env, V>> {
     let [workspace, chunk, context_lines] = args;
-    match expand_args(workspace, chunk, context_lines, options) {
-        Ok((a, call)) => {
-            let call = call.with_timeout(engine.options().timeout);
-            bridge::spawn_call(
-                env,
-                call,
-                move |cancel| {
-                    cancel.check()?;
-                    run_expand(&engine, a).map(shape)
-                },
-                |_, v| Ok(v),
-            )
-        }
-        Err(e) => bridge::reject(env, e),
-    }
+    let parsed = expand_args(workspace, chunk, context_lines, options);
+    bridge::or_reject(env, parsed, |(a, call)| {
+        let call = call.with_timeout(engine.options().timeout);
+        bridge::spawn_call(
+            env,
+            call,
+            move |cancel| {
+                cancel.check()?;
+                run_expand(&engine, a).map(shape)
+            },
+            |_, v| Ok(v),
+        )
+    })
 }
 
 fn content_of(e: Expansion) -> String {
@@ -365,18 +363,16 @@ fn watch_on<'env>(
     engine: Arc<Engine>,
     path: Unknown<'_>,
 ) -> napi::Result<PromiseRaw<'env, bool>> {
-    match args::string_max(path, "workspacePath", MAX_PATH_BYTES) {
-        Ok(path) => {
-            let call = Call::none().with_timeout(engine.options().timeout);
-            bridge::spawn_call(
-                env,
-                call,
-                move |_| engine.watch_workspace(&path),
-                |_, b| Ok(b),
-            )
-        }
-        Err(e) => bridge::reject(env, e),
-    }
+    let parsed = args::string_max(path, "workspacePath", MAX_PATH_BYTES);
+    bridge::or_reject(env, parsed, |path| {
+        let call = Call::none().with_timeout(engine.options().timeout);
+        bridge::spawn_call(
+            env,
+            call,
+            move |_| engine.watch_workspace(&path),
+            |_, b| Ok(b),
+        )
+    })
 }
 
 fn unwatch_on(env: &Env, engine: &Engine, path: Unknown<'_>) -> napi::Result<bool> {

@@ -7,7 +7,7 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use super::remote::{gitea_args, GiteaArgs};
+use super::remote::{gitea_args, host_client_class, raw_file_args, GiteaArgs};
 use super::{args, bridge};
 use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 use context_engine_core::remote::{self, GitHubConfig};
@@ -57,69 +57,26 @@ pub struct GitHubClient {
     inner: Arc<remote::GitHubClient>,
 }
 
-#[napi]
-impl GitHubClient {
-    /// Settings default from `GITHUB_API_URL`, `GITHUB_TOKEN` (or `GH_TOKEN`) and
-    /// `GITHUB_TIMEOUT`. Throws `invalid_request` for a bad setting.
-    #[napi(constructor, ts_args_type = "config?: GitHubClientConfig")]
-    pub fn new(env: &Env, config: Option<Unknown<'_>>) -> napi::Result<Self> {
-        bridge::run_sync(env, || {
-            let obj = args::opt_object(config, "config")?;
-            let config = resolve(gitea_args(obj.as_ref())?)?;
-            Ok(GitHubClient {
-                inner: Arc::new(remote::GitHubClient::new(config)?),
-            })
-        })
-    }
-
-    /// The API URL, with a trailing slash.
-    #[napi(getter)]
-    pub fn base_url(&self) -> String {
-        self.inner.base_url().to_owned()
-    }
-
-    /// The web root that links point to (`https://github.com/` for the public API).
-    #[napi(getter)]
-    pub fn web_url(&self) -> String {
-        self.inner.web_base_url().to_owned()
-    }
-
-    /// Whether a token is configured (the token itself is never readable).
-    #[napi(getter)]
-    pub fn has_token(&self) -> bool {
-        self.inner.has_token()
-    }
-
-    /// The whole file `filepath` of `repo` (`owner/name`) at `ref` (branch, tag or commit SHA;
-    /// the default branch, looked up and remembered for a minute, when omitted). Files over
-    /// 1 MB are read through the raw media type. Binary files, directories and files over
-    /// `maxBytes` are `invalid_request`; a missing or private file or an unknown ref is
-    /// `invalid_request` "not found"; 401/403 `unauthorized`; a rate limit (403/429 with
-    /// `x-ratelimit-remaining: 0` or `retry-after`) is `unavailable` with the reset time;
-    /// unreachable or 5xx `unavailable`; `timeout`.
-    #[napi(
-        ts_args_type = "repo: string, filepath: string, ref?: string | null, options?: CallOptions",
-        ts_return_type = "Promise<string>"
-    )]
-    pub fn get_raw_file<'env>(
-        &self,
-        env: &'env Env,
-        repo: Unknown<'_>,
-        filepath: Unknown<'_>,
-        r#ref: Option<Unknown<'_>>,
-        options: Option<Unknown<'env>>,
-    ) -> napi::Result<PromiseRaw<'env, String>> {
-        match super::remote::raw_file_args(repo, filepath, r#ref, options) {
-            Ok((repo, path, r#ref, call)) => {
-                let client = self.inner.clone();
-                bridge::spawn_async_call(
-                    env,
-                    call,
-                    move |_| async move { client.get_raw_file(&repo, &path, r#ref.as_deref()).await },
-                    |_, s| Ok(s),
-                )
-            }
-            Err(e) => bridge::reject(env, e),
+host_client_class! {
+    GitHubClient(remote::GitHubClient, "config?: GitHubClientConfig", resolve),
+    #[doc = " Settings default from `GITHUB_API_URL`, `GITHUB_TOKEN` (or `GH_TOKEN`) and"]
+    #[doc = " `GITHUB_TIMEOUT`. Throws `invalid_request` for a bad setting."]
+    new;
+    #[doc = " The API URL, with a trailing slash."]
+    base_url;
+    {
+        #[doc = " The web root that links point to (`https://github.com/` for the public API)."]
+        #[napi(getter)]
+        pub fn web_url(&self) -> String {
+            self.inner.web_base_url().to_owned()
         }
     }
+    #[doc = " The whole file `filepath` of `repo` (`owner/name`) at `ref` (branch, tag or commit SHA;"]
+    #[doc = " the default branch, looked up and remembered for a minute, when omitted). Files over"]
+    #[doc = " 1 MB are read through the raw media type. Binary files, directories and files over"]
+    #[doc = " `maxBytes` are `invalid_request`; a missing or private file or an unknown ref is"]
+    #[doc = " `invalid_request` \"not found\"; 401/403 `unauthorized`; a rate limit (403/429 with"]
+    #[doc = " `x-ratelimit-remaining: 0` or `retry-after`) is `unavailable` with the reset time;"]
+    #[doc = " unreachable or 5xx `unavailable`; `timeout`."]
+    get_raw_file;
 }

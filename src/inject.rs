@@ -194,8 +194,8 @@ pub fn dir_context<'env>(
         };
         Ok((path, opts, call))
     })();
-    match parsed {
-        Ok((path, opts, call)) => bridge::spawn_call(
+    bridge::or_reject(env, parsed, |(path, opts, call)| {
+        bridge::spawn_call(
             env,
             call,
             move |cancel| {
@@ -203,9 +203,8 @@ pub fn dir_context<'env>(
                 inject::dir_context(&path, &opts)
             },
             |_, s| Ok(source_js(s)),
-        ),
-        Err(e) => bridge::reject(env, e),
-    }
+        )
+    })
 }
 
 /// One file (ADR-005 `generate_file_context`): its first 150 lines (`maxLines`) followed by
@@ -243,15 +242,14 @@ pub fn file_context<'env>(
         };
         Ok((path, o.root, opts, call))
     })();
-    match parsed {
-        Ok((path, root, opts, call)) => bridge::spawn_call(
+    bridge::or_reject(env, parsed, |(path, root, opts, call)| {
+        bridge::spawn_call(
             env,
             call,
             move |_| inject::file_context(&path, root.as_deref().map(std::path::Path::new), &opts),
             |_, s| Ok(source_js(s)),
-        ),
-        Err(e) => bridge::reject(env, e),
-    }
+        )
+    })
 }
 
 /// The working tree's staged and unstaged changes (ADR-005 `generate_diff_context`), cut at
@@ -275,15 +273,14 @@ pub fn diff_context<'env>(
             call,
         ))
     })();
-    match parsed {
-        Ok((repo, chars, call)) => bridge::spawn_async_call(
+    bridge::or_reject(env, parsed, |(repo, chars, call)| {
+        bridge::spawn_async_call(
             env,
             call,
             move |_| async move { inject::diff_context(&repo, chars.0, None, chars.1).await },
             |_, s| Ok(source_js(s)),
-        ),
-        Err(e) => bridge::reject(env, e),
-    }
+        )
+    })
 }
 
 fn pr_arg(value: Unknown<'_>) -> CoreResult<PrRef> {
@@ -325,15 +322,14 @@ pub fn pr_context<'env>(
             call,
         ))
     })();
-    match parsed {
-        Ok((repo, pr, chars, call)) => bridge::spawn_async_call(
+    bridge::or_reject(env, parsed, |(repo, pr, chars, call)| {
+        bridge::spawn_async_call(
             env,
             call,
             move |_| async move { inject::pr_context(&repo, &pr, chars.0, None, chars.1).await },
             |_, s| Ok(source_js(s)),
-        ),
-        Err(e) => bridge::reject(env, e),
-    }
+        )
+    })
 }
 
 /// Longest `source.label` of `composeContext` (a path or a name; it goes into a heading).

@@ -161,6 +161,78 @@ impl GiteaArgs {
 // ---------------------------------------------------------------------------------------------
 // GiteaClient
 
+/// The `#[napi]` methods of a code-host client class (`GiteaClient`, `GitHubClient`, each a
+/// struct with an `inner: Arc<HostClient<_>>`): the constructor from the host's settings (read
+/// by `gitea_args`, resolved by `$resolve`), the `baseUrl` and `hasToken` getters and
+/// `getRawFile`, the same for every host but for their docs. `$extra` methods stand between
+/// `baseUrl` and `hasToken`. One definition, so the hosts cannot drift apart.
+///
+/// The docs of the invocation are written as `#[doc = "..."]`: a `///` comment passed through
+/// `macro_rules!` reaches napi as a raw string, which it would copy into `index.d.ts` verbatim.
+macro_rules! host_client_class {
+    (
+        $class:ident($core:ty, $config_ts:tt, $resolve:path),
+        $(#[doc = $new_doc:tt])*
+        new;
+        $(#[doc = $base_doc:tt])*
+        base_url;
+        { $($extra:tt)* }
+        $(#[doc = $raw_doc:tt])*
+        get_raw_file;
+    ) => {
+        #[napi]
+        impl $class {
+            $(#[doc = $new_doc])*
+            #[napi(constructor, ts_args_type = $config_ts)]
+            pub fn new(env: &Env, config: Option<Unknown<'_>>) -> napi::Result<Self> {
+                bridge::run_sync(env, || {
+                    let obj = args::opt_object(config, "config")?;
+                    let config = $resolve(gitea_args(obj.as_ref())?)?;
+                    Ok($class {
+                        inner: Arc::new(<$core>::new(config)?),
+                    })
+                })
+            }
+
+            $(#[doc = $base_doc])*
+            #[napi(getter)]
+            pub fn base_url(&self) -> String {
+                self.inner.base_url().to_owned()
+            }
+
+            $($extra)*
+
+            /// Whether a token is configured (the token itself is never readable).
+            #[napi(getter)]
+            pub fn has_token(&self) -> bool {
+                self.inner.has_token()
+            }
+
+            $(#[doc = $raw_doc])*
+            #[napi(
+                ts_args_type = "repo: string, filepath: string, ref?: string | null, options?: CallOptions",
+                ts_return_type = "Promise<string>"
+            )]
+            pub fn get_raw_file<'env>(
+                &self,
+                env: &'env Env,
+                repo: Unknown<'_>,
+                filepath: Unknown<'_>,
+                r#ref: Option<Unknown<'_>>,
+                options: Option<Unknown<'env>>,
+            ) -> napi::Result<PromiseRaw<'env, String>> {
+                let client = self.inner.clone();
+                let parsed = raw_file_args(repo, filepath, r#ref, options);
+                bridge::or_reject(env, parsed, |(repo, path, r#ref, call)| {
+                    let work = async move { client.get_raw_file(&repo, &path, r#ref.as_deref()).await };
+                    bridge::spawn_async_call(env, call, move |_| work, |_, s| Ok(s))
+                })
+            }
+        }
+    };
+}
+pub(crate) use host_client_class;
+
 /// A client of one Gitea server (ADR-003). Holds no connection of its own; all clients share
 /// one connection pool.
 #[napi]
@@ -168,63 +240,20 @@ pub struct GiteaClient {
     inner: Arc<remote::GiteaClient>,
 }
 
-#[napi]
-impl GiteaClient {
-    /// Settings default from `GITEA_URL`, `GITEA_TOKEN` (or `~/.config/gitea/token`) and
-    /// `GITEA_TIMEOUT`. Throws `invalid_request` for a bad setting.
-    #[napi(constructor, ts_args_type = "config?: GiteaClientConfig")]
-    pub fn new(env: &Env, config: Option<Unknown<'_>>) -> napi::Result<Self> {
-        bridge::run_sync(env, || {
-            let obj = args::opt_object(config, "config")?;
-            let config = gitea_args(obj.as_ref())?.resolve()?;
-            Ok(GiteaClient {
-                inner: Arc::new(remote::GiteaClient::new(config)?),
-            })
-        })
-    }
-
-    /// The server URL, with a trailing slash.
-    #[napi(getter)]
-    pub fn base_url(&self) -> String {
-        self.inner.base_url().to_owned()
-    }
-
-    /// Whether a token is configured (the token itself is never readable).
-    #[napi(getter)]
-    pub fn has_token(&self) -> bool {
-        self.inner.has_token()
-    }
-
-    /// The whole file `filepath` of `repo` (`owner/name`) at `ref` (branch, tag or full commit
-    /// SHA; the default branch when omitted). A ref Gitea does not know is `invalid_request`
-    /// (Gitea itself would silently serve the default branch). Binary files and files over
-    /// `maxBytes` are `invalid_request`; a missing or private file is `invalid_request`
-    /// "not found"; 401/403 `unauthorized`; unreachable or 5xx `unavailable`; `timeout`.
-    #[napi(
-        ts_args_type = "repo: string, filepath: string, ref?: string | null, options?: CallOptions",
-        ts_return_type = "Promise<string>"
-    )]
-    pub fn get_raw_file<'env>(
-        &self,
-        env: &'env Env,
-        repo: Unknown<'_>,
-        filepath: Unknown<'_>,
-        r#ref: Option<Unknown<'_>>,
-        options: Option<Unknown<'env>>,
-    ) -> napi::Result<PromiseRaw<'env, String>> {
-        match raw_file_args(repo, filepath, r#ref, options) {
-            Ok((repo, path, r#ref, call)) => {
-                let client = self.inner.clone();
-                bridge::spawn_async_call(
-                    env,
-                    call,
-                    move |_| async move { client.get_raw_file(&repo, &path, r#ref.as_deref()).await },
-                    |_, s| Ok(s),
-                )
-            }
-            Err(e) => bridge::reject(env, e),
-        }
-    }
+host_client_class! {
+    GiteaClient(remote::GiteaClient, "config?: GiteaClientConfig", GiteaArgs::resolve),
+    #[doc = " Settings default from `GITEA_URL`, `GITEA_TOKEN` (or `~/.config/gitea/token`) and"]
+    #[doc = " `GITEA_TIMEOUT`. Throws `invalid_request` for a bad setting."]
+    new;
+    #[doc = " The server URL, with a trailing slash."]
+    base_url;
+    {}
+    #[doc = " The whole file `filepath` of `repo` (`owner/name`) at `ref` (branch, tag or full commit"]
+    #[doc = " SHA; the default branch when omitted). A ref Gitea does not know is `invalid_request`"]
+    #[doc = " (Gitea itself would silently serve the default branch). Binary files and files over"]
+    #[doc = " `maxBytes` are `invalid_request`; a missing or private file is `invalid_request`"]
+    #[doc = " \"not found\"; 401/403 `unauthorized`; unreachable or 5xx `unavailable`; `timeout`."]
+    get_raw_file;
 }
 
 /// The arguments of `getRawFile` (Gitea's and GitHub's): repository, path, ref, call options.
@@ -437,15 +466,14 @@ pub fn remote_file_context<'env>(
 ) -> napi::Result<PromiseRaw<'env, FileContextResult>> {
     let parsed = context_args(request, config)
         .and_then(|a| Ok((a, bridge::call_options(config, "config")?)));
-    match parsed {
-        Ok((a, call)) => bridge::spawn_async_call(
+    bridge::or_reject(env, parsed, |(a, call)| {
+        bridge::spawn_async_call(
             env,
             call,
             move |_| run_context(a),
             |_, r| Ok(FileContextResult::from(r)),
-        ),
-        Err(e) => bridge::reject(env, e),
-    }
+        )
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -786,15 +814,11 @@ impl HoundClient {
         env: &'env Env,
         owner_repo: Unknown<'_>,
     ) -> napi::Result<PromiseRaw<'env, Option<String>>> {
-        match args::string(owner_repo, "ownerRepo") {
-            Ok(name) => {
-                let client = self.inner.clone();
-                bridge::spawn_async(env, async move { client.repo_key(&name).await }, |_, k| {
-                    Ok(k)
-                })
-            }
-            Err(e) => bridge::reject(env, e),
-        }
+        let client = self.inner.clone();
+        bridge::or_reject(env, args::string(owner_repo, "ownerRepo"), |name| {
+            let work = async move { client.repo_key(&name).await };
+            bridge::spawn_async_call(env, bridge::Call::none(), move |_| work, |_, k| Ok(k))
+        })
     }
 
     /// `owner/name` on the code host of Hound repository `key` (from its clone URL); `null`
@@ -808,15 +832,11 @@ impl HoundClient {
         env: &'env Env,
         key: Unknown<'_>,
     ) -> napi::Result<PromiseRaw<'env, Option<String>>> {
-        match args::string(key, "key") {
-            Ok(key) => {
-                let client = self.inner.clone();
-                bridge::spawn_async(env, async move { client.repo_name(&key).await }, |_, n| {
-                    Ok(n)
-                })
-            }
-            Err(e) => bridge::reject(env, e),
-        }
+        let client = self.inner.clone();
+        bridge::or_reject(env, args::string(key, "key"), |key| {
+            let work = async move { client.repo_name(&key).await };
+            bridge::spawn_async_call(env, bridge::Call::none(), move |_| work, |_, n| Ok(n))
+        })
     }
 
     /// Files of `repo` that Hound did not index (`/api/v1/excludes`), e.g. binaries.

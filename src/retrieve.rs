@@ -266,15 +266,14 @@ fn retrieve_on<'env>(
 ) -> napi::Result<PromiseRaw<'env, Vec<ContextSnippet>>> {
     let parsed =
         request_args(request).and_then(|r| Ok((r, bridge::call_options(options, "options")?)));
-    match parsed {
-        Ok(((request, provider, shape), call)) => bridge::spawn_call(
+    bridge::or_reject(env, parsed, |((request, provider, shape), call)| {
+        bridge::spawn_call(
             env,
             call.with_timeout(engine.options().timeout),
             move |cancel| engine.retrieve_with(&request, &shape, cancel),
             move |_, snippets| Ok(snippets.into_iter().map(|s| to_js(s, provider)).collect()),
-        ),
-        Err(e) => bridge::reject(env, e),
-    }
+        )
+    })
 }
 
 fn root_arg(root: Unknown<'_>) -> CoreResult<String> {
@@ -303,15 +302,14 @@ fn prepare_on<'env>(
     options: Option<Unknown<'env>>,
 ) -> napi::Result<PromiseRaw<'env, IndexStatus>> {
     let parsed = root_arg(root).and_then(|r| Ok((r, bridge::call_options(options, "options")?)));
-    match parsed {
-        Ok((root, call)) => bridge::spawn_call(
+    bridge::or_reject(env, parsed, |(root, call)| {
+        bridge::spawn_call(
             env,
             call.with_timeout(engine.options().timeout),
             move |cancel| engine.prepare_index(&root, cancel),
             |_, s| Ok(s.into()),
-        ),
-        Err(e) => bridge::reject(env, e),
-    }
+        )
+    })
 }
 
 /// Ranked snippets of `request.rootPath` for `request.prompt` (Context Retrieval Contract v1).

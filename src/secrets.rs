@@ -49,8 +49,8 @@ pub fn redact_secrets<'env>(
     env: &'env Env,
     text: Unknown<'_>,
 ) -> napi::Result<PromiseRaw<'env, RedactedText>> {
-    match args::text(text, "text") {
-        Ok(text) => bridge::spawn(
+    bridge::or_reject(env, args::text(text, "text"), |text| {
+        bridge::spawn(
             env,
             move || {
                 let (text, report) = secrets::redact_reported(&text.into_string());
@@ -60,7 +60,6 @@ pub fn redact_secrets<'env>(
                 })
             },
             |_, r| Ok(r),
-        ),
-        Err(e) => bridge::reject(env, e),
-    }
+        )
+    })
 }

@@ -9,6 +9,37 @@ fn numbered(n: usize) -> String {
     (1..=n).map(|i| format!("line {i}\n")).collect()
 }
 
+// The builders with the default options, run to completion.
+
+fn run_implementation(task_file: &str, repo: &Path) -> crate::Result<ImplementationContext> {
+    rt().block_on(build_implementation_context(
+        task_file,
+        repo,
+        &BuildOptions::default(),
+    ))
+}
+
+fn run_review(repo: &Path, base_branch: &str) -> crate::Result<ReviewContext> {
+    rt().block_on(build_review_context(
+        repo,
+        base_branch,
+        &BuildOptions::default(),
+    ))
+}
+
+fn run_fix(source: FixSource, files: &[String], repo: &Path) -> crate::Result<FixContext> {
+    rt().block_on(build_fix_context(
+        source,
+        files,
+        repo,
+        &BuildOptions::default(),
+    ))
+}
+
+fn run_issue(issue: &GitHubIssue, repo: &Path) -> crate::Result<IssueContext> {
+    rt().block_on(build_issue_context(issue, repo, &BuildOptions::default()))
+}
+
 #[test]
 fn implementation_context_has_the_spec_keys() {
     let mut repo = TestRepo::init();
@@ -19,13 +50,7 @@ fn implementation_context_has_the_spec_keys() {
         repo.write("f.txt", format!("{i}\n"));
         repo.commit(&format!("commit {i}"));
     }
-    let ctx = rt()
-        .block_on(build_implementation_context(
-            "specs/tasks.md",
-            &repo.root(),
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_implementation("specs/tasks.md", &repo.root()).unwrap();
     assert_eq!(ctx.tasks, "- [ ] T001 do the thing\n");
     assert_eq!(
         ctx.conventions,
@@ -37,13 +62,7 @@ fn implementation_context_has_the_spec_keys() {
     assert_eq!(ctx.metadata, None);
     // absolute task path inside the root works too
     let abs = repo.root().join("specs/tasks.md");
-    let ctx2 = rt()
-        .block_on(build_implementation_context(
-            abs.to_str().unwrap(),
-            &repo.root(),
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx2 = run_implementation(abs.to_str().unwrap(), &repo.root()).unwrap();
     assert_eq!(ctx2, ctx);
 }
 
@@ -52,13 +71,7 @@ fn implementation_context_missing_task_and_huge_conventions() {
     let mut repo = TestRepo::init();
     repo.write("CLAUDE.md", numbered(2000));
     repo.commit("init");
-    let ctx = rt()
-        .block_on(build_implementation_context(
-            "nope.md",
-            &repo.root(),
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_implementation("nope.md", &repo.root()).unwrap();
     assert_eq!(ctx.tasks, "");
     let meta = ctx.metadata.expect("metadata");
     assert_eq!(meta.missing_files, vec!["nope.md"]);
@@ -75,13 +88,7 @@ fn implementation_context_missing_task_and_huge_conventions() {
 fn implementation_context_degrades_without_git_or_repo() {
     let plain = TestRepo::plain();
     std::fs::write(plain.path().join("t.md"), "task\n").unwrap();
-    let ctx = rt()
-        .block_on(build_implementation_context(
-            "t.md",
-            &plain.root(),
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_implementation("t.md", &plain.root()).unwrap();
     assert_eq!((ctx.tasks.as_str(), ctx.branch.as_str()), ("task\n", ""));
     assert!(ctx.recent_commits.is_empty());
     let meta = ctx.metadata.unwrap();
@@ -126,36 +133,18 @@ fn implementation_context_degrades_without_git_or_repo() {
 #[test]
 fn implementation_context_escaping_task_path_is_ignored() {
     let repo = TestRepo::init();
-    let ctx = rt()
-        .block_on(build_implementation_context(
-            "../../etc/passwd",
-            &repo.root(),
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_implementation("../../etc/passwd", &repo.root()).unwrap();
     assert_eq!(ctx.tasks, "");
     let meta = ctx.metadata.unwrap();
     assert!(meta.warnings[0].starts_with("ignored a path outside the repository"));
-    let ctx = rt()
-        .block_on(build_implementation_context(
-            "/etc/passwd",
-            &repo.root(),
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_implementation("/etc/passwd", &repo.root()).unwrap();
     assert_eq!(ctx.tasks, "");
     assert!(!format!("{:?}", ctx.metadata).contains("/etc/passwd"));
 }
 
 #[test]
 fn relative_repo_path_is_invalid_request() {
-    let err = rt()
-        .block_on(build_implementation_context(
-            "t.md",
-            Path::new("relative/dir"),
-            &BuildOptions::default(),
-        ))
-        .unwrap_err();
+    let err = run_implementation("t.md", Path::new("relative/dir")).unwrap_err();
     assert_eq!(err.kind(), crate::ErrorKind::InvalidRequest);
     assert_eq!(err.message(), "repoPath must be an absolute path");
 }
@@ -189,13 +178,7 @@ fn feature_repo() -> TestRepo {
 #[test]
 fn review_context_full_small_files_truncated_large_binary_skipped() {
     let repo = feature_repo();
-    let ctx = rt()
-        .block_on(build_review_context(
-            &repo.root(),
-            "main",
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_review(&repo.root(), "main").unwrap();
     assert_eq!(ctx.conventions, "conventions\n");
     assert_eq!(
         ctx.changed_files.keys().collect::<Vec<_>>(),
@@ -228,13 +211,7 @@ fn review_context_full_small_files_truncated_large_binary_skipped() {
         .warnings
         .contains(&"skipped binary file image.bin".to_owned()));
     // deterministic
-    let again = rt()
-        .block_on(build_review_context(
-            &repo.root(),
-            "main",
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let again = run_review(&repo.root(), "main").unwrap();
     assert_eq!(again.diff, ctx.diff);
 }
 
@@ -243,38 +220,20 @@ fn review_context_no_changes_and_bad_base() {
     let mut repo = TestRepo::init();
     repo.write("a.txt", "a\n");
     repo.commit("base");
-    let ctx = rt()
-        .block_on(build_review_context(
-            &repo.root(),
-            "main",
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_review(&repo.root(), "main").unwrap();
     assert_eq!(ctx.diff, "");
     assert!(ctx.changed_files.is_empty());
     assert_eq!(ctx.stats, crate::git::DiffStats::default());
     assert_eq!(ctx.metadata, None);
 
-    let ctx = rt()
-        .block_on(build_review_context(
-            &repo.root(),
-            "no-such-branch",
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_review(&repo.root(), "no-such-branch").unwrap();
     assert_eq!(
         ctx.metadata.unwrap().warnings,
         vec!["the base branch was not found; the diff is empty"]
     );
 
     for bad in ["", "-x", "a..b", "a b", "x\0y"] {
-        let err = rt()
-            .block_on(build_review_context(
-                &repo.root(),
-                bad,
-                &BuildOptions::default(),
-            ))
-            .unwrap_err();
+        let err = run_review(&repo.root(), bad).unwrap_err();
         assert_eq!(err.kind(), crate::ErrorKind::InvalidRequest);
     }
 }
@@ -284,13 +243,7 @@ fn review_context_detached_head_uncommitted_and_empty_repo() {
     let mut repo = feature_repo();
     repo.git(&["checkout", "-q", "--detach", "feature"]);
     repo.write("small.rs", "fn a() {}\nfn b() {}\nfn c() {}\n");
-    let ctx = rt()
-        .block_on(build_review_context(
-            &repo.root(),
-            "main",
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_review(&repo.root(), "main").unwrap();
     assert_eq!(
         ctx.changed_files["small.rs"],
         "fn a() {}\nfn b() {}\nfn c() {}\n"
@@ -299,26 +252,14 @@ fn review_context_detached_head_uncommitted_and_empty_repo() {
     repo.commit("x");
 
     let empty = TestRepo::init();
-    let ctx = rt()
-        .block_on(build_review_context(
-            &empty.root(),
-            "main",
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_review(&empty.root(), "main").unwrap();
     assert_eq!(ctx.diff, "");
     assert_eq!(
         ctx.metadata.unwrap().warnings,
         vec!["the base branch was not found; the diff is empty"]
     );
     let plain = TestRepo::plain();
-    let ctx = rt()
-        .block_on(build_review_context(
-            &plain.root(),
-            "main",
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_review(&plain.root(), "main").unwrap();
     assert_eq!(
         ctx.metadata.unwrap().warnings,
         vec!["the diff is unavailable: the directory is not a git repository"]
@@ -337,13 +278,7 @@ fn review_context_secret_is_redacted_and_reported() {
         format!("// config\nexport const token = '{token}'\n"),
     );
     repo.commit("add config");
-    let ctx = rt()
-        .block_on(build_review_context(
-            &repo.root(),
-            "main",
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_review(&repo.root(), "main").unwrap();
     assert_eq!(
         ctx.changed_files["config.ts"],
         "// config\nexport const token = '[REDACTED:github_token]'\n"
@@ -379,14 +314,12 @@ fn fix_context_windows_around_errors() {
     repo.write("src/app.ts", numbered(800));
     repo.write("src/util.ts", "export const x = 1\n");
     let output = "src/app.ts(100,5): error TS2322: Type 'number' is not assignable to type 'string'.\nsrc/app.ts(105,1): error TS2304: Cannot find name 'foo'.\nsrc/app.ts(600,3): error TS7006: Parameter 'x' implicitly has an 'any' type.\n";
-    let ctx = rt()
-        .block_on(build_fix_context(
-            FixSource::Raw(output.to_owned()),
-            &["src/util.ts".to_owned()],
-            &repo.root(),
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_fix(
+        FixSource::Raw(output.to_owned()),
+        &["src/util.ts".to_owned()],
+        &repo.root(),
+    )
+    .unwrap();
     assert_eq!(ctx.source_files["src/util.ts"], "export const x = 1\n");
     let app = &ctx.source_files["src/app.ts"];
     for l in [90, 100, 110, 115, 590, 610] {
@@ -435,14 +368,7 @@ fn fix_context_structured_stages_and_no_errors() {
             },
         ],
     };
-    let ctx = rt()
-        .block_on(build_fix_context(
-            FixSource::Structured(v),
-            &[],
-            &repo.root(),
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_fix(FixSource::Structured(v), &[], &repo.root()).unwrap();
     assert_eq!(
         ctx.error_summary,
         "1 error, 1 warning in 2 files (lint: 1, typecheck: 1)."
@@ -450,14 +376,12 @@ fn fix_context_structured_stages_and_no_errors() {
     assert_eq!(ctx.source_files.keys().collect::<Vec<_>>(), vec!["a.py"]);
     assert_eq!(ctx.metadata.unwrap().missing_files, vec!["missing.py"]);
 
-    let ctx = rt()
-        .block_on(build_fix_context(
-            FixSource::Structured(ValidationOutput::default()),
-            &[],
-            &repo.root(),
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_fix(
+        FixSource::Structured(ValidationOutput::default()),
+        &[],
+        &repo.root(),
+    )
+    .unwrap();
     assert_eq!(
         (ctx.errors.as_str(), ctx.error_summary.as_str()),
         ("", "No errors.")
@@ -482,13 +406,7 @@ fn issue_context_related_files_and_recent_changes() {
         assignees: vec!["octocat".into()],
         url: "https://github.com/o/r/issues/42".into(),
     };
-    let ctx = rt()
-        .block_on(build_issue_context(
-            &issue,
-            &repo.root(),
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_issue(&issue, &repo.root()).unwrap();
     assert!(ctx.issue.starts_with("#42: Parser crashes\nState: open\nLabels: bug\nAssignees: octocat\nURL: https://github.com/o/r/issues/42\n\nSee "));
     assert_eq!(
         ctx.related_files.keys().collect::<Vec<_>>(),
@@ -515,13 +433,7 @@ fn issue_context_related_files_and_recent_changes() {
         title: "Vague".into(),
         ..Default::default()
     };
-    let ctx = rt()
-        .block_on(build_issue_context(
-            &none,
-            &repo.root(),
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_issue(&none, &repo.root()).unwrap();
     assert!(ctx.related_files.is_empty());
     assert_eq!(ctx.recent_changes.lines().count(), 2);
     assert_eq!(ctx.metadata, None);
@@ -559,41 +471,44 @@ fn brief(errors: &[ParsedError]) -> Vec<String> {
         .collect()
 }
 
+/// Asserts what `parse_validation_output` finds in `input`, in `brief`'s form.
+#[track_caller]
+fn parses(input: &str, expected: &[&str]) {
+    assert_eq!(brief(&parse_validation_output(input)), expected);
+}
+
 #[test]
 fn parses_tsc_both_formats() {
     let plain = "src/index.ts(3,7): error TS2322: Type 'number' is not assignable to type 'string'.\nsrc/lib/util.ts(10,15): error TS2339: Property 'foo' does not exist on type '{}'.\n";
-    assert_eq!(
-        brief(&parse_validation_output(plain)),
-        vec![
+    parses(
+        plain,
+        &[
             "tsc|src/index.ts|3|7|error|TS2322|Type 'number' is not assignable to type 'string'.",
             "tsc|src/lib/util.ts|10|15|error|TS2339|Property 'foo' does not exist on type '{}'.",
-        ]
+        ],
     );
     let pretty = "\x1b[96msrc/index.ts\x1b[0m:\x1b[93m3\x1b[0m:\x1b[93m7\x1b[0m - \x1b[91merror\x1b[0m\x1b[90m TS2322: \x1b[0mType 'number' is not assignable to type 'string'.\n\n\x1b[7m3\x1b[0m const x: string = 5;\n\x1b[7m \x1b[0m \x1b[91m      ~\x1b[0m\n\n\nFound 1 error in src/index.ts\x1b[90m:3\x1b[0m\n\n";
-    assert_eq!(
-        brief(&parse_validation_output(pretty)),
-        vec!["tsc|src/index.ts|3|7|error|TS2322|Type 'number' is not assignable to type 'string'."]
+    parses(
+        pretty,
+        &["tsc|src/index.ts|3|7|error|TS2322|Type 'number' is not assignable to type 'string'."],
     );
 }
 
 #[test]
 fn parses_eslint_stylish_and_unix() {
     let stylish = "\n/home/dev/project/src/app.js\n   1:10  error    'foo' is defined but never used  no-unused-vars\n   3:1   warning  Unexpected console statement     no-console\n\n/home/dev/project/src/b.ts\n  7:3  error  Parsing error: Unexpected token\n\n✖ 3 problems (2 errors, 1 warning)\n  0 errors and 1 warning potentially fixable with the `--fix` option.\n";
-    assert_eq!(
-        brief(&parse_validation_output(stylish)),
-        vec![
+    parses(stylish, &[
             "eslint|/home/dev/project/src/app.js|1|10|error|no-unused-vars|'foo' is defined but never used",
             "eslint|/home/dev/project/src/app.js|3|1|warning|no-console|Unexpected console statement",
             "eslint|/home/dev/project/src/b.ts|7|3|error|-|Parsing error: Unexpected token",
-        ]
-    );
+        ]);
     let unix = "src/app.js:1:10: 'foo' is defined but never used [Error/no-unused-vars]\nsrc/app.js:3:1: Unexpected console statement. [Warning/no-console]\n\n2 problems\n";
-    assert_eq!(
-        brief(&parse_validation_output(unix)),
-        vec![
+    parses(
+        unix,
+        &[
             "eslint|src/app.js|1|10|error|no-unused-vars|'foo' is defined but never used",
             "eslint|src/app.js|3|1|warning|no-console|Unexpected console statement.",
-        ]
+        ],
     );
 }
 
@@ -622,18 +537,18 @@ For more information about this error, try `rustc --explain E0308`.
 warning: `demo` (bin "demo") generated 1 warning
 error: could not compile `demo` (bin "demo") due to 1 previous error; 1 warning emitted
 "#;
-    assert_eq!(
-        brief(&parse_validation_output(cargo)),
-        vec![
+    parses(
+        cargo,
+        &[
             "rustc|src/lib.rs|2|9|warning|-|unused variable: `y`",
             "rustc|src/main.rs|4|18|error|E0308|mismatched types",
             "rustc|-|-|-|error|-|linker `cc` not found",
-        ]
+        ],
     );
     let clippy = "warning: this `if` has identical blocks\n  --> src/engine.rs:41:25\n   |\n41 |         if a { 1 } else { 1 }\n   |                ^^^^^\n   = help: for further information visit https://rust-lang.github.io/rust-clippy/master/index.html#if_same_then_else\n   = note: `#[warn(clippy::if_same_then_else)]` on by default\n";
-    assert_eq!(
-        brief(&parse_validation_output(clippy)),
-        vec!["rustc|src/engine.rs|41|25|warning|-|this `if` has identical blocks"]
+    parses(
+        clippy,
+        &["rustc|src/engine.rs|41|25|warning|-|this `if` has identical blocks"],
     );
 }
 
@@ -669,38 +584,32 @@ FAILED tests/test_io.py::test_read - FileNotFoundError: [Errno 2] No such file o
 ERROR tests/test_db.py - ModuleNotFoundError: No module named 'psycopg'
 ========================= 2 failed, 1 passed, 1 error in 0.12s =========================
 "#;
-    assert_eq!(
-        brief(&parse_validation_output(out)),
-        vec![
+    parses(out, &[
             "pytest|tests/test_math.py|5|-|error|AssertionError|assert 3 == 4 +  where 3 = add(1, 2)",
             "pytest|tests/test_io.py|3|-|error|FileNotFoundError|FileNotFoundError: [Errno 2] No such file or directory: 'nope.txt'",
             "pytest|tests/test_db.py|-|-|error|ERROR|ModuleNotFoundError: No module named 'psycopg'",
-        ]
-    );
+        ]);
 }
 
 #[test]
 fn parses_mypy_and_ruff() {
     let mypy = "src/app.py:12: error: Incompatible types in assignment (expression has type \"int\", variable has type \"str\")  [assignment]\nsrc/app.py:20:5: note: Revealed type is \"builtins.int\"\nFound 1 error in 1 file (checked 3 source files)\n";
-    assert_eq!(
-        brief(&parse_validation_output(mypy)),
-        vec![
+    parses(mypy, &[
             "mypy|src/app.py|12|-|error|assignment|Incompatible types in assignment (expression has type \"int\", variable has type \"str\")",
             "mypy|src/app.py|20|5|note|-|Revealed type is \"builtins.int\"",
-        ]
-    );
+        ]);
     let concise = "app.py:1:8: F401 [*] `os` imported but unused\napp.py:3:89: E501 Line too long (95 > 88)\nFound 2 errors.\n[*] 1 fixable with the `--fix` option.\n";
-    assert_eq!(
-        brief(&parse_validation_output(concise)),
-        vec![
+    parses(
+        concise,
+        &[
             "ruff|app.py|1|8|error|F401|`os` imported but unused",
             "ruff|app.py|3|89|error|E501|Line too long (95 > 88)",
-        ]
+        ],
     );
     let full = "F401 [*] `os` imported but unused\n --> app.py:1:8\n  |\n1 | import os\n  |        ^^\n  |\nhelp: Remove unused import: `os`\n\nFound 1 error.\n";
-    assert_eq!(
-        brief(&parse_validation_output(full)),
-        vec!["ruff|app.py|1|8|error|F401|`os` imported but unused"]
+    parses(
+        full,
+        &["ruff|app.py|1|8|error|F401|`os` imported but unused"],
     );
 }
 
@@ -729,13 +638,7 @@ fn review_context_symlink_escape_fifo_crlf_and_invalid_utf8() {
         .status()
         .unwrap();
     assert!(status.success());
-    let ctx = rt()
-        .block_on(build_review_context(
-            &repo.root(),
-            "main",
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_review(&repo.root(), "main").unwrap();
     assert_eq!(
         ctx.changed_files.keys().collect::<Vec<_>>(),
         vec!["dos.txt", "latin1.txt"]
@@ -767,13 +670,7 @@ fn conventions_symlinked_outside_are_ignored_with_a_warning() {
     std::os::unix::fs::symlink("/etc/hostname", repo.path().join("CLAUDE.md")).unwrap();
     repo.write("AGENTS.md", "agents\n");
     repo.write(":(glob)odd.md", "odd\n");
-    let ctx = rt()
-        .block_on(build_implementation_context(
-            ":(glob)odd.md",
-            &repo.root(),
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_implementation(":(glob)odd.md", &repo.root()).unwrap();
     assert_eq!(ctx.tasks, "odd\n");
     assert_eq!(ctx.conventions, "agents\n");
     assert_eq!(
@@ -791,14 +688,7 @@ fn fix_context_bounds_huge_file_lists() {
     let mut files: Vec<String> = (0..60).map(|i| format!("src/f{i:02}.rs")).collect();
     files.extend((0..100_000).map(|i| format!("gone/{i}.rs")));
     let started = std::time::Instant::now();
-    let ctx = rt()
-        .block_on(build_fix_context(
-            FixSource::Raw(String::new()),
-            &files,
-            &repo.root(),
-            &BuildOptions::default(),
-        ))
-        .unwrap();
+    let ctx = run_fix(FixSource::Raw(String::new()), &files, &repo.root()).unwrap();
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     assert_eq!(ctx.source_files.len(), MAX_SOURCE_FILES);
     let meta = ctx.metadata.unwrap();
