@@ -216,8 +216,9 @@ test('count_tokens and fit_to_budget: exact counts and budgets', async () => {
   assert.equal(fit.metadata.budget, 300)
   const same = ok(await s.client.callTool({ name: 'fit_to_budget', arguments: { sections: { a: 'short' }, budget: 100 } }))
   assert.deepEqual(same, { sections: { a: 'short' }, truncated: false })
-  // A message over the SDK's default 10 MB read buffer is still read.
-  const big = 'token '.repeat(2 * 1024 * 1024)
+  // A message over the SDK's default 10 MB read buffer is still read: 8 Mi characters (the
+  // most a text may hold), 13 MiB of UTF-8.
+  const big = 'ünïcödé '.repeat(1024 * 1024)
   assert.equal(ok(await s.client.callTool({ name: 'count_tokens', arguments: { text: big } })).tokens, await countTokens(big))
 })
 

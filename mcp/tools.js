@@ -302,7 +302,7 @@ const countTokens = {
     'Count the exact BPE tokens of a text (o200k_base by default, or cl100k_base). Use it to check whether text fits a context budget before sending it on. Returns the count.',
   inputSchema: {
     type: 'object',
-    properties: { text: { type: 'string', maxLength: 16 * 1024 * 1024, description: 'The text to count.' }, encoding: ENCODING },
+    properties: { text: { type: 'string', maxLength: 8 * 1024 * 1024, description: 'The text to count (at most 8 Mi characters).' }, encoding: ENCODING },
     required: ['text'],
     additionalProperties: false,
   },
@@ -430,7 +430,7 @@ const buildContext = {
       kind: { type: 'string', enum: ['implementation', 'review', 'fix', 'issue'], description: 'Which context to build.' },
       taskFile: { type: 'string', minLength: 1, maxLength: 4096, description: "For kind 'implementation': the task file, relative to the root." },
       baseBranch: { type: 'string', minLength: 1, maxLength: 256, description: "For kind 'review': the branch to diff against. Default 'main'." },
-      validationOutput: { type: 'string', maxLength: 16 * 1024 * 1024, description: "For kind 'fix': the raw output of the failing tools." },
+      validationOutput: { type: 'string', maxLength: 8 * 1024 * 1024, description: "For kind 'fix': the raw output of the failing tools." },
       files: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 4096 }, maxItems: 1000, description: "For kind 'fix': files to include besides those the errors name." },
       issue: ISSUE,
       root: ROOT,

@@ -155,6 +155,10 @@ fn count_tokens_args(
     Ok((text, encoding))
 }
 
+fn count((text, encoding): (args::Text, Encoding)) -> u32 {
+    args::clamp_u32(budget::count_tokens(&text.into_string(), encoding))
+}
+
 /// Exact number of BPE tokens of `text` for `encoding` (default `'o200k_base'`, the GPT-4o /
 /// o-series encoding; `'cl100k_base'` for GPT-4 / GPT-3.5). Runs off the JS thread.
 #[napi(
@@ -166,17 +170,8 @@ pub fn count_tokens<'env>(
     text: Unknown<'_>,
     encoding: Option<Unknown<'_>>,
 ) -> napi::Result<PromiseRaw<'env, u32>> {
-    match count_tokens_args(text, encoding, args::MAX_TEXT_UNITS) {
-        Ok((text, encoding)) => bridge::spawn(
-            env,
-            move || {
-                let text = text.into_string();
-                Ok(args::clamp_u32(budget::count_tokens(&text, encoding)))
-            },
-            |_, n| Ok(n),
-        ),
-        Err(e) => bridge::reject(env, e),
-    }
+    let parsed = count_tokens_args(text, encoding, args::MAX_TEXT_UNITS);
+    bridge::spawn_parsed(env, parsed, |a| Ok(count(a)), |_, n| Ok(n))
 }
 
 /// Synchronous twin of `countTokens`, for small strings: at most 256 Ki characters
@@ -189,11 +184,7 @@ pub fn count_tokens_sync(
     encoding: Option<Unknown<'_>>,
 ) -> napi::Result<u32> {
     let parsed = count_tokens_args(text, encoding, MAX_SYNC_COUNT_UNITS);
-    bridge::run_sync(env, || {
-        let (text, encoding) = parsed?;
-        let text = text.into_string();
-        Ok(args::clamp_u32(budget::count_tokens(&text, encoding)))
-    })
+    bridge::run_sync(env, || Ok(count(parsed?)))
 }
 
 // ---------------------------------------------------------------------------------------------

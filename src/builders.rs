@@ -610,14 +610,13 @@ pub fn parse_validation_output<'env>(
     env: &'env Env,
     text: Unknown<'_>,
 ) -> napi::Result<PromiseRaw<'env, Vec<ParsedError>>> {
-    match args::text(text, "text") {
-        Ok(text) => bridge::spawn(
-            env,
-            move || Ok(parse_validation(&text.into_string())),
-            |_, v| Ok(v),
-        ),
-        Err(e) => bridge::reject(env, e),
-    }
+    let parsed = args::text(text, "text");
+    bridge::spawn_parsed(
+        env,
+        parsed,
+        |t| Ok(parse_validation(&t.into_string())),
+        |_, v| Ok(v),
+    )
 }
 
 /// Synchronous twin of `parseValidationOutput` for small outputs: at most 64 KiB of text

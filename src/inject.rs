@@ -416,10 +416,8 @@ pub fn compose_context<'env>(
     sources: Unknown<'_>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<PromiseRaw<'env, ComposedContext>> {
-    match compose_args(sources, options, args::MAX_TEXT_UNITS) {
-        Ok(a) => bridge::spawn(env, move || Ok(compose(a)), |_, c| Ok(c)),
-        Err(e) => bridge::reject(env, e),
-    }
+    let parsed = compose_args(sources, options, args::MAX_TEXT_UNITS);
+    bridge::spawn_parsed(env, parsed, |a| Ok(compose(a)), |_, c| Ok(c))
 }
 
 /// Synchronous twin of `composeContext` for small inputs: at most 256 Ki characters of
