@@ -24,6 +24,8 @@ mod tokens;
 mod truncate;
 
 #[cfg(test)]
+mod fixture_tests;
+#[cfg(test)]
 mod tests;
 
 pub use fit::{

@@ -79,6 +79,28 @@ pub fn count_tokens(text: &str, encoding: Encoding) -> usize {
     encoding.tokenizer().count(text)
 }
 
+/// Byte-pair counts of a growing piece (no pre-tokenization): the count of everything
+/// pushed so far after each push.
+pub(crate) struct PrefixCounter {
+    encoder: bpe_openai::appendable_encoder::AppendableEncoder<'static>,
+}
+
+impl PrefixCounter {
+    pub(crate) fn new(encoding: Encoding) -> Self {
+        PrefixCounter {
+            encoder: bpe_openai::appendable_encoder::AppendableEncoder::new(
+                &encoding.tokenizer().bpe,
+            ),
+        }
+    }
+
+    /// Appends `bytes` and returns the count of the whole piece so far.
+    pub(crate) fn push(&mut self, bytes: &[u8]) -> usize {
+        self.encoder.extend(bytes.iter().copied());
+        self.encoder.token_count()
+    }
+}
+
 /// How [`fit_to_budget`](super::fit_to_budget) and callers measure text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Counter {
