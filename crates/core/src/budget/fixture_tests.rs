@@ -48,27 +48,154 @@ impl Rng {
 
 /// Fragments covering each alternative of both pre-tokenization patterns and their edges.
 const FRAGMENTS: &[&str] = &[
-    "hello", "Hello", "HELLO", "hElLo", "world", " ", "  ", "   ", "\t", "\t\t", "\n", "\n\n",
-    "\r\n", "\r", " \n", "\n ", " \t \n", "'s", "'S", "'re", "'RE", "'ll", "'d", "'m", "'ve",
-    "'t", "'x", "don't", "I'M", "They'Re", "123", "1234567", "3.14159", "0x1F", "١٢٣٤",
-    "１２３", "²³", "½", "Ⅻ", "!", "!!", "...", "?!", " !", " ...", "//", "/*", "*/", "->",
-    "=>", "::", "{", "}", "();", "\"", "'", "`", "#", "@", "$", "%", "^", "&", "|", "~",
-    "path/to/file.rs", "https://example.com/a?b=c&d=e", "snake_case_name", "camelCaseName",
-    "PascalCase", "XMLHttpRequest", "getHTTPResponseCode", "ALLCAPS", "a", "I", "é", "e\u{301}",
-    "ñ", "ß", "Straße", "naïve", "café", "Ωμέγα", "ΑΒΓ", "Привет", "мир", "中文", "日本語",
-    "お誕生日おめでとう", "한국어", "안녕하세요", "हिन्दी", "العربية", "עברית", "ไทย", "ᏣᎳᎩ",
-    "😀", "👍🏽", "👨\u{200d}👩\u{200d}👧", "🇫🇷", "\u{00a0}", "\u{3000}", "\u{2028}",
-    "\u{200b}", "\u{feff}", "\u{0}", "\u{7}", "\u{1b}[0m", "\u{ffff}", "\u{10ffff}",
-    "antidisestablishmentarianism", "Pneumonoultramicroscopicsilicovolcanoconiosis",
-    "fn main() {", "    let x = 1;", "def f(self):", "#include <stdio.h>", "SELECT * FROM t;",
-    "<div class=\"a\">", "</div>", "{\"k\":[1,2,3]}", "aGVsbG8gd29ybGQ=", "==", "===", "----",
-    "____", "****", "....", "    ", "\t\t\t", "  \n  ", "\n\n\n\n",
+    "hello",
+    "Hello",
+    "HELLO",
+    "hElLo",
+    "world",
+    " ",
+    "  ",
+    "   ",
+    "\t",
+    "\t\t",
+    "\n",
+    "\n\n",
+    "\r\n",
+    "\r",
+    " \n",
+    "\n ",
+    " \t \n",
+    "'s",
+    "'S",
+    "'re",
+    "'RE",
+    "'ll",
+    "'d",
+    "'m",
+    "'ve",
+    "'t",
+    "'x",
+    "don't",
+    "I'M",
+    "They'Re",
+    "123",
+    "1234567",
+    "3.14159",
+    "0x1F",
+    "١٢٣٤",
+    "１２３",
+    "²³",
+    "½",
+    "Ⅻ",
+    "!",
+    "!!",
+    "...",
+    "?!",
+    " !",
+    " ...",
+    "//",
+    "/*",
+    "*/",
+    "->",
+    "=>",
+    "::",
+    "{",
+    "}",
+    "();",
+    "\"",
+    "'",
+    "`",
+    "#",
+    "@",
+    "$",
+    "%",
+    "^",
+    "&",
+    "|",
+    "~",
+    "path/to/file.rs",
+    "https://example.com/a?b=c&d=e",
+    "snake_case_name",
+    "camelCaseName",
+    "PascalCase",
+    "XMLHttpRequest",
+    "getHTTPResponseCode",
+    "ALLCAPS",
+    "a",
+    "I",
+    "é",
+    "e\u{301}",
+    "ñ",
+    "ß",
+    "Straße",
+    "naïve",
+    "café",
+    "Ωμέγα",
+    "ΑΒΓ",
+    "Привет",
+    "мир",
+    "中文",
+    "日本語",
+    "お誕生日おめでとう",
+    "한국어",
+    "안녕하세요",
+    "हिन्दी",
+    "العربية",
+    "עברית",
+    "ไทย",
+    "ᏣᎳᎩ",
+    "😀",
+    "👍🏽",
+    "👨\u{200d}👩\u{200d}👧",
+    "🇫🇷",
+    "\u{00a0}",
+    "\u{3000}",
+    "\u{2028}",
+    "\u{200b}",
+    "\u{feff}",
+    "\u{0}",
+    "\u{7}",
+    "\u{1b}[0m",
+    "\u{ffff}",
+    "\u{10ffff}",
+    "antidisestablishmentarianism",
+    "Pneumonoultramicroscopicsilicovolcanoconiosis",
+    "fn main() {",
+    "    let x = 1;",
+    "def f(self):",
+    "#include <stdio.h>",
+    "SELECT * FROM t;",
+    "<div class=\"a\">",
+    "</div>",
+    "{\"k\":[1,2,3]}",
+    "aGVsbG8gd29ybGQ=",
+    "==",
+    "===",
+    "----",
+    "____",
+    "****",
+    "....",
+    "    ",
+    "\t\t\t",
+    "  \n  ",
+    "\n\n\n\n",
 ];
 
 fn generated_texts() -> Vec<String> {
     let mut texts: Vec<String> = FRAGMENTS.iter().map(|s| (*s).to_string()).collect();
     // Whitespace runs before every kind of following char, and at the end.
-    for ws in ["", " ", "  ", "   ", "\t ", " \t", "\u{3000} ", "\n", " \n ", "\r\n  "] {
+    for ws in [
+        "",
+        " ",
+        "  ",
+        "   ",
+        "\t ",
+        " \t",
+        "\u{3000} ",
+        "\n",
+        " \n ",
+        "\r\n  ",
+    ] {
         for next in ["x", "X", "1", "!", "é", "中", "'s", "😀", " ", "\n", ""] {
             texts.push(format!("a{ws}{next}"));
             texts.push(format!("{ws}{next}"));
@@ -138,7 +265,9 @@ fn generated_texts() -> Vec<String> {
     }
     // Real source files of this crate.
     for file in ["budget/fit.rs", "budget/truncate.rs", "budget/lines.rs"] {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src").join(file);
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("src")
+            .join(file);
         let text = std::fs::read_to_string(path).expect("source file");
         texts.push(text);
     }
@@ -166,8 +295,11 @@ fn prefix_texts() -> Vec<String> {
     texts
 }
 
+/// Sections, budget and counter of one budget fit.
+type FitCase = (Vec<(String, String)>, usize, Counter);
+
 /// Inputs of budget fits that cut within lines and single pieces.
-fn fit_cases() -> Vec<(Vec<(String, String)>, usize, Counter)> {
+fn fit_cases() -> Vec<FitCase> {
     let mut cases = Vec::new();
     let long_word = "abcdefghij".repeat(400);
     let json: String = (0..400).fold(String::from("["), |mut s, i| {
@@ -223,7 +355,7 @@ fn total_of(sections: &[(String, String)], counter: Counter) -> usize {
 
 fn prefix_counts(text: &str, encoding: Encoding) -> Vec<usize> {
     let mut counts = Vec::new();
-    let mut counter = super::tokens::PrefixCounter::new(encoding);
+    let mut counter = super::bpe::PrefixCounter::new(encoding);
     for c in text.chars() {
         let mut buf = [0; 4];
         counts.push(counter.push(c.encode_utf8(&mut buf).as_bytes()));
@@ -294,7 +426,11 @@ fn prefix_counts_match_the_fixture() {
     assert_eq!(fixture.prefixes.len(), prefix_texts().len());
     for (text, expected) in &fixture.prefixes {
         for (encoding, want) in ENCODINGS.iter().zip(expected) {
-            assert_eq!(&prefix_counts(text, *encoding), want, "{encoding} on {text:?}");
+            assert_eq!(
+                &prefix_counts(text, *encoding),
+                want,
+                "{encoding} on {text:?}"
+            );
         }
     }
 }
@@ -307,7 +443,10 @@ fn fits_match_the_fixture() {
     for ((input, budget, counter), (want_budget, name, lens, after)) in
         cases.iter().zip(&fixture.fits)
     {
-        assert_eq!((*budget, counter_name(*counter)), (*want_budget, name.clone()));
+        assert_eq!(
+            (*budget, counter_name(*counter)),
+            (*want_budget, name.clone())
+        );
         assert_eq!(
             &run_fit(input, *budget, *counter),
             &(lens.clone(), *after),

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use bpe_openai::Tokenizer;
+use super::bpe::{self, Bpe};
 
 /// Approximate token count, exactly as FR-006 defines it: characters divided by four,
 /// rounded up.
@@ -51,13 +51,10 @@ impl Encoding {
         }
     }
 
-    /// The process-wide tokenizer. `bpe-openai` keeps each one in a `LazyLock`: it is
-    /// deserialised on first use and shared afterwards, never rebuilt per call.
-    pub(crate) fn tokenizer(self) -> &'static Tokenizer {
-        match self {
-            Encoding::O200kBase => bpe_openai::o200k_base(),
-            Encoding::Cl100kBase => bpe_openai::cl100k_base(),
-        }
+    /// The process-wide tokenizer: built from the encoding's token list on first use (see
+    /// [`bpe`]), thread-safe, shared afterwards and never rebuilt.
+    pub(crate) fn tokenizer(self) -> &'static Bpe {
+        bpe::get(self)
     }
 }
 
@@ -70,35 +67,13 @@ impl fmt::Display for Encoding {
 /// Exact token count of `text` under `encoding`, identical to tiktoken's
 /// `len(enc.encode_ordinary(text))` (special tokens are treated as ordinary text).
 ///
-/// Uses `bpe-openai`, whose tokenizers are built once per process (see
-/// [`Encoding`]). The empty string is 0 tokens.
+/// The first count of an encoding in a process builds its tables (see [`Encoding`]). The
+/// empty string is 0 tokens.
 pub fn count_tokens(text: &str, encoding: Encoding) -> usize {
     if text.is_empty() {
         return 0;
     }
     encoding.tokenizer().count(text)
-}
-
-/// Byte-pair counts of a growing piece (no pre-tokenization): the count of everything
-/// pushed so far after each push.
-pub(crate) struct PrefixCounter {
-    encoder: bpe_openai::appendable_encoder::AppendableEncoder<'static>,
-}
-
-impl PrefixCounter {
-    pub(crate) fn new(encoding: Encoding) -> Self {
-        PrefixCounter {
-            encoder: bpe_openai::appendable_encoder::AppendableEncoder::new(
-                &encoding.tokenizer().bpe,
-            ),
-        }
-    }
-
-    /// Appends `bytes` and returns the count of the whole piece so far.
-    pub(crate) fn push(&mut self, bytes: &[u8]) -> usize {
-        self.encoder.extend(bytes.iter().copied());
-        self.encoder.token_count()
-    }
 }
 
 /// How [`fit_to_budget`](super::fit_to_budget) and callers measure text.
