@@ -148,52 +148,59 @@ impl Bpe {
 
     /// Whether `bytes` encodes as exactly two tokens split at `split`.
     fn is_pair(&self, bytes: &[u8], split: usize) -> bool {
-        let (parts, alive) = self.merge(bytes);
-        parts == 2 && alive[split]
+        let (parts, next) = self.merge(bytes);
+        parts == 2 && next[split] != 0
     }
 
-    /// Byte-pair merging of `bytes` (two bytes or more) from single bytes; returns the number
-    /// of parts left and which positions start a part.
-    fn merge(&self, bytes: &[u8]) -> (usize, Vec<bool>) {
-        let n = bytes.len();
-        // Parts are identified by their start; `next[s]` is the end of the part starting at
-        // `s`, meaningful while `alive[s]`.
-        let mut next: Vec<usize> = (1..=n).collect();
-        let mut prev: Vec<usize> = (0..n).map(|i| i.saturating_sub(1)).collect();
-        let mut alive = vec![true; n];
+    /// Byte-pair merging of `bytes` (two bytes or more, less than 4 GiB: inputs are capped far
+    /// below) from single bytes; returns the number of parts left and, per position, the end
+    /// of the part starting there (0 where no part starts).
+    ///
+    /// Memory is about 20 bytes per byte of the piece, while it is merged; pieces are words,
+    /// numbers, punctuation runs and whitespace runs, so only a run of megabytes of letters or
+    /// blanks makes this noticeable.
+    fn merge(&self, bytes: &[u8]) -> (usize, Vec<u32>) {
+        let n = u32::try_from(bytes.len()).expect("a piece is less than 4 GiB");
+        let at = |a: u32, b: u32| &bytes[a as usize..b as usize];
+        // Parts are identified by their start `s`: `next[s]` is the part's end, 0 once it was
+        // merged into the part on its left; `prev[e]` is the start of the part before the
+        // one starting at `e`.
+        let mut next: Vec<u32> = (1..=n).collect();
+        let mut prev: Vec<u32> = (0..n).map(|i| i.saturating_sub(1)).collect();
         // Candidate merges as (rank, start of the left part, end of the right part). Stale
         // entries are skipped when popped: a pair is current iff its left part still starts
         // at `start` and the part after it still ends at `end` (parts only grow, so then the
         // boundary between them is the one the entry was made for).
-        let mut heap = BinaryHeap::with_capacity(n);
+        let mut heap = BinaryHeap::with_capacity(bytes.len());
         for s in 0..n - 1 {
-            if let Some(r) = self.rank(&bytes[s..s + 2]) {
+            if let Some(r) = self.rank(at(s, s + 2)) {
                 heap.push(Reverse((r, s, s + 2)));
             }
         }
-        let mut parts = n;
+        let mut parts = bytes.len();
         while let Some(Reverse((_, start, end))) = heap.pop() {
-            let mid = next[start];
-            if !alive[start] || mid >= n || next[mid] != end {
+            let mid = next[start as usize];
+            if mid == 0 || mid >= n || next[mid as usize] != end {
                 continue;
             }
-            alive[mid] = false;
-            next[start] = end;
+            next[mid as usize] = 0;
+            next[start as usize] = end;
             if end < n {
-                prev[end] = start;
-                if let Some(r) = self.rank(&bytes[start..next[end]]) {
-                    heap.push(Reverse((r, start, next[end])));
+                prev[end as usize] = start;
+                let after = next[end as usize];
+                if let Some(r) = self.rank(at(start, after)) {
+                    heap.push(Reverse((r, start, after)));
                 }
             }
             if start > 0 {
-                let left = prev[start];
-                if let Some(r) = self.rank(&bytes[left..end]) {
+                let left = prev[start as usize];
+                if let Some(r) = self.rank(at(left, end)) {
                     heap.push(Reverse((r, left, end)));
                 }
             }
             parts -= 1;
         }
-        (parts, alive)
+        (parts, next)
     }
 }
 
