@@ -126,8 +126,9 @@ impl Bpe {
     pub(crate) fn count_till_limit(&self, text: &str, limit: usize) -> Option<usize> {
         let mut total = 0usize;
         for piece in self.split(text) {
-            // A token is at most 255 bytes, so a piece has at least len / 255 tokens.
-            if piece.len() / 255 > limit - total {
+            // A piece has at least len / (longest token) tokens: a long piece past the limit is
+            // refused without merging it.
+            if piece.len().div_ceil(self.max_token_len) > limit - total {
                 return None;
             }
             total += self.count_piece(piece.as_bytes());
