@@ -11,6 +11,8 @@
 //   o200k_base first, then cl100k_base;
 // - warm: per call, `countTokensSync` on a 20 KB Rust file after the first count;
 // - RSS: resident memory after the first count of each encoding.
+// - long pieces: `countTokens` of one 4 MiB pre-tokenizer piece (a run of one letter, a run of
+//   spaces before a letter), time and peak RSS (`maxRSS`), the worst case of byte-pair merging.
 // The reference, measured the same way in the same run, is the `tiktoken` package (WASM)
 // already in devDependencies: require, `get_encoding`, first and warm `encode(...).length`.
 import { execFileSync } from 'node:child_process'
@@ -65,6 +67,18 @@ console.log(JSON.stringify({ require: ms(t0, t1), firstO200k: ms(t1, t2), firstC
   warm: ms(w0, w1) / 50, tokens: n / 50, rssO200k, rssBoth }))
 `
 
+// One fresh process per long piece: time and peak RSS of counting it.
+const longChild = `
+const addon = require(process.argv[1])
+const text = process.argv[2] === 'letters' ? 'a'.repeat(4 << 20) : ' '.repeat(4 << 20) + 'x'
+addon.countTokensSync('warm', 'o200k_base')
+const t0 = process.hrtime.bigint()
+addon.countTokens(text, 'o200k_base').then((n) => {
+  const t1 = process.hrtime.bigint()
+  console.log(JSON.stringify({ ms: Number(t1 - t0) / 1e6, tokens: n, maxRssMb: process.resourceUsage().maxRSS / 1024 }))
+})
+`
+
 type Row = Record<'require' | 'firstO200k' | 'firstCl100k' | 'warm' | 'tokens' | 'rssO200k' | 'rssBoth', number>
 
 function runs(args: string[]): Row {
@@ -92,3 +106,14 @@ for (const addon of ADDONS) {
 }
 const t = runs(['-e', tiktokenChild, SAMPLE])
 console.log(line('tiktoken (WASM), reference', '', t), `(${t.tokens} tokens)`)
+
+console.log('\nlong pieces, o200k_base, countTokens of one 4 MiB piece (one process each)')
+console.log('| build | piece | time (ms) | tokens | peak RSS (MB) |')
+console.log('| --- | --- | --- | --- | --- |')
+for (const addon of ADDONS) {
+  for (const kind of ['letters', 'spaces']) {
+    const out = execFileSync(process.execPath, ['-e', longChild, addon, kind], { cwd: ROOT, encoding: 'utf8' })
+    const r = JSON.parse(out.trim().split('\n').pop()!)
+    console.log(`| ${addon} | ${kind} | ${r.ms.toFixed(0)} | ${r.tokens} | ${r.maxRssMb.toFixed(0)} |`)
+  }
+}
