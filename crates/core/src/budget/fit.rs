@@ -27,10 +27,9 @@
 
 use std::cmp::Reverse;
 
-use bpe_openai::appendable_encoder::AppendableEncoder;
-
+use super::bpe::PrefixCounter;
 use super::lines::{line_count, split_terminator, MARKER};
-use super::tokens::Counter;
+use super::tokens::{Counter, Encoding};
 use super::truncate::MAX_LINE_CHARS;
 
 /// The spec's default budget for `fit_to_budget` (32,000 tokens).
@@ -299,12 +298,10 @@ impl Meter {
     /// minified line is not counted a second time.
     fn line_units(&self, line: &str) -> usize {
         match self.counter {
-            Counter::Exact(encoding) => {
-                let tokenizer = encoding.tokenizer();
-                tokenizer
-                    .count_till_limit(&tokenizer.normalize(line), self.budget_units)
-                    .unwrap_or(self.budget_units.saturating_add(1))
-            }
+            Counter::Exact(encoding) => encoding
+                .tokenizer()
+                .count_till_limit(line, self.budget_units)
+                .unwrap_or(self.budget_units.saturating_add(1)),
             Counter::Estimate => line.chars().count(),
         }
     }
@@ -331,9 +328,9 @@ impl Meter {
     }
 
     /// The longest prefix of `body` (a line without terminator) that fits in `max` units, as
-    /// (byte length, units). Exact: whole pre-tokenizer pieces while they fit, then the next
-    /// piece byte by byte with an appendable encoder, stopping at the first char that
-    /// overflows; work is proportional to the prefix, not to the line.
+    /// (byte length, units). Exact: whole pre-tokenizer pieces while they fit, then a prefix
+    /// of the next piece (see [`piece_prefix`]); work is proportional to the prefix, not to
+    /// the line.
     fn cut(&self, body: &str, max: usize) -> (usize, usize) {
         match self.counter {
             Counter::Estimate => {
@@ -341,34 +338,42 @@ impl Meter {
                 (len, body[..len].chars().count())
             }
             Counter::Exact(encoding) => {
-                let tokenizer = encoding.tokenizer();
+                let bpe = encoding.tokenizer();
                 let (mut end, mut used) = (0, 0);
-                for piece in tokenizer.split(body) {
-                    let c = tokenizer.bpe.count(piece.as_bytes());
+                for piece in bpe.split(body) {
+                    let c = bpe.count_piece(piece.as_bytes());
                     if used + c <= max {
                         used += c;
                         end += piece.len();
                         continue;
                     }
-                    let mut encoder = AppendableEncoder::new(&tokenizer.bpe);
-                    let (mut best, mut best_units) = (0, 0);
-                    for (i, ch) in piece.char_indices() {
-                        let next = i + ch.len_utf8();
-                        encoder.extend(piece.as_bytes()[i..next].iter().copied());
-                        let t = encoder.token_count();
-                        if used + t > max {
-                            break;
-                        }
-                        (best, best_units) = (next, t);
-                    }
-                    end += best;
-                    used += best_units;
+                    let (len, units) = piece_prefix(encoding, piece, max - used);
+                    end += len;
+                    used += units;
                     break;
                 }
                 (end, used)
             }
         }
     }
+}
+
+/// The longest prefix of `piece` (which costs more than `room` tokens) before the first char
+/// whose prefix costs more than `room`, as (byte length, tokens); (0, 0) if none. The
+/// byte-pair count of a prefix is not monotone in its length (a longer prefix can merge into
+/// fewer tokens), hence the first overflowing char, not a search.
+fn piece_prefix(encoding: Encoding, piece: &str, room: usize) -> (usize, usize) {
+    let mut counter = PrefixCounter::new(encoding);
+    let (mut best, mut best_units) = (0, 0);
+    for (i, ch) in piece.char_indices() {
+        let next = i + ch.len_utf8();
+        let t = counter.push(&piece.as_bytes()[i..next]);
+        if t > room {
+            break;
+        }
+        (best, best_units) = (next, t);
+    }
+    (best, best_units)
 }
 
 /// How a section is cut.

@@ -5,7 +5,8 @@
 //!
 //! - [`estimate_tokens`]: FR-006's `ceil(chars / 4)`.
 //! - [`count_tokens`] / [`Counter`]: exact counts with `OpenAI`'s `o200k_base` or `cl100k_base`
-//!   (via `bpe-openai`, tokenizers built once per process), or the estimate.
+//!   (tiktoken's algorithm over the token lists, each encoding's tables built on its first
+//!   use in a process), or the estimate.
 //! - [`truncate_file`] / [`truncate_file_with`]: keep the lines around given line numbers,
 //!   `"..."` where lines were removed, over-long lines cut (FR-005, FR-011, edge cases).
 //! - [`fit_to_budget`]: proportional truncation of named sections to a token budget, never
@@ -18,11 +19,14 @@
 //! Lines are `split_inclusive('\n')` slices: a kept line keeps its own `\n` or `\r\n`, and
 //! `"a\nb"` and `"a\nb\n"` both have two lines.
 
+mod bpe;
 mod fit;
 mod lines;
 mod tokens;
 mod truncate;
 
+#[cfg(test)]
+mod fixture_tests;
 #[cfg(test)]
 mod tests;
 

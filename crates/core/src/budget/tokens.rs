@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use bpe_openai::Tokenizer;
+use super::bpe::{self, Bpe};
 
 /// Approximate token count, exactly as FR-006 defines it: characters divided by four,
 /// rounded up.
@@ -51,13 +51,10 @@ impl Encoding {
         }
     }
 
-    /// The process-wide tokenizer. `bpe-openai` keeps each one in a `LazyLock`: it is
-    /// deserialised on first use and shared afterwards, never rebuilt per call.
-    pub(crate) fn tokenizer(self) -> &'static Tokenizer {
-        match self {
-            Encoding::O200kBase => bpe_openai::o200k_base(),
-            Encoding::Cl100kBase => bpe_openai::cl100k_base(),
-        }
+    /// The process-wide tokenizer: built from the encoding's token list on first use (see
+    /// [`bpe`]), thread-safe, shared afterwards and never rebuilt.
+    pub(crate) fn tokenizer(self) -> &'static Bpe {
+        bpe::get(self)
     }
 }
 
@@ -70,8 +67,8 @@ impl fmt::Display for Encoding {
 /// Exact token count of `text` under `encoding`, identical to tiktoken's
 /// `len(enc.encode_ordinary(text))` (special tokens are treated as ordinary text).
 ///
-/// Uses `bpe-openai`, whose tokenizers are built once per process (see
-/// [`Encoding`]). The empty string is 0 tokens.
+/// The first count of an encoding in a process builds its tables (see [`Encoding`]). The
+/// empty string is 0 tokens.
 pub fn count_tokens(text: &str, encoding: Encoding) -> usize {
     if text.is_empty() {
         return 0;
