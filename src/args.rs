@@ -165,16 +165,10 @@ pub(crate) fn text(value: Unknown<'_>, name: &str) -> CoreResult<Text> {
     text_max(value, name, MAX_TEXT_UNITS)
 }
 
-/// The Unicode code points of a text argument of at most `max_units` UTF-16 units. A long
-/// text's UTF-16 copy is freed on another thread, so that returning its pages to the system is
-/// not done on the JS thread.
+/// The Unicode code points of a text argument of at most `max_units` UTF-16 units (a long
+/// text is counted on its UTF-16 copy, never decoded).
 pub(crate) fn code_points(value: Unknown<'_>, name: &str, max_units: usize) -> CoreResult<usize> {
-    let text = text_max(value, name, max_units)?;
-    let n = text.chars();
-    if let Text::Utf16(units) = text {
-        std::thread::spawn(move || drop(units));
-    }
-    Ok(n)
+    Ok(text_max(value, name, max_units)?.chars())
 }
 
 /// [`text`] with a bound of `max_units`.
