@@ -200,6 +200,14 @@ export declare class SymbolIndex {
    */
   indexFiles(repo: string, files: SourceFileInput[]): Promise<IndexedCount>
   /**
+   * Updates `repo` with `files`: each file named has its symbols replaced by those parsed
+   * now, the repository's other files keep theirs (a repository not indexed yet starts with
+   * `files`). For a repository larger than one call may carry (8 Mi characters of content),
+   * sent in batches, and for changed files from webhooks. Resolves to the files parsed and
+   * symbols found in this call.
+   */
+  updateFiles(repo: string, files: SourceFileInput[]): Promise<IndexedCount>
+  /**
    * Replaces the symbols of `repo` with those of the files under `rootPath` (absolute),
    * listed like retrieval lists them (`.gitignore` honoured, vendored and generated files
    * left out) and read inside the root only.

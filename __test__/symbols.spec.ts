@@ -148,6 +148,29 @@ test('re-indexing replaces a repository; removeRepo forgets it', async () => {
   assert.equal(index.removeRepo('acme/api'), false)
 })
 
+test('updateFiles merges by path: a repository in batches, or changed files', async () => {
+  const index = new SymbolIndex()
+  const whole = new SymbolIndex()
+  await whole.indexFiles('acme/api', FILES)
+  // The same files in batches of one: the same symbols as one indexFiles call.
+  await index.indexFiles('acme/api', [FILES[0]])
+  for (const f of FILES.slice(1)) await index.updateFiles('acme/api', [f])
+  const all = async (i: SymbolIndex) => (await i.search({ name: '*', limit: 1000 })).results
+  assert.deepEqual(await all(index), await all(whole))
+  assert.deepEqual(index.repos(), whole.repos())
+  // A changed file replaces only its own symbols.
+  assert.deepEqual(await index.updateFiles('acme/api', [{ path: 'x.rb', content: 'class Only\nend\n' }]), { files: 1, symbols: 1 })
+  assert.equal((await index.search({ name: 'only' })).totalMatches, 1)
+  assert.equal((await index.search({ name: 'parseConfig' })).totalMatches, 1)
+  // A call over the 8 Mi-character bound is refused from the lengths alone.
+  const half = 'x'.repeat(4 * 1024 * 1024 + 1)
+  await assert.rejects(
+    index.updateFiles('acme/api', [{ path: 'a.ts', content: half }, { path: 'b.ts', content: half }]),
+    (e: Error & { code?: string; reason?: string }) => e.code === 'invalid_request' && e.reason === 'too_large',
+  )
+  await assert.rejects(index.updateFiles('', []), (e: Error & { code?: string }) => e.code === 'invalid_request')
+})
+
 test('bad input rejects with invalid_request', async () => {
   const index = new SymbolIndex()
   const bad = [

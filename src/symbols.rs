@@ -385,6 +385,35 @@ impl SymbolIndex {
         }
     }
 
+    /// Updates `repo` with `files`: each file named has its symbols replaced by those parsed
+    /// now, the repository's other files keep theirs (a repository not indexed yet starts with
+    /// `files`). For a repository larger than one call may carry (8 Mi characters of content),
+    /// sent in batches, and for changed files from webhooks. Resolves to the files parsed and
+    /// symbols found in this call.
+    #[napi(
+        ts_args_type = "repo: string, files: SourceFileInput[]",
+        ts_return_type = "Promise<IndexedCount>"
+    )]
+    pub fn update_files<'env>(
+        &self,
+        env: &'env Env,
+        repo: Option<Unknown<'_>>,
+        files: Option<Unknown<'_>>,
+    ) -> napi::Result<PromiseRaw<'env, IndexedCount>> {
+        let parsed = (|| {
+            let repo = repo_arg(required(repo, "repo")?)?;
+            let files = files_arg(required(files, "files")?, "files")?;
+            Ok((repo, files))
+        })();
+        let inner = self.inner.clone();
+        bridge::spawn_parsed(
+            env,
+            parsed,
+            move |(repo, files)| inner.update_files(&repo, &files.decode()),
+            |_, s| Ok(count_js(s)),
+        )
+    }
+
     /// Replaces the symbols of `repo` with those of the files under `rootPath` (absolute),
     /// listed like retrieval lists them (`.gitignore` honoured, vendored and generated files
     /// left out) and read inside the root only.

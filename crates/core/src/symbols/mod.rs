@@ -277,6 +277,51 @@ impl SymbolIndex {
         Ok(self.replace(repo_name, per_file))
     }
 
+    /// Updates `repo` with `files`: the symbols of every file named in `files` are replaced by
+    /// those parsed now (a file whose language has no grammar, or over [`MAX_FILE_BYTES`],
+    /// ends with none); the repository's other files keep theirs. A repository not indexed yet
+    /// starts with `files`. For callers that receive a repository in batches or changed files
+    /// from webhooks. The summary counts the files and symbols parsed in this call.
+    ///
+    /// Errors as [`index_files`](Self::index_files).
+    pub fn update_files(&self, repo: &str, files: &[SourceFile]) -> Result<IndexSummary> {
+        check_repo(repo)?;
+        if files.len() > MAX_FILES {
+            return Err(Error::invalid_request(format!(
+                "files must hold at most {MAX_FILES} entries"
+            )));
+        }
+        for f in files {
+            check_path(&f.path)?;
+        }
+        let repo_name: Arc<str> = Arc::from(repo);
+        let per_file = parallel_map(files, |f| file_symbols(&repo_name, &f.path, &f.content));
+        let named: std::collections::HashSet<&str> =
+            files.iter().map(|f| f.path.as_str()).collect();
+        let mut summary = IndexSummary::default();
+        let mut repos = self
+            .repos
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut all: Vec<Symbol> = repos
+            .get(repo)
+            .map(|held| {
+                held.iter()
+                    .filter(|s| !named.contains(s.file.as_ref()))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        for symbols in per_file.into_iter().flatten() {
+            summary.files += 1;
+            summary.symbols += symbols.len();
+            all.extend(symbols);
+        }
+        all.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+        repos.insert(repo_name, Arc::new(all));
+        Ok(summary)
+    }
+
     /// Replaces the symbols of `repo` with those of the files under `root` (an absolute
     /// directory): the same gitignore-aware listing as retrieval
     /// ([`crate::retrieve::walk::list`]), each file read through [`Scope`].

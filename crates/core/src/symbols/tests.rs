@@ -195,6 +195,49 @@ fn indexing_a_repo_replaces_it_and_removal_forgets_it() {
 }
 
 #[test]
+fn updating_files_merges_by_path_and_batches_equal_one_index() {
+    let a = ("src/a.ts", "export function alpha() {}\n");
+    let b = ("src/b.py", "def beta():\n    pass\n");
+    let c = ("lib/c.go", "package c\n\nfunc Gamma() {}\n");
+    // One call with every file, or the same files in two batches: the same search results.
+    let whole = SymbolIndex::new();
+    whole.index_files("r", &files(&[a, b, c])).unwrap();
+    let batched = SymbolIndex::new();
+    let first = batched.update_files("r", &files(&[a])).unwrap();
+    assert_eq!(
+        first,
+        IndexSummary {
+            files: 1,
+            symbols: 1
+        }
+    );
+    batched.update_files("r", &files(&[b, c])).unwrap();
+    let all = |i: &SymbolIndex| names(&i.search(&query("*")));
+    assert_eq!(all(&batched), all(&whole));
+    assert_eq!(batched.repos(), whole.repos());
+    // A changed file replaces its own symbols only; a file now without symbols drops them.
+    batched
+        .update_files(
+            "r",
+            &files(&[("src/a.ts", "export function alphaTwo() {}\n")]),
+        )
+        .unwrap();
+    assert_eq!(batched.search(&query("alpha")).total_matches, 0);
+    assert_eq!(batched.search(&query("alphaTwo")).total_matches, 1);
+    assert_eq!(batched.search(&query("beta")).total_matches, 1);
+    batched
+        .update_files("r", &files(&[("src/b.py", "# nothing left\n")]))
+        .unwrap();
+    assert_eq!(batched.search(&query("beta")).total_matches, 0);
+    assert_eq!(batched.search(&query("gamma")).total_matches, 1);
+    // Bad input as for index_files.
+    assert_eq!(
+        batched.update_files("", &[]).unwrap_err().kind(),
+        crate::ErrorKind::InvalidRequest
+    );
+}
+
+#[test]
 fn bad_input_is_invalid_request() {
     let index = SymbolIndex::new();
     let bad = |r: Result<IndexSummary>| {
