@@ -334,6 +334,30 @@ fn count_js(s: symbols::IndexSummary) -> IndexedCount {
     }
 }
 
+impl SymbolIndex {
+    /// `indexFiles` / `updateFiles`: the files read on the JS thread, `op` on the pool.
+    fn files_call<'env>(
+        &self,
+        env: &'env Env,
+        repo: Option<Unknown<'_>>,
+        files: Option<Unknown<'_>>,
+        op: fn(&symbols::SymbolIndex, &str, &[SourceFile]) -> CoreResult<symbols::IndexSummary>,
+    ) -> napi::Result<PromiseRaw<'env, IndexedCount>> {
+        let parsed = (|| {
+            let repo = repo_arg(required(repo, "repo")?)?;
+            let files = files_arg(required(files, "files")?, "files")?;
+            Ok((repo, files))
+        })();
+        let inner = self.inner.clone();
+        bridge::spawn_parsed(
+            env,
+            parsed,
+            move |(repo, files)| op(&inner, &repo, &files.decode()),
+            |_, s| Ok(count_js(s)),
+        )
+    }
+}
+
 #[napi]
 impl SymbolIndex {
     /// An empty index. Throws `invalid_request` for bad options.
@@ -367,22 +391,7 @@ impl SymbolIndex {
         repo: Option<Unknown<'_>>,
         files: Option<Unknown<'_>>,
     ) -> napi::Result<PromiseRaw<'env, IndexedCount>> {
-        let parsed = (|| {
-            let repo = repo_arg(required(repo, "repo")?)?;
-            let files = files_arg(required(files, "files")?, "files")?;
-            Ok((repo, files))
-        })();
-        match parsed {
-            Ok((repo, files)) => {
-                let inner = self.inner.clone();
-                bridge::spawn(
-                    env,
-                    move || inner.index_files(&repo, &files.decode()),
-                    |_, s| Ok(count_js(s)),
-                )
-            }
-            Err(e) => bridge::reject(env, e),
-        }
+        self.files_call(env, repo, files, symbols::SymbolIndex::index_files)
     }
 
     /// Updates `repo` with `files`: each file named has its symbols replaced by those parsed
@@ -400,18 +409,7 @@ impl SymbolIndex {
         repo: Option<Unknown<'_>>,
         files: Option<Unknown<'_>>,
     ) -> napi::Result<PromiseRaw<'env, IndexedCount>> {
-        let parsed = (|| {
-            let repo = repo_arg(required(repo, "repo")?)?;
-            let files = files_arg(required(files, "files")?, "files")?;
-            Ok((repo, files))
-        })();
-        let inner = self.inner.clone();
-        bridge::spawn_parsed(
-            env,
-            parsed,
-            move |(repo, files)| inner.update_files(&repo, &files.decode()),
-            |_, s| Ok(count_js(s)),
-        )
+        self.files_call(env, repo, files, symbols::SymbolIndex::update_files)
     }
 
     /// Replaces the symbols of `repo` with those of the files under `rootPath` (absolute),

@@ -250,6 +250,26 @@ fn signature(line: &str) -> Option<String> {
     Some(crate::secrets::redact(&cut).text.into_owned())
 }
 
+/// Each file's symbols (`None` for a file left out), in the order of the files.
+type PerFile = Vec<Option<Vec<Symbol>>>;
+
+/// Checks `repo` and `files` and parses the files (on up to `available_parallelism` threads):
+/// each file's symbols, or `None` for a file without a grammar or over [`MAX_FILE_BYTES`].
+fn parse_files(repo: &str, files: &[SourceFile]) -> Result<(Arc<str>, PerFile)> {
+    check_repo(repo)?;
+    if files.len() > MAX_FILES {
+        return Err(Error::invalid_request(format!(
+            "files must hold at most {MAX_FILES} entries"
+        )));
+    }
+    for f in files {
+        check_path(&f.path)?;
+    }
+    let repo_name: Arc<str> = Arc::from(repo);
+    let per_file = parallel_map(files, |f| file_symbols(&repo_name, &f.path, &f.content));
+    Ok((repo_name, per_file))
+}
+
 impl SymbolIndex {
     /// An empty index.
     pub fn new() -> SymbolIndex {
@@ -263,17 +283,7 @@ impl SymbolIndex {
     /// Errors (`invalid_request`): a bad repository name, more than [`MAX_FILES`] files, an
     /// empty or over-long path.
     pub fn index_files(&self, repo: &str, files: &[SourceFile]) -> Result<IndexSummary> {
-        check_repo(repo)?;
-        if files.len() > MAX_FILES {
-            return Err(Error::invalid_request(format!(
-                "files must hold at most {MAX_FILES} entries"
-            )));
-        }
-        for f in files {
-            check_path(&f.path)?;
-        }
-        let repo_name: Arc<str> = Arc::from(repo);
-        let per_file = parallel_map(files, |f| file_symbols(&repo_name, &f.path, &f.content));
+        let (repo_name, per_file) = parse_files(repo, files)?;
         Ok(self.replace(repo_name, per_file))
     }
 
@@ -285,17 +295,7 @@ impl SymbolIndex {
     ///
     /// Errors as [`index_files`](Self::index_files).
     pub fn update_files(&self, repo: &str, files: &[SourceFile]) -> Result<IndexSummary> {
-        check_repo(repo)?;
-        if files.len() > MAX_FILES {
-            return Err(Error::invalid_request(format!(
-                "files must hold at most {MAX_FILES} entries"
-            )));
-        }
-        for f in files {
-            check_path(&f.path)?;
-        }
-        let repo_name: Arc<str> = Arc::from(repo);
-        let per_file = parallel_map(files, |f| file_symbols(&repo_name, &f.path, &f.content));
+        let (repo_name, per_file) = parse_files(repo, files)?;
         let named: std::collections::HashSet<&str> =
             files.iter().map(|f| f.path.as_str()).collect();
         let mut summary = IndexSummary::default();
@@ -351,7 +351,7 @@ impl SymbolIndex {
         Ok(self.replace(repo_name, per_file))
     }
 
-    fn replace(&self, repo: Arc<str>, per_file: Vec<Option<Vec<Symbol>>>) -> IndexSummary {
+    fn replace(&self, repo: Arc<str>, per_file: PerFile) -> IndexSummary {
         let mut summary = IndexSummary::default();
         let mut all = Vec::new();
         for symbols in per_file.into_iter().flatten() {
