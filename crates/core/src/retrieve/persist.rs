@@ -847,6 +847,64 @@ mod tests {
         assert_eq!(third.status(root.to_str().unwrap()).unwrap().files_read, 0);
     }
 
+    /// Past the hash: bodies mutated at random and then given a matching length and hash (what
+    /// a hostile cache directory could hold) decode to `None` or to an index, never a panic or
+    /// an allocation driven by a forged count.
+    #[test]
+    fn forged_bodies_with_a_matching_hash_never_panic() {
+        use proptest::prelude::*;
+        let dir = tree();
+        let index = built(dir.path());
+        let scope = index.scope().clone();
+        let bytes = encode(&index, ENGINE_VERSION);
+        let split = bytes.len() - 16;
+        let body_len = usize::try_from(u64::from_le_bytes(
+            bytes[split..split + 8].try_into().unwrap(),
+        ))
+        .unwrap();
+        let head = bytes[..split - body_len].to_vec();
+        let body = bytes[split - body_len..split].to_vec();
+        let seal = |body: &[u8]| {
+            let mut out = head.clone();
+            out.extend_from_slice(body);
+            out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+            out.extend_from_slice(&fnv_update(FNV_OFFSET, body).to_le_bytes());
+            out
+        };
+        assert!(decode(&seal(&body), scope.clone(), 1000, ENGINE_VERSION).is_some());
+        let config = ProptestConfig {
+            cases: 512,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x0914),
+            ..ProptestConfig::default()
+        };
+        let edits =
+            prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..4), 1..8);
+        proptest!(config, |(edits in edits, cut in any::<prop::sample::Index>())| {
+            let mut b = body.clone();
+            for (at, value, how) in edits {
+                if b.is_empty() {
+                    break;
+                }
+                let i = at.index(b.len());
+                match how {
+                    0 => b[i] = value,
+                    1 => b[i] ^= 0x80,
+                    2 => b.insert(i, value),
+                    _ => {
+                        // A forged length or count: four bytes of 0xff.
+                        for x in b.iter_mut().skip(i).take(4) {
+                            *x = 0xff;
+                        }
+                    }
+                }
+            }
+            if cut.index(4) == 0 {
+                b.truncate(cut.index(b.len().max(1)));
+            }
+            let _ = decode(&seal(&b), scope.clone(), 1000, ENGINE_VERSION);
+        });
+    }
+
     #[test]
     fn damaged_or_foreign_files_are_ignored() {
         let dir = tree();
