@@ -165,12 +165,6 @@ pub(crate) fn text(value: Unknown<'_>, name: &str) -> CoreResult<Text> {
     text_max(value, name, MAX_TEXT_UNITS)
 }
 
-/// The Unicode code points of a text argument of at most `max_units` UTF-16 units (a long
-/// text is counted on its UTF-16 copy, never decoded).
-pub(crate) fn code_points(value: Unknown<'_>, name: &str, max_units: usize) -> CoreResult<usize> {
-    Ok(text_max(value, name, max_units)?.chars())
-}
-
 /// [`text`] with a bound of `max_units`.
 pub(crate) fn text_max(value: Unknown<'_>, name: &str, max_units: usize) -> CoreResult<Text> {
     let units = utf16_len(&value, name)?;
@@ -178,7 +172,7 @@ pub(crate) fn text_max(value: Unknown<'_>, name: &str, max_units: usize) -> Core
         return Err(too_long(name, max_units));
     }
     if units <= UTF16_FROM_UNITS {
-        return string_max(value, name, usize::MAX).map(|s| Text::Utf8(s, units));
+        return read_utf8(&value, name, usize::MAX).map(|s| Text::Utf8(s, units));
     }
     let env = value.value().env;
     let mut buf: Vec<u16> = Vec::with_capacity(units + 1);
@@ -236,6 +230,11 @@ pub(crate) fn string_max(value: Unknown<'_>, name: &str, max: usize) -> CoreResu
     if utf16_len(&value, name)? > max {
         return Err(too_large(name, max));
     }
+    read_utf8(&value, name, max)
+}
+
+/// A string argument copied as UTF-8, refused when over `max` bytes.
+fn read_utf8(value: &Unknown<'_>, name: &str, max: usize) -> CoreResult<String> {
     let env = value.value().env;
     let mut len = 0usize;
     // SAFETY: a length query on a value known to be a string; no buffer is written.

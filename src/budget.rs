@@ -134,7 +134,7 @@ fn encoding_arg(value: Option<String>) -> CoreResult<Encoding> {
 /// counted), so even an 8 Mi-character text holds the JS thread for a few milliseconds.
 #[napi(catch_unwind, ts_args_type = "text: string")]
 pub fn estimate_tokens(env: &Env, text: Unknown<'_>) -> napi::Result<u32> {
-    let chars = args::code_points(text, "text", args::MAX_TEXT_UNITS);
+    let chars = args::text(text, "text").map(|t| t.chars());
     bridge::run_sync(env, || Ok(args::clamp_u32(chars?.div_ceil(4))))
 }
 

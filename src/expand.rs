@@ -197,7 +197,7 @@ struct ExpandArgs {
     workspace: String,
     /// The chunk, its content still to be decoded from `content` (on the worker).
     chunk: TextChunk,
-    content: Option<args::Text>,
+    content: args::Text,
     context_lines: i64,
     options: ExpandOptions,
 }
@@ -260,7 +260,7 @@ fn expand_args<'env>(
         ExpandArgs {
             workspace,
             chunk,
-            content: Some(content),
+            content,
             context_lines,
             options: expand_options(options)?,
         },
@@ -269,9 +269,7 @@ fn expand_args<'env>(
 }
 
 fn run_expand(engine: &Engine, mut a: ExpandArgs) -> CoreResult<Expansion> {
-    if let Some(content) = a.content.take() {
-        a.chunk.content = content.into_string();
-    }
+    a.chunk.content = a.content.into_string();
     engine.expand(&a.workspace, &a.chunk, a.context_lines, &a.options)
 }
 

@@ -317,7 +317,6 @@ impl SymbolIndex {
             summary.symbols += symbols.len();
             all.extend(symbols);
         }
-        all.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
         repos.insert(repo_name, Arc::new(all));
         Ok(summary)
     }
