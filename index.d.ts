@@ -1162,9 +1162,9 @@ export declare function parseValidationOutputSync(text: string): Array<ParsedErr
 export declare function prContext(repoPath: string, pr: number | string, options?: MaxCharsOptions & CallOptions): Promise<ContextSource>
 
 /**
- * Indexes `rootPath` in the default engine ahead of the first `retrieve` (or brings its index
- * up to date), resolving to the index status. `options.signal` aborts it (an aborted first
- * build leaves the root `absent`).
+ * Indexes `rootPath` in the default engine ahead of the first `retrieve` (or brings its
+ * index up to date), resolving to the index status. `options.signal` aborts it (an aborted
+ * first build leaves the root `absent`).
  */
 export declare function prepareIndex(rootPath: string, options?: CallOptions): Promise<IndexStatus>
 
@@ -1256,9 +1256,9 @@ export interface RepoStats {
 }
 
 /**
- * Ranked snippets of `request.rootPath` for `request.prompt` (Context Retrieval Contract v1).
- * The first call for a root indexes it (concurrent first calls share one build); later calls
- * see changed, added and deleted files. `[]` when nothing matches. Rejects with
+ * Ranked snippets of `request.rootPath` for `request.prompt` (Context Retrieval Contract
+ * v1). The first call for a root indexes it (concurrent first calls share one build); later
+ * calls see changed, added and deleted files. `[]` when nothing matches. Rejects with
  * `invalid_request` for a malformed request or a root that is not an absolute path to a
  * directory. `options.signal` aborts the call (an `AbortError`); an aborted first build
  * leaves no index.

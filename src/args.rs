@@ -588,6 +588,24 @@ pub(crate) trait FromFields: Sized + Default {
     fn from_fields(fields: &Fields<'_>) -> CoreResult<Self>;
 }
 
+/// Implements [`FromFields`] for an options struct, one line a field: its JS name and the
+/// [`Fields`] reader of its type, e.g. `from_fields!(MaxCharsOptions { max_chars:
+/// number("maxChars"), redact: boolean("redact") })`.
+macro_rules! from_fields {
+    ($name:ident { $($field:ident: $read:ident($($arg:expr),*)),* $(,)? }) => {
+        impl $crate::args::FromFields for $name {
+            fn from_fields(
+                f: &$crate::args::Fields<'_>,
+            ) -> context_engine_core::error::Result<Self> {
+                Ok($name {
+                    $($field: f.$read($($arg),*)?,)*
+                })
+            }
+        }
+    };
+}
+pub(crate) use from_fields;
+
 /// An optional options argument as `T`: `undefined`/`null` give `T::default()` (all fields
 /// absent).
 pub(crate) fn options<T: FromFields>(value: Option<Unknown<'_>>, name: &str) -> CoreResult<T> {

@@ -4,8 +4,9 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use super::args::{self, Fields, FromFields};
+use super::args;
 use super::bridge;
+use super::engine::exports;
 use context_engine_core::budget::{
     self, Counter, Encoding, FitOptions as CoreFitOptions, TruncationMetadata,
 };
@@ -82,23 +83,15 @@ pub struct TruncateFileOptions {
     pub context_lines: Option<f64>,
 }
 
-impl FromFields for FitToBudgetOptions {
-    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
-        Ok(FitToBudgetOptions {
-            encoding: f.string("encoding")?,
-            estimate: f.boolean("estimate")?,
-            min_lines: f.number("minLines")?,
-        })
-    }
-}
+args::from_fields!(FitToBudgetOptions {
+    encoding: string("encoding"),
+    estimate: boolean("estimate"),
+    min_lines: number("minLines"),
+});
 
-impl FromFields for TruncateFileOptions {
-    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
-        Ok(TruncateFileOptions {
-            context_lines: f.number("contextLines")?,
-        })
-    }
-}
+args::from_fields!(TruncateFileOptions {
+    context_lines: number("contextLines"),
+});
 
 impl From<TruncationMetadata> for TruncationMetadataJs {
     fn from(m: TruncationMetadata) -> Self {
@@ -126,16 +119,18 @@ fn encoding_arg(value: Option<String>) -> CoreResult<Encoding> {
 // ---------------------------------------------------------------------------------------------
 // estimateTokens / countTokens
 
-/// Estimated tokens of `text`: its length in characters (Unicode code points) divided by 4,
-/// rounded up, exactly as the builder spec's FR-006 defines. Off by up to about 20% on real
-/// code; use `countTokens` where a budget must hold.
-///
-/// Counted without decoding the text (a long one is read as UTF-16 and its surrogate pairs
-/// counted), so even an 8 Mi-character text holds the JS thread for a few milliseconds.
-#[napi(catch_unwind, ts_args_type = "text: string")]
-pub fn estimate_tokens(env: &Env, text: Unknown<'_>) -> napi::Result<u32> {
-    let chars = args::text(text, "text").map(|t| t.chars());
-    bridge::run_sync(env, || Ok(args::clamp_u32(chars?.div_ceil(4))))
+exports! {
+    #[doc = " Estimated tokens of `text`: its length in characters (Unicode code points) divided by 4,"]
+    #[doc = " rounded up, exactly as the builder spec's FR-006 defines. Off by up to about 20% on real"]
+    #[doc = " code; use `countTokens` where a budget must hold."]
+    #[doc = ""]
+    #[doc = " Counted without decoding the text (a long one is read as UTF-16 and its surrogate pairs"]
+    #[doc = " counted), so even an 8 Mi-character text holds the JS thread for a few milliseconds."]
+    #[napi(catch_unwind, ts_args_type = "text: string")]
+    fn estimate_tokens(env, text) -> u32 {
+        let chars = args::text(text, "text").map(|t| t.chars());
+        bridge::run_sync(env, || Ok(args::clamp_u32(chars?.div_ceil(4))))
+    }
 }
 
 /// Largest text of `countTokensSync` and of all sections of `fitToBudgetSync` (exact BPE
@@ -159,32 +154,28 @@ fn count((text, encoding): (args::Text, Encoding)) -> u32 {
     args::clamp_u32(budget::count_tokens(&text.into_string(), encoding))
 }
 
-/// Exact number of BPE tokens of `text` for `encoding` (default `'o200k_base'`, the GPT-4o /
-/// o-series encoding; `'cl100k_base'` for GPT-4 / GPT-3.5). Runs off the JS thread.
-#[napi(
-    ts_args_type = "text: string, encoding?: TokenEncoding",
-    ts_return_type = "Promise<number>"
-)]
-pub fn count_tokens<'env>(
-    env: &'env Env,
-    text: Unknown<'_>,
-    encoding: Option<Unknown<'_>>,
-) -> napi::Result<PromiseRaw<'env, u32>> {
-    let parsed = count_tokens_args(text, encoding, args::MAX_TEXT_UNITS);
-    bridge::spawn_parsed(env, parsed, |a| Ok(count(a)), |_, n| Ok(n))
+exports! {
+    #[doc = " Exact number of BPE tokens of `text` for `encoding` (default `'o200k_base'`, the GPT-4o /"]
+    #[doc = " o-series encoding; `'cl100k_base'` for GPT-4 / GPT-3.5). Runs off the JS thread."]
+    #[napi(
+        ts_args_type = "text: string, encoding?: TokenEncoding",
+        ts_return_type = "Promise<number>"
+    )]
+    async fn count_tokens(env, text; encoding) -> u32 {
+        let parsed = count_tokens_args(text, encoding, args::MAX_TEXT_UNITS);
+        bridge::spawn_parsed(env, parsed, |a| Ok(count(a)), |_, n| Ok(n))
+    }
 }
 
-/// Synchronous twin of `countTokens`, for small strings: at most 256 Ki characters
-/// (`invalid_request`, reason `too_large`, beyond; use `countTokens`), so the JS thread is
-/// blocked only briefly.
-#[napi(catch_unwind, ts_args_type = "text: string, encoding?: TokenEncoding")]
-pub fn count_tokens_sync(
-    env: &Env,
-    text: Unknown<'_>,
-    encoding: Option<Unknown<'_>>,
-) -> napi::Result<u32> {
-    let parsed = count_tokens_args(text, encoding, MAX_SYNC_COUNT_UNITS);
-    bridge::run_sync(env, || Ok(count(parsed?)))
+exports! {
+    #[doc = " Synchronous twin of `countTokens`, for small strings: at most 256 Ki characters"]
+    #[doc = " (`invalid_request`, reason `too_large`, beyond; use `countTokens`), so the JS thread is"]
+    #[doc = " blocked only briefly."]
+    #[napi(catch_unwind, ts_args_type = "text: string, encoding?: TokenEncoding")]
+    fn count_tokens_sync(env, text; encoding) -> u32 {
+        let parsed = count_tokens_args(text, encoding, MAX_SYNC_COUNT_UNITS);
+        bridge::run_sync(env, || Ok(count(parsed?)))
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -258,23 +249,16 @@ pub struct TruncatedFile {
     pub kept_lines: u32,
 }
 
-/// Shortens `content` to at most `maxLines` lines (FR-005, FR-011), keeping the lines around
-/// each 1-based line number in `aroundLines` (`contextLines` each side, default 10; overlapping
-/// windows merged) and putting a `...` line wherever lines were removed. Content within
-/// `maxLines` is returned unchanged; with no `aroundLines` the head is kept. When nothing
-/// meaningful would survive, the first and last lines are kept and the text says so. Lines over
-/// 2000 characters are cut and end in `...`.
-#[napi(
-    ts_args_type = "content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions",
-    ts_return_type = "Promise<string>"
-)]
-pub fn truncate_file<'env>(
+/// `truncateFile` and `truncateFileDetailed`: reads the arguments on the JS thread, truncates
+/// on the blocking pool and answers with `shape` of the result.
+fn truncate_on<'env, V: ToNapiValue + Send + 'static>(
     env: &'env Env,
     content: Unknown<'_>,
     max_lines: Unknown<'_>,
     around_lines: Option<Unknown<'_>>,
     options: Option<Unknown<'_>>,
-) -> napi::Result<PromiseRaw<'env, String>> {
+    shape: fn(TruncateArgs) -> V,
+) -> napi::Result<PromiseRaw<'env, V>> {
     let parsed = truncate_args(
         content,
         max_lines,
@@ -282,53 +266,52 @@ pub fn truncate_file<'env>(
         options,
         args::MAX_TEXT_UNITS,
     );
-    bridge::spawn_parsed(env, parsed, |a| Ok(truncate(a)), |_, s| Ok(s))
+    bridge::spawn_parsed(env, parsed, move |a| Ok(shape(a)), |_, v| Ok(v))
 }
 
-/// Like `truncateFile`, but also says whether the text was truncated, whether the truncation
-/// was severe (only the first and last lines survived), and how many lines were kept.
-#[napi(
-    ts_args_type = "content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions",
-    ts_return_type = "Promise<TruncatedFile>"
-)]
-pub fn truncate_file_detailed<'env>(
-    env: &'env Env,
-    content: Unknown<'_>,
-    max_lines: Unknown<'_>,
-    around_lines: Option<Unknown<'_>>,
-    options: Option<Unknown<'_>>,
-) -> napi::Result<PromiseRaw<'env, TruncatedFile>> {
-    let parsed = truncate_args(
-        content,
-        max_lines,
-        around_lines,
-        options,
-        args::MAX_TEXT_UNITS,
-    );
-    bridge::spawn_parsed(env, parsed, |a| Ok(truncate_detailed(a)), |_, t| Ok(t))
+exports! {
+    #[doc = " Shortens `content` to at most `maxLines` lines (FR-005, FR-011), keeping the lines around"]
+    #[doc = " each 1-based line number in `aroundLines` (`contextLines` each side, default 10; overlapping"]
+    #[doc = " windows merged) and putting a `...` line wherever lines were removed. Content within"]
+    #[doc = " `maxLines` is returned unchanged; with no `aroundLines` the head is kept. When nothing"]
+    #[doc = " meaningful would survive, the first and last lines are kept and the text says so. Lines over"]
+    #[doc = " 2000 characters are cut and end in `...`."]
+    #[napi(
+        ts_args_type = "content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions",
+        ts_return_type = "Promise<string>"
+    )]
+    async fn truncate_file(env, content, max_lines; around_lines, options) -> String {
+        truncate_on(env, content, max_lines, around_lines, options, truncate)
+    }
+
+    #[doc = " Like `truncateFile`, but also says whether the text was truncated, whether the truncation"]
+    #[doc = " was severe (only the first and last lines survived), and how many lines were kept."]
+    #[napi(
+        ts_args_type = "content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions",
+        ts_return_type = "Promise<TruncatedFile>"
+    )]
+    async fn truncate_file_detailed(env, content, max_lines; around_lines, options) -> TruncatedFile {
+        truncate_on(env, content, max_lines, around_lines, options, truncate_detailed)
+    }
 }
 
-/// Synchronous twin of `truncateFile`, for content of at most 1 Mi characters
-/// (`invalid_request`, reason `too_large`, beyond; use `truncateFile`).
-#[napi(
-    catch_unwind,
-    ts_args_type = "content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions"
-)]
-pub fn truncate_file_sync(
-    env: &Env,
-    content: Unknown<'_>,
-    max_lines: Unknown<'_>,
-    around_lines: Option<Unknown<'_>>,
-    options: Option<Unknown<'_>>,
-) -> napi::Result<String> {
-    let parsed = truncate_args(
-        content,
-        max_lines,
-        around_lines,
-        options,
-        MAX_SYNC_TRUNCATE_UNITS,
-    );
-    bridge::run_sync(env, || parsed.map(truncate))
+exports! {
+    #[doc = " Synchronous twin of `truncateFile`, for content of at most 1 Mi characters"]
+    #[doc = " (`invalid_request`, reason `too_large`, beyond; use `truncateFile`)."]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions"
+    )]
+    fn truncate_file_sync(env, content, max_lines; around_lines, options) -> String {
+        let parsed = truncate_args(
+            content,
+            max_lines,
+            around_lines,
+            options,
+            MAX_SYNC_TRUNCATE_UNITS,
+        );
+        bridge::run_sync(env, || parsed.map(truncate))
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -402,41 +385,35 @@ fn fitted_to_js(env: &Env, fitted: budget::Fitted) -> napi::Result<Object<'_>> {
     Ok(object)
 }
 
-/// Fits `sections` into `budget` tokens (FR-007, default 32,000): unchanged when they already
-/// fit; otherwise each section is shortened in proportion to its size (head kept, `...` where
-/// lines were removed) so the total stays within the budget by the exact BPE count (SC-002),
-/// larger sections first when the budget cannot hold every section's minimum. When anything
-/// changed, the result carries `_metadata` (FR-010). Keys keep their input order.
-#[napi(
-    ts_generic_types = "K extends string",
-    ts_args_type = "sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions",
-    ts_return_type = "Promise<FittedSections<K>>"
-)]
-pub fn fit_to_budget<'env>(
-    env: &'env Env,
-    sections: Unknown<'_>,
-    budget: Option<Unknown<'_>>,
-    options: Option<Unknown<'_>>,
-) -> napi::Result<PromiseRaw<'env, Object<'env>>> {
-    let parsed = fit_args(sections, budget, options, args::MAX_TEXT_UNITS);
-    bridge::spawn_parsed(env, parsed, |a| Ok(fit(a)), fitted_to_js)
+exports! {
+    #[doc = " Fits `sections` into `budget` tokens (FR-007, default 32,000): unchanged when they already"]
+    #[doc = " fit; otherwise each section is shortened in proportion to its size (head kept, `...` where"]
+    #[doc = " lines were removed) so the total stays within the budget by the exact BPE count (SC-002),"]
+    #[doc = " larger sections first when the budget cannot hold every section's minimum. When anything"]
+    #[doc = " changed, the result carries `_metadata` (FR-010). Keys keep their input order."]
+    #[napi(
+        ts_generic_types = "K extends string",
+        ts_args_type = "sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions",
+        ts_return_type = "Promise<FittedSections<K>>"
+    )]
+    async fn fit_to_budget(env, sections; budget, options) -> Object<'env> {
+        let parsed = fit_args(sections, budget, options, args::MAX_TEXT_UNITS);
+        bridge::spawn_parsed(env, parsed, |a| Ok(fit(a)), fitted_to_js)
+    }
 }
 
-/// Synchronous twin of `fitToBudget` for small inputs: at most 256 Ki characters of sections
-/// in all (`invalid_request`, reason `too_large`, beyond; use `fitToBudget`).
-#[napi(
-    catch_unwind,
-    ts_generic_types = "K extends string",
-    ts_args_type = "sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions",
-    ts_return_type = "FittedSections<K>"
-)]
-pub fn fit_to_budget_sync<'env>(
-    env: &'env Env,
-    sections: Unknown<'_>,
-    budget: Option<Unknown<'_>>,
-    options: Option<Unknown<'_>>,
-) -> napi::Result<Object<'env>> {
-    let parsed = fit_args(sections, budget, options, MAX_SYNC_COUNT_UNITS);
-    let fitted = bridge::run_sync(env, || parsed.map(fit))?;
-    fitted_to_js(env, fitted)
+exports! {
+    #[doc = " Synchronous twin of `fitToBudget` for small inputs: at most 256 Ki characters of sections"]
+    #[doc = " in all (`invalid_request`, reason `too_large`, beyond; use `fitToBudget`)."]
+    #[napi(
+        catch_unwind,
+        ts_generic_types = "K extends string",
+        ts_args_type = "sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions",
+        ts_return_type = "FittedSections<K>"
+    )]
+    fn fit_to_budget_sync(env, sections; budget, options) -> Object<'env> {
+        let parsed = fit_args(sections, budget, options, MAX_SYNC_COUNT_UNITS);
+        let fitted = bridge::run_sync(env, || parsed.map(fit))?;
+        fitted_to_js(env, fitted)
+    }
 }

@@ -9,8 +9,9 @@ use napi::bindgen_prelude::*;
 use napi::{Env, ValueType};
 use napi_derive::napi;
 
-use super::args::{self, Fields, FromFields};
+use super::args::{self, Fields};
 use super::bridge;
+use super::engine::exports;
 use context_engine_core::builders::{self, BuildOptions, FixSource, Metadata};
 use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 
@@ -422,13 +423,9 @@ pub struct BuilderOptions {
     pub redact: Option<bool>,
 }
 
-impl FromFields for BuilderOptions {
-    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
-        Ok(BuilderOptions {
-            redact: f.boolean("redact")?,
-        })
-    }
-}
+args::from_fields!(BuilderOptions {
+    redact: boolean("redact"),
+});
 
 /// The builder options and the per-call controls of a builder's last argument.
 fn builder_options(value: Option<Unknown<'_>>) -> CoreResult<(BuildOptions, bridge::Call<'_>)> {
@@ -443,147 +440,137 @@ fn builder_options(value: Option<Unknown<'_>>) -> CoreResult<(BuildOptions, brid
     ))
 }
 
-/// The context of an implementation agent (FR-001): `tasks` (the task file, relative to
-/// `repoPath` or absolute inside it), `conventions` (`CLAUDE.md` + `AGENTS.md`), `branch` and
-/// `recent_commits` (last 10). A missing task file, a missing `git`, a non-repository or an
-/// empty repository give empty values and a warning in `_metadata`; only a `repoPath` that is
-/// not an absolute directory rejects (`invalid_request`).
-#[napi(
-    ts_args_type = "taskFile: string, repoPath: string, options?: BuilderOptions & CallOptions",
-    ts_return_type = "Promise<ImplementationContext>"
-)]
-pub fn build_implementation_context<'env>(
-    env: &'env Env,
-    task_file: Unknown<'_>,
-    repo_path: Unknown<'_>,
-    options: Option<Unknown<'env>>,
-) -> napi::Result<PromiseRaw<'env, ImplementationContext>> {
-    let parsed = (|| {
-        let task = args::string_max(task_file, "taskFile", 4096)?;
-        if task.is_empty() {
-            return Err(args::bad("taskFile", "must not be empty"));
-        }
-        let repo = path_arg(repo_path, "repoPath")?;
-        Ok((task, repo, builder_options(options)?))
-    })();
-    bridge::or_reject(env, parsed, |(task, repo, (opts, call))| {
-        bridge::spawn_async_call(
-            env,
-            call,
-            move |_| async move { builders::build_implementation_context(&task, &repo, &opts).await },
-            |_, c| {
-                Ok(ImplementationContext {
-                    tasks: c.tasks,
-                    conventions: c.conventions,
-                    branch: c.branch,
-                    recent_commits: c
-                        .recent_commits
-                        .into_iter()
-                        .map(|c| CommitInfo {
-                            hash: c.hash,
-                            author: c.author,
-                            date: c.date,
-                            subject: c.subject,
-                        })
-                        .collect(),
-                    metadata: meta(c.metadata),
-                })
-            },
-        )
-    })
+exports! {
+    #[doc = " The context of an implementation agent (FR-001): `tasks` (the task file, relative to"]
+    #[doc = " `repoPath` or absolute inside it), `conventions` (`CLAUDE.md` + `AGENTS.md`), `branch` and"]
+    #[doc = " `recent_commits` (last 10). A missing task file, a missing `git`, a non-repository or an"]
+    #[doc = " empty repository give empty values and a warning in `_metadata`; only a `repoPath` that is"]
+    #[doc = " not an absolute directory rejects (`invalid_request`)."]
+    #[napi(
+        ts_args_type = "taskFile: string, repoPath: string, options?: BuilderOptions & CallOptions",
+        ts_return_type = "Promise<ImplementationContext>"
+    )]
+    async fn build_implementation_context(env, task_file, repo_path; options) -> ImplementationContext {
+        let parsed = (|| {
+            let task = args::string_max(task_file, "taskFile", 4096)?;
+            if task.is_empty() {
+                return Err(args::bad("taskFile", "must not be empty"));
+            }
+            let repo = path_arg(repo_path, "repoPath")?;
+            Ok((task, repo, builder_options(options)?))
+        })();
+        bridge::or_reject(env, parsed, |(task, repo, (opts, call))| {
+            bridge::spawn_async_call(
+                env,
+                call,
+                move |_| async move { builders::build_implementation_context(&task, &repo, &opts).await },
+                |_, c| {
+                    Ok(ImplementationContext {
+                        tasks: c.tasks,
+                        conventions: c.conventions,
+                        branch: c.branch,
+                        recent_commits: c
+                            .recent_commits
+                            .into_iter()
+                            .map(|c| CommitInfo {
+                                hash: c.hash,
+                                author: c.author,
+                                date: c.date,
+                                subject: c.subject,
+                            })
+                            .collect(),
+                        metadata: meta(c.metadata),
+                    })
+                },
+            )
+        })
+    }
 }
 
-/// The context of a review agent (FR-002): the `diff` from the merge base of `baseBranch` and
-/// HEAD to the work tree, `changed_files` (whole under 500 lines, otherwise around the changed
-/// hunks; binary files skipped and named in `_metadata.skipped_files`), `conventions` and
-/// `stats`. No changes give an empty diff and zero stats; an unknown base branch, a missing
-/// `git` or a non-repository give empty values and a warning. A malformed `baseBranch` (empty,
-/// starting with `-`, with spaces or `..`) rejects with `invalid_request`.
-#[napi(
-    ts_args_type = "repoPath: string, baseBranch: string, options?: BuilderOptions & CallOptions",
-    ts_return_type = "Promise<ReviewContext>"
-)]
-pub fn build_review_context<'env>(
-    env: &'env Env,
-    repo_path: Unknown<'_>,
-    base_branch: Unknown<'_>,
-    options: Option<Unknown<'env>>,
-) -> napi::Result<PromiseRaw<'env, ReviewContext>> {
-    let parsed = (|| {
-        let repo = path_arg(repo_path, "repoPath")?;
-        let base = args::string_max(base_branch, "baseBranch", 4096)?;
-        builders::validate_branch_name(&base, "baseBranch")?;
-        Ok((repo, base, builder_options(options)?))
-    })();
-    bridge::or_reject(env, parsed, |(repo, base, (opts, call))| {
-        bridge::spawn_async_call(
-            env,
-            call,
-            move |_| async move { builders::build_review_context(&repo, &base, &opts).await },
-            |_, c| {
-                Ok(ReviewContext {
-                    diff: c.diff,
-                    changed_files: c.changed_files,
-                    conventions: c.conventions,
-                    stats: ReviewStats {
-                        files_changed: args::clamp_u32(c.stats.files_changed),
-                        insertions: args::clamp_u32(c.stats.insertions),
-                        deletions: args::clamp_u32(c.stats.deletions),
-                        binary_files: args::clamp_u32(c.stats.binary_files),
-                    },
-                    metadata: meta(c.metadata),
-                })
-            },
-        )
-    })
+exports! {
+    #[doc = " The context of a review agent (FR-002): the `diff` from the merge base of `baseBranch` and"]
+    #[doc = " HEAD to the work tree, `changed_files` (whole under 500 lines, otherwise around the changed"]
+    #[doc = " hunks; binary files skipped and named in `_metadata.skipped_files`), `conventions` and"]
+    #[doc = " `stats`. No changes give an empty diff and zero stats; an unknown base branch, a missing"]
+    #[doc = " `git` or a non-repository give empty values and a warning. A malformed `baseBranch` (empty,"]
+    #[doc = " starting with `-`, with spaces or `..`) rejects with `invalid_request`."]
+    #[napi(
+        ts_args_type = "repoPath: string, baseBranch: string, options?: BuilderOptions & CallOptions",
+        ts_return_type = "Promise<ReviewContext>"
+    )]
+    async fn build_review_context(env, repo_path, base_branch; options) -> ReviewContext {
+        let parsed = (|| {
+            let repo = path_arg(repo_path, "repoPath")?;
+            let base = args::string_max(base_branch, "baseBranch", 4096)?;
+            builders::validate_branch_name(&base, "baseBranch")?;
+            Ok((repo, base, builder_options(options)?))
+        })();
+        bridge::or_reject(env, parsed, |(repo, base, (opts, call))| {
+            bridge::spawn_async_call(
+                env,
+                call,
+                move |_| async move { builders::build_review_context(&repo, &base, &opts).await },
+                |_, c| {
+                    Ok(ReviewContext {
+                        diff: c.diff,
+                        changed_files: c.changed_files,
+                        conventions: c.conventions,
+                        stats: ReviewStats {
+                            files_changed: args::clamp_u32(c.stats.files_changed),
+                            insertions: args::clamp_u32(c.stats.insertions),
+                            deletions: args::clamp_u32(c.stats.deletions),
+                            binary_files: args::clamp_u32(c.stats.binary_files),
+                        },
+                        metadata: meta(c.metadata),
+                    })
+                },
+            )
+        })
+    }
 }
 
-/// The context of a fix agent (FR-003): `errors` (one line per problem), `source_files` (the
-/// `files` given, then the files the errors name; each whole under 500 lines, otherwise at
-/// least 10 lines around every error line, overlapping windows merged) and `error_summary`.
-/// `validationOutput` is structured stages or the raw output of the tools (parsed as
-/// `parseValidationOutput` does). Paths resolve inside `repoPath` (default: the current
-/// directory); paths outside it are ignored with a warning.
-#[napi(
-    ts_args_type = "validationOutput: ValidationOutput | string, files: string[], repoPath?: string | null, options?: BuilderOptions & CallOptions",
-    ts_return_type = "Promise<FixContext>"
-)]
-pub fn build_fix_context<'env>(
-    env: &'env Env,
-    validation_output: Unknown<'_>,
-    files: Unknown<'_>,
-    repo_path: Option<Unknown<'_>>,
-    options: Option<Unknown<'env>>,
-) -> napi::Result<PromiseRaw<'env, FixContext>> {
-    let parsed = (|| {
-        let source = validation_arg(validation_output)?;
-        let files = args::string_list(files, "files", MAX_LIST)?;
-        let repo = match args::present(repo_path) {
-            Some(v) => path_arg(v, "repoPath")?,
-            None => std::env::current_dir().map_err(|e| {
-                CoreError::invalid_request("the current directory is not accessible; pass repoPath")
-                    .with_source(e)
-            })?,
-        };
-        Ok((source, files, repo, builder_options(options)?))
-    })();
-    bridge::or_reject(env, parsed, |(source, files, repo, (opts, call))| {
-        bridge::spawn_async_call(
-            env,
-            call,
-            move |_| async move {
-                builders::build_fix_context(source.into_source(), &files, &repo, &opts).await
-            },
-            |_, c| {
-                Ok(FixContext {
-                    errors: c.errors,
-                    source_files: c.source_files,
-                    error_summary: c.error_summary,
-                    metadata: meta(c.metadata),
-                })
-            },
-        )
-    })
+exports! {
+    #[doc = " The context of a fix agent (FR-003): `errors` (one line per problem), `source_files` (the"]
+    #[doc = " `files` given, then the files the errors name; each whole under 500 lines, otherwise at"]
+    #[doc = " least 10 lines around every error line, overlapping windows merged) and `error_summary`."]
+    #[doc = " `validationOutput` is structured stages or the raw output of the tools (parsed as"]
+    #[doc = " `parseValidationOutput` does). Paths resolve inside `repoPath` (default: the current"]
+    #[doc = " directory); paths outside it are ignored with a warning."]
+    #[napi(
+        ts_args_type = "validationOutput: ValidationOutput | string, files: string[], repoPath?: string | null, options?: BuilderOptions & CallOptions",
+        ts_return_type = "Promise<FixContext>"
+    )]
+    async fn build_fix_context(env, validation_output, files; repo_path, options) -> FixContext {
+        let parsed = (|| {
+            let source = validation_arg(validation_output)?;
+            let files = args::string_list(files, "files", MAX_LIST)?;
+            let repo = match args::present(repo_path) {
+                Some(v) => path_arg(v, "repoPath")?,
+                None => std::env::current_dir().map_err(|e| {
+                    CoreError::invalid_request("the current directory is not accessible; pass repoPath")
+                        .with_source(e)
+                })?,
+            };
+            Ok((source, files, repo, builder_options(options)?))
+        })();
+        bridge::or_reject(env, parsed, |(source, files, repo, (opts, call))| {
+            bridge::spawn_async_call(
+                env,
+                call,
+                move |_| async move {
+                    builders::build_fix_context(source.into_source(), &files, &repo, &opts).await
+                },
+                |_, c| {
+                    Ok(FixContext {
+                        errors: c.errors,
+                        source_files: c.source_files,
+                        error_summary: c.error_summary,
+                        metadata: meta(c.metadata),
+                    })
+                },
+            )
+        })
+    }
 }
 
 /// Largest input of `parseValidationOutputSync`: 64 KiB, which it parses in well under a
@@ -598,70 +585,65 @@ fn parse_validation(text: &str) -> Vec<ParsedError> {
         .collect()
 }
 
-/// The problems in a validation tool's output, in order: `tsc` (both formats), `eslint`
-/// (stylish, unix), `rustc`/`cargo`/`clippy`, `pytest`, `mypy` and `ruff` (concise, full).
-/// Unrecognised lines are ignored. ANSI colours are stripped. Parses off the JS thread (up to
-/// 8 Mi characters of text).
-#[napi(
-    ts_args_type = "text: string",
-    ts_return_type = "Promise<ParsedError[]>"
-)]
-pub fn parse_validation_output<'env>(
-    env: &'env Env,
-    text: Unknown<'_>,
-) -> napi::Result<PromiseRaw<'env, Vec<ParsedError>>> {
-    let parsed = args::text(text, "text");
-    bridge::spawn_parsed(
-        env,
-        parsed,
-        |t| Ok(parse_validation(&t.into_string())),
-        |_, v| Ok(v),
-    )
-}
-
-/// Synchronous twin of `parseValidationOutput` for small outputs: at most 64 KiB of text
-/// (`invalid_request`, reason `too_large`, beyond), so it never blocks the JS thread for long.
-#[napi(catch_unwind, ts_args_type = "text: string")]
-pub fn parse_validation_output_sync(
-    env: &Env,
-    text: Unknown<'_>,
-) -> napi::Result<Vec<ParsedError>> {
-    let text = args::string_max(text, "text", MAX_SYNC_VALIDATION_BYTES);
-    bridge::run_sync(env, || Ok(parse_validation(&text?)))
-}
-
-/// The context of an agent working on a GitHub issue (FR-004): `issue` as text,
-/// `related_files` (paths the title or body mention that exist under `repoPath`, resolved
-/// safely; `path:line` mentions keep the lines around that line in large files) and
-/// `recent_changes` (the last 10 commits touching them, or the repository).
-#[napi(
-    ts_args_type = "issue: GitHubIssue, repoPath: string, options?: BuilderOptions & CallOptions",
-    ts_return_type = "Promise<IssueContext>"
-)]
-pub fn build_issue_context<'env>(
-    env: &'env Env,
-    issue: Unknown<'_>,
-    repo_path: Unknown<'_>,
-    options: Option<Unknown<'env>>,
-) -> napi::Result<PromiseRaw<'env, IssueContext>> {
-    let parsed = (|| {
-        let issue = issue_arg(issue)?;
-        let repo = path_arg(repo_path, "repoPath")?;
-        Ok((issue, repo, builder_options(options)?))
-    })();
-    bridge::or_reject(env, parsed, |(issue, repo, (opts, call))| {
-        bridge::spawn_async_call(
+exports! {
+    #[doc = " The problems in a validation tool's output, in order: `tsc` (both formats), `eslint`"]
+    #[doc = " (stylish, unix), `rustc`/`cargo`/`clippy`, `pytest`, `mypy` and `ruff` (concise, full)."]
+    #[doc = " Unrecognised lines are ignored. ANSI colours are stripped. Parses off the JS thread (up to"]
+    #[doc = " 8 Mi characters of text)."]
+    #[napi(
+        ts_args_type = "text: string",
+        ts_return_type = "Promise<ParsedError[]>"
+    )]
+    async fn parse_validation_output(env, text) -> Vec<ParsedError> {
+        let parsed = args::text(text, "text");
+        bridge::spawn_parsed(
             env,
-            call,
-            move |_| async move { builders::build_issue_context(&issue, &repo, &opts).await },
-            |_, c| {
-                Ok(IssueContext {
-                    issue: c.issue,
-                    related_files: c.related_files,
-                    recent_changes: c.recent_changes,
-                    metadata: meta(c.metadata),
-                })
-            },
+            parsed,
+            |t| Ok(parse_validation(&t.into_string())),
+            |_, v| Ok(v),
         )
-    })
+    }
+}
+
+exports! {
+    #[doc = " Synchronous twin of `parseValidationOutput` for small outputs: at most 64 KiB of text"]
+    #[doc = " (`invalid_request`, reason `too_large`, beyond), so it never blocks the JS thread for long."]
+    #[napi(catch_unwind, ts_args_type = "text: string")]
+    fn parse_validation_output_sync(env, text) -> Vec<ParsedError> {
+        let text = args::string_max(text, "text", MAX_SYNC_VALIDATION_BYTES);
+        bridge::run_sync(env, || Ok(parse_validation(&text?)))
+    }
+}
+
+exports! {
+    #[doc = " The context of an agent working on a GitHub issue (FR-004): `issue` as text,"]
+    #[doc = " `related_files` (paths the title or body mention that exist under `repoPath`, resolved"]
+    #[doc = " safely; `path:line` mentions keep the lines around that line in large files) and"]
+    #[doc = " `recent_changes` (the last 10 commits touching them, or the repository)."]
+    #[napi(
+        ts_args_type = "issue: GitHubIssue, repoPath: string, options?: BuilderOptions & CallOptions",
+        ts_return_type = "Promise<IssueContext>"
+    )]
+    async fn build_issue_context(env, issue, repo_path; options) -> IssueContext {
+        let parsed = (|| {
+            let issue = issue_arg(issue)?;
+            let repo = path_arg(repo_path, "repoPath")?;
+            Ok((issue, repo, builder_options(options)?))
+        })();
+        bridge::or_reject(env, parsed, |(issue, repo, (opts, call))| {
+            bridge::spawn_async_call(
+                env,
+                call,
+                move |_| async move { builders::build_issue_context(&issue, &repo, &opts).await },
+                |_, c| {
+                    Ok(IssueContext {
+                        issue: c.issue,
+                        related_files: c.related_files,
+                        recent_changes: c.recent_changes,
+                        metadata: meta(c.metadata),
+                    })
+                },
+            )
+        })
+    }
 }

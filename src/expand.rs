@@ -10,9 +10,9 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use super::args::{self, Fields, FromFields};
+use super::args::{self, Fields};
 use super::bridge::{self, Call};
-use super::engine::ContextEngine;
+use super::engine::{exports, ContextEngine};
 use super::secrets::{redactions_js, Redaction};
 use context_engine_core::engine::Engine;
 use context_engine_core::error::{Error as CoreError, Result as CoreResult};
@@ -64,26 +64,18 @@ pub struct FileCacheOptions {
     pub ttl_ms: Option<f64>,
 }
 
-impl FromFields for ExpandChunkOptions {
-    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
-        Ok(ExpandChunkOptions {
-            mode: f.string("mode")?,
-            max_lines: f.number("maxLines")?,
-            redact: f.boolean("redact")?,
-        })
-    }
-}
+args::from_fields!(ExpandChunkOptions {
+    mode: string("mode"),
+    max_lines: number("maxLines"),
+    redact: boolean("redact"),
+});
 
-impl FromFields for FileCacheOptions {
-    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
-        Ok(FileCacheOptions {
-            max_files: f.number("maxFiles")?,
-            max_file_lines: f.number("maxFileLines")?,
-            max_bytes: f.number("maxBytes")?,
-            ttl_ms: f.number("ttlMs")?,
-        })
-    }
-}
+args::from_fields!(FileCacheOptions {
+    max_files: number("maxFiles"),
+    max_file_lines: number("maxFileLines"),
+    max_bytes: number("maxBytes"),
+    ttl_ms: number("ttlMs"),
+});
 
 /// What `expandChunkDetailed` returns.
 #[napi(object, object_from_js = false)]
@@ -295,11 +287,12 @@ impl From<Expansion> for ExpandedChunk {
 fn expand_on<'env, V: ToNapiValue + Send + 'static>(
     env: &'env Env,
     engine: Arc<Engine>,
-    args: [Unknown<'_>; 3],
+    workspace: Unknown<'_>,
+    chunk: Unknown<'_>,
+    context_lines: Unknown<'_>,
     options: Option<Unknown<'env>>,
     shape: fn(Expansion) -> V,
 ) -> napi::Result<PromiseRaw<'env, V>> {
-    let [workspace, chunk, context_lines] = args;
     let parsed = expand_args(workspace, chunk, context_lines, options);
     bridge::or_reject(env, parsed, |(a, call)| {
         let call = call.with_timeout(engine.options().timeout);
@@ -392,172 +385,73 @@ fn invalidate_directory_on(env: &Env, engine: &Engine, path: Unknown<'_>) -> nap
     })
 }
 
-// ---------------------------------------------------------------------------------------------
-// Module-level functions (the default engine)
-
-/// Expands `chunk` (a `TextChunk` or `KnowledgeChunk` whose `filePath` is relative to
-/// `workspacePath`) by `contextLines` lines on each side (lines 25-30 with 5 give lines 20-35,
-/// clamped to the file), or to its enclosing function, method or class with
-/// `{ mode: 'structure' }`. Resolves to the chunk's own `content` when `contextLines <= 0` and
-/// whenever the file cannot be used (missing, unreadable, binary, outside the workspace, range
-/// outside the file): `expandChunkDetailed` says why. Rejects (`invalid_request`) only for
-/// arguments of the wrong type or shape.
-#[napi(
-    ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions & CallOptions",
-    ts_return_type = "Promise<string>"
-)]
-pub fn expand_chunk<'env>(
-    env: &'env Env,
-    workspace_path: Unknown<'_>,
-    chunk: Unknown<'_>,
-    context_lines: Unknown<'_>,
-    options: Option<Unknown<'env>>,
-) -> napi::Result<PromiseRaw<'env, String>> {
-    let args = [workspace_path, chunk, context_lines];
-    expand_on(env, Engine::global(), args, options, content_of)
+fn clear_on(env: &Env, engine: &Engine) -> napi::Result<u32> {
+    bridge::run_sync(env, || Ok(args::clamp_u32(engine.files.clear())))
 }
 
-/// Like `expandChunk`, with the lines returned, whether the file was used, and if not why.
-#[napi(
-    ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions & CallOptions",
-    ts_return_type = "Promise<ExpandedChunk>"
-)]
-pub fn expand_chunk_detailed<'env>(
-    env: &'env Env,
-    workspace_path: Unknown<'_>,
-    chunk: Unknown<'_>,
-    context_lines: Unknown<'_>,
-    options: Option<Unknown<'env>>,
-) -> napi::Result<PromiseRaw<'env, ExpandedChunk>> {
-    let args = [workspace_path, chunk, context_lines];
-    expand_on(env, Engine::global(), args, options, ExpandedChunk::from)
-}
-
-/// Empties the default engine's file cache; returns how many files were dropped.
-#[napi(catch_unwind)]
-pub fn clear_file_cache(env: &Env) -> napi::Result<u32> {
-    bridge::run_sync(env, || Ok(args::clamp_u32(Engine::global().files.clear())))
-}
-
-/// Drops one file (absolute path) from the default engine's cache; returns how many entries
-/// were dropped (0 when it was not cached).
-#[napi(catch_unwind, ts_args_type = "path: string")]
-pub fn invalidate_file(env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
-    invalidate_file_on(env, &Engine::global(), path)
-}
-
-/// Drops every cached file under a directory (absolute path, compared by whole components:
-/// `/a/b` does not cover `/a/bc`); returns how many were dropped.
-#[napi(catch_unwind, ts_args_type = "path: string")]
-pub fn invalidate_directory(env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
-    invalidate_directory_on(env, &Engine::global(), path)
-}
-
-/// Counters and limits of the default engine's file cache.
-#[napi(catch_unwind)]
-pub fn file_cache_stats(env: &Env) -> napi::Result<FileCacheStats> {
-    bridge::run_sync(env, || Ok(stats_of(&Engine::global())))
-}
-
-/// Watches a workspace (recursively) and drops cached files of the default engine as soon as
-/// they change; resolves to false if it was watched already. At most 16 workspaces
-/// (`invalid_request` beyond); `unavailable` when the system refuses (watch limit).
-#[napi(
-    ts_args_type = "workspacePath: string",
-    ts_return_type = "Promise<boolean>"
-)]
-pub fn watch_workspace<'env>(
-    env: &'env Env,
-    workspace_path: Unknown<'_>,
-) -> napi::Result<PromiseRaw<'env, bool>> {
-    watch_on(env, Engine::global(), workspace_path)
-}
-
-/// Stops watching a workspace; false if it was not watched.
-#[napi(catch_unwind, ts_args_type = "workspacePath: string")]
-pub fn unwatch_workspace(env: &Env, workspace_path: Unknown<'_>) -> napi::Result<bool> {
-    unwatch_on(env, &Engine::global(), workspace_path)
+fn stats_on(env: &Env, engine: &Engine) -> napi::Result<FileCacheStats> {
+    bridge::run_sync(env, || Ok(stats_of(engine)))
 }
 
 // ---------------------------------------------------------------------------------------------
-// The same on a ContextEngine
+// Exports: module-level functions (the default engine) and `ContextEngine` methods
 
-#[napi]
-impl ContextEngine {
-    /// `expandChunk` on this engine's file cache.
+exports! {
+    #[doc = " Expands `chunk` (a `TextChunk` or `KnowledgeChunk` whose `filePath` is relative to"]
+    #[doc = " `workspacePath`) by `contextLines` lines on each side (lines 25-30 with 5 give lines 20-35,"]
+    #[doc = " clamped to the file), or to its enclosing function, method or class with"]
+    #[doc = " `{ mode: 'structure' }`. Resolves to the chunk's own `content` when `contextLines <= 0` and"]
+    #[doc = " whenever the file cannot be used (missing, unreadable, binary, outside the workspace, range"]
+    #[doc = " outside the file): `expandChunkDetailed` says why. Rejects (`invalid_request`) only for"]
+    #[doc = " arguments of the wrong type or shape."]
+    #[method = "`expandChunk` on this engine's file cache."]
     #[napi(
         ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions & CallOptions",
         ts_return_type = "Promise<string>"
     )]
-    pub fn expand_chunk<'env>(
-        &self,
-        env: &'env Env,
-        workspace_path: Unknown<'_>,
-        chunk: Unknown<'_>,
-        context_lines: Unknown<'_>,
-        options: Option<Unknown<'env>>,
-    ) -> napi::Result<PromiseRaw<'env, String>> {
-        let args = [workspace_path, chunk, context_lines];
-        expand_on(env, self.inner.clone(), args, options, content_of)
-    }
+    async fn expand_chunk(workspace_path, chunk, context_lines; options) -> String
+        = expand_on, content_of;
 
-    /// `expandChunkDetailed` on this engine's file cache.
+    #[doc = " Like `expandChunk`, with the lines returned, whether the file was used, and if not why."]
+    #[method = "`expandChunkDetailed` on this engine's file cache."]
     #[napi(
         ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions & CallOptions",
         ts_return_type = "Promise<ExpandedChunk>"
     )]
-    pub fn expand_chunk_detailed<'env>(
-        &self,
-        env: &'env Env,
-        workspace_path: Unknown<'_>,
-        chunk: Unknown<'_>,
-        context_lines: Unknown<'_>,
-        options: Option<Unknown<'env>>,
-    ) -> napi::Result<PromiseRaw<'env, ExpandedChunk>> {
-        let args = [workspace_path, chunk, context_lines];
-        expand_on(env, self.inner.clone(), args, options, ExpandedChunk::from)
-    }
+    async fn expand_chunk_detailed(workspace_path, chunk, context_lines; options) -> ExpandedChunk
+        = expand_on, ExpandedChunk::from;
 
-    /// `clearFileCache` on this engine.
+    #[doc = " Empties the default engine's file cache; returns how many files were dropped."]
+    #[method = "`clearFileCache` on this engine."]
     #[napi(catch_unwind)]
-    pub fn clear_file_cache(&self, env: &Env) -> napi::Result<u32> {
-        bridge::run_sync(env, || Ok(args::clamp_u32(self.inner.files.clear())))
-    }
+    fn clear_file_cache() -> u32 = clear_on;
 
-    /// `invalidateFile` on this engine.
+    #[doc = " Drops one file (absolute path) from the default engine's cache; returns how many entries"]
+    #[doc = " were dropped (0 when it was not cached)."]
+    #[method = "`invalidateFile` on this engine."]
     #[napi(catch_unwind, ts_args_type = "path: string")]
-    pub fn invalidate_file(&self, env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
-        invalidate_file_on(env, &self.inner, path)
-    }
+    fn invalidate_file(path) -> u32 = invalidate_file_on;
 
-    /// `invalidateDirectory` on this engine.
+    #[doc = " Drops every cached file under a directory (absolute path, compared by whole components:"]
+    #[doc = " `/a/b` does not cover `/a/bc`); returns how many were dropped."]
+    #[method = "`invalidateDirectory` on this engine."]
     #[napi(catch_unwind, ts_args_type = "path: string")]
-    pub fn invalidate_directory(&self, env: &Env, path: Unknown<'_>) -> napi::Result<u32> {
-        invalidate_directory_on(env, &self.inner, path)
-    }
+    fn invalidate_directory(path) -> u32 = invalidate_directory_on;
 
-    /// `fileCacheStats` of this engine.
+    #[doc = " Counters and limits of the default engine's file cache."]
+    #[method = "`fileCacheStats` of this engine."]
     #[napi(catch_unwind)]
-    pub fn file_cache_stats(&self, env: &Env) -> napi::Result<FileCacheStats> {
-        bridge::run_sync(env, || Ok(stats_of(&self.inner)))
-    }
+    fn file_cache_stats() -> FileCacheStats = stats_on;
 
-    /// `watchWorkspace` for this engine's cache.
-    #[napi(
-        ts_args_type = "workspacePath: string",
-        ts_return_type = "Promise<boolean>"
-    )]
-    pub fn watch_workspace<'env>(
-        &self,
-        env: &'env Env,
-        workspace_path: Unknown<'_>,
-    ) -> napi::Result<PromiseRaw<'env, bool>> {
-        watch_on(env, self.inner.clone(), workspace_path)
-    }
+    #[doc = " Watches a workspace (recursively) and drops cached files of the default engine as soon as"]
+    #[doc = " they change; resolves to false if it was watched already. At most 16 workspaces"]
+    #[doc = " (`invalid_request` beyond); `unavailable` when the system refuses (watch limit)."]
+    #[method = "`watchWorkspace` for this engine's cache."]
+    #[napi(ts_args_type = "workspacePath: string", ts_return_type = "Promise<boolean>")]
+    async fn watch_workspace(workspace_path) -> bool = watch_on;
 
-    /// `unwatchWorkspace` for this engine's cache.
+    #[doc = " Stops watching a workspace; false if it was not watched."]
+    #[method = "`unwatchWorkspace` for this engine's cache."]
     #[napi(catch_unwind, ts_args_type = "workspacePath: string")]
-    pub fn unwatch_workspace(&self, env: &Env, workspace_path: Unknown<'_>) -> napi::Result<bool> {
-        unwatch_on(env, &self.inner, workspace_path)
-    }
+    fn unwatch_workspace(workspace_path) -> bool = unwatch_on;
 }

@@ -5,9 +5,10 @@ use napi::bindgen_prelude::*;
 use napi::{Env, ValueType};
 use napi_derive::napi;
 
-use super::args::{self, Fields, FromFields};
+use super::args::{self, Fields};
 use super::bridge;
 use super::builders::path_arg;
+use super::engine::exports;
 use super::secrets::{redactions_js, Redaction};
 use context_engine_core::error::Result as CoreResult;
 use context_engine_core::inject::{self, DirOptions, FileOptions, PrRef, SourceKind};
@@ -105,35 +106,23 @@ pub struct MaxCharsOptions {
     pub redact: Option<bool>,
 }
 
-impl FromFields for DirContextOptions {
-    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
-        Ok(DirContextOptions {
-            max_files: f.number("maxFiles")?,
-            max_chars: f.number("maxChars")?,
-            redact: f.boolean("redact")?,
-        })
-    }
-}
+args::from_fields!(DirContextOptions {
+    max_files: number("maxFiles"),
+    max_chars: number("maxChars"),
+    redact: boolean("redact"),
+});
 
-impl FromFields for FileContextOptions {
-    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
-        Ok(FileContextOptions {
-            root: f.string("root")?,
-            max_lines: f.number("maxLines")?,
-            max_chars: f.number("maxChars")?,
-            redact: f.boolean("redact")?,
-        })
-    }
-}
+args::from_fields!(FileContextOptions {
+    root: string("root"),
+    max_lines: number("maxLines"),
+    max_chars: number("maxChars"),
+    redact: boolean("redact"),
+});
 
-impl FromFields for MaxCharsOptions {
-    fn from_fields(f: &Fields<'_>) -> CoreResult<Self> {
-        Ok(MaxCharsOptions {
-            max_chars: f.number("maxChars")?,
-            redact: f.boolean("redact")?,
-        })
-    }
-}
+args::from_fields!(MaxCharsOptions {
+    max_chars: number("maxChars"),
+    redact: boolean("redact"),
+});
 
 fn max_chars(value: Option<f64>) -> CoreResult<usize> {
     args::opt_whole_number(
@@ -165,122 +154,116 @@ fn source_js(s: inject::ContextSource) -> ContextSource {
     }
 }
 
-/// A directory overview (ADR-005 `generate_dir_context`): the file tree under `path` (hidden
-/// entries, `node_modules`, `target`, `dist`... left out; symlinks followed only inside) with
-/// each source file's key declarations (`kind name:line`), cut at `maxChars` with a marker.
-/// Rejects with `invalid_request` when `path` is not an absolute, existing directory.
-#[napi(
-    ts_args_type = "path: string, options?: DirContextOptions & CallOptions",
-    ts_return_type = "Promise<ContextSource>"
-)]
-pub fn dir_context<'env>(
-    env: &'env Env,
-    path: Unknown<'_>,
-    options: Option<Unknown<'env>>,
-) -> napi::Result<PromiseRaw<'env, ContextSource>> {
-    let parsed = (|| {
-        let path = path_arg(path, "path")?;
-        let (o, call) = bridge::options_call::<DirContextOptions>(options, "options")?;
-        let opts = DirOptions {
-            max_files: args::opt_whole_number(
-                o.max_files,
-                "options.maxFiles",
-                inject::DIR_MAX_FILES as u64,
-                0,
-                MAX_COUNT,
-            )? as usize,
-            max_chars: max_chars(o.max_chars)?,
-            redact: o.redact.unwrap_or(true),
-        };
-        Ok((path, opts, call))
-    })();
-    bridge::or_reject(env, parsed, |(path, opts, call)| {
-        bridge::spawn_call(
-            env,
-            call,
-            move |cancel| {
-                cancel.check()?;
-                inject::dir_context(&path, &opts)
-            },
-            |_, s| Ok(source_js(s)),
-        )
-    })
+exports! {
+    #[doc = " A directory overview (ADR-005 `generate_dir_context`): the file tree under `path` (hidden"]
+    #[doc = " entries, `node_modules`, `target`, `dist`... left out; symlinks followed only inside) with"]
+    #[doc = " each source file's key declarations (`kind name:line`), cut at `maxChars` with a marker."]
+    #[doc = " Rejects with `invalid_request` when `path` is not an absolute, existing directory."]
+    #[napi(
+        ts_args_type = "path: string, options?: DirContextOptions & CallOptions",
+        ts_return_type = "Promise<ContextSource>"
+    )]
+    async fn dir_context(env, path; options) -> ContextSource {
+        let parsed = (|| {
+            let path = path_arg(path, "path")?;
+            let (o, call) = bridge::options_call::<DirContextOptions>(options, "options")?;
+            let opts = DirOptions {
+                max_files: args::opt_whole_number(
+                    o.max_files,
+                    "options.maxFiles",
+                    inject::DIR_MAX_FILES as u64,
+                    0,
+                    MAX_COUNT,
+                )? as usize,
+                max_chars: max_chars(o.max_chars)?,
+                redact: o.redact.unwrap_or(true),
+            };
+            Ok((path, opts, call))
+        })();
+        bridge::or_reject(env, parsed, |(path, opts, call)| {
+            bridge::spawn_call(
+                env,
+                call,
+                move |cancel| {
+                    cancel.check()?;
+                    inject::dir_context(&path, &opts)
+                },
+                |_, s| Ok(source_js(s)),
+            )
+        })
+    }
 }
 
-/// One file (ADR-005 `generate_file_context`): its first 150 lines (`maxLines`) followed by
-/// `[... truncated: N more lines of M ...]`, read inside `options.root` (default: the file's
-/// directory). Rejects with `invalid_request` for a missing, binary, oversized file or one
-/// outside the root.
-#[napi(
-    ts_args_type = "path: string, options?: FileContextOptions & CallOptions",
-    ts_return_type = "Promise<ContextSource>"
-)]
-pub fn file_context<'env>(
-    env: &'env Env,
-    path: Unknown<'_>,
-    options: Option<Unknown<'env>>,
-) -> napi::Result<PromiseRaw<'env, ContextSource>> {
-    let parsed = (|| {
-        let path = args::string_max(path, "path", 64 * 1024)?;
-        if path.is_empty() {
-            return Err(args::bad("path", "must not be empty"));
-        }
-        let (o, call) = bridge::options_call::<FileContextOptions>(options, "options")?;
-        if o.root.as_deref() == Some("") {
-            return Err(args::bad("options.root", "must not be empty"));
-        }
-        let opts = FileOptions {
-            max_lines: args::opt_whole_number(
-                o.max_lines,
-                "options.maxLines",
-                inject::FILE_MAX_LINES as u64,
-                1,
-                MAX_COUNT,
-            )? as usize,
-            max_chars: max_chars(o.max_chars)?,
-            redact: o.redact.unwrap_or(true),
-        };
-        Ok((path, o.root, opts, call))
-    })();
-    bridge::or_reject(env, parsed, |(path, root, opts, call)| {
-        bridge::spawn_call(
-            env,
-            call,
-            move |_| inject::file_context(&path, root.as_deref().map(std::path::Path::new), &opts),
-            |_, s| Ok(source_js(s)),
-        )
-    })
+exports! {
+    #[doc = " One file (ADR-005 `generate_file_context`): its first 150 lines (`maxLines`) followed by"]
+    #[doc = " `[... truncated: N more lines of M ...]`, read inside `options.root` (default: the file's"]
+    #[doc = " directory). Rejects with `invalid_request` for a missing, binary, oversized file or one"]
+    #[doc = " outside the root."]
+    #[napi(
+        ts_args_type = "path: string, options?: FileContextOptions & CallOptions",
+        ts_return_type = "Promise<ContextSource>"
+    )]
+    async fn file_context(env, path; options) -> ContextSource {
+        let parsed = (|| {
+            let path = args::string_max(path, "path", 64 * 1024)?;
+            if path.is_empty() {
+                return Err(args::bad("path", "must not be empty"));
+            }
+            let (o, call) = bridge::options_call::<FileContextOptions>(options, "options")?;
+            if o.root.as_deref() == Some("") {
+                return Err(args::bad("options.root", "must not be empty"));
+            }
+            let opts = FileOptions {
+                max_lines: args::opt_whole_number(
+                    o.max_lines,
+                    "options.maxLines",
+                    inject::FILE_MAX_LINES as u64,
+                    1,
+                    MAX_COUNT,
+                )? as usize,
+                max_chars: max_chars(o.max_chars)?,
+                redact: o.redact.unwrap_or(true),
+            };
+            Ok((path, o.root, opts, call))
+        })();
+        bridge::or_reject(env, parsed, |(path, root, opts, call)| {
+            bridge::spawn_call(
+                env,
+                call,
+                move |_| inject::file_context(&path, root.as_deref().map(std::path::Path::new), &opts),
+                |_, s| Ok(source_js(s)),
+            )
+        })
+    }
 }
 
-/// The working tree's staged and unstaged changes (ADR-005 `generate_diff_context`), cut at
-/// `maxChars`. Rejects with `invalid_request` (not a repository), `unavailable` (no `git`),
-/// `timeout`.
-#[napi(
-    ts_args_type = "repoPath: string, options?: MaxCharsOptions & CallOptions",
-    ts_return_type = "Promise<ContextSource>"
-)]
-pub fn diff_context<'env>(
-    env: &'env Env,
-    repo_path: Unknown<'_>,
-    options: Option<Unknown<'env>>,
-) -> napi::Result<PromiseRaw<'env, ContextSource>> {
-    let parsed = (|| {
-        let repo = path_arg(repo_path, "repoPath")?;
-        let (o, call) = bridge::options_call::<MaxCharsOptions>(options, "options")?;
-        Ok((
-            repo,
-            (max_chars(o.max_chars)?, o.redact.unwrap_or(true)),
-            call,
-        ))
-    })();
-    bridge::or_reject(env, parsed, |(repo, chars, call)| {
-        bridge::spawn_async_call(
-            env,
-            call,
-            move |_| async move { inject::diff_context(&repo, chars.0, None, chars.1).await },
-            |_, s| Ok(source_js(s)),
-        )
-    })
+exports! {
+    #[doc = " The working tree's staged and unstaged changes (ADR-005 `generate_diff_context`), cut at"]
+    #[doc = " `maxChars`. Rejects with `invalid_request` (not a repository), `unavailable` (no `git`),"]
+    #[doc = " `timeout`."]
+    #[napi(
+        ts_args_type = "repoPath: string, options?: MaxCharsOptions & CallOptions",
+        ts_return_type = "Promise<ContextSource>"
+    )]
+    async fn diff_context(env, repo_path; options) -> ContextSource {
+        let parsed = (|| {
+            let repo = path_arg(repo_path, "repoPath")?;
+            let (o, call) = bridge::options_call::<MaxCharsOptions>(options, "options")?;
+            Ok((
+                repo,
+                (max_chars(o.max_chars)?, o.redact.unwrap_or(true)),
+                call,
+            ))
+        })();
+        bridge::or_reject(env, parsed, |(repo, chars, call)| {
+            bridge::spawn_async_call(
+                env,
+                call,
+                move |_| async move { inject::diff_context(&repo, chars.0, None, chars.1).await },
+                |_, s| Ok(source_js(s)),
+            )
+        })
+    }
 }
 
 fn pr_arg(value: Unknown<'_>) -> CoreResult<PrRef> {
@@ -297,39 +280,36 @@ fn pr_arg(value: Unknown<'_>) -> CoreResult<PrRef> {
     }
 }
 
-/// A pull request's metadata and diff (ADR-005 `generate_pr_context`) through the GitHub CLI:
-/// `gh pr view <pr> --json ...` and `gh pr diff <pr>`, run in `repoPath`, cut at `maxChars`.
-/// Rejects with `unavailable` when `gh` is missing or fails, `unauthorized` when it is not
-/// logged in, `invalid_request` for an unknown pull request, `timeout` after 30 s.
-#[napi(
-    ts_args_type = "repoPath: string, pr: number | string, options?: MaxCharsOptions & CallOptions",
-    ts_return_type = "Promise<ContextSource>"
-)]
-pub fn pr_context<'env>(
-    env: &'env Env,
-    repo_path: Unknown<'_>,
-    pr: Unknown<'_>,
-    options: Option<Unknown<'env>>,
-) -> napi::Result<PromiseRaw<'env, ContextSource>> {
-    let parsed = (|| {
-        let repo = path_arg(repo_path, "repoPath")?;
-        let pr = pr_arg(pr)?;
-        let (o, call) = bridge::options_call::<MaxCharsOptions>(options, "options")?;
-        Ok((
-            repo,
-            pr,
-            (max_chars(o.max_chars)?, o.redact.unwrap_or(true)),
-            call,
-        ))
-    })();
-    bridge::or_reject(env, parsed, |(repo, pr, chars, call)| {
-        bridge::spawn_async_call(
-            env,
-            call,
-            move |_| async move { inject::pr_context(&repo, &pr, chars.0, None, chars.1).await },
-            |_, s| Ok(source_js(s)),
-        )
-    })
+exports! {
+    #[doc = " A pull request's metadata and diff (ADR-005 `generate_pr_context`) through the GitHub CLI:"]
+    #[doc = " `gh pr view <pr> --json ...` and `gh pr diff <pr>`, run in `repoPath`, cut at `maxChars`."]
+    #[doc = " Rejects with `unavailable` when `gh` is missing or fails, `unauthorized` when it is not"]
+    #[doc = " logged in, `invalid_request` for an unknown pull request, `timeout` after 30 s."]
+    #[napi(
+        ts_args_type = "repoPath: string, pr: number | string, options?: MaxCharsOptions & CallOptions",
+        ts_return_type = "Promise<ContextSource>"
+    )]
+    async fn pr_context(env, repo_path, pr; options) -> ContextSource {
+        let parsed = (|| {
+            let repo = path_arg(repo_path, "repoPath")?;
+            let pr = pr_arg(pr)?;
+            let (o, call) = bridge::options_call::<MaxCharsOptions>(options, "options")?;
+            Ok((
+                repo,
+                pr,
+                (max_chars(o.max_chars)?, o.redact.unwrap_or(true)),
+                call,
+            ))
+        })();
+        bridge::or_reject(env, parsed, |(repo, pr, chars, call)| {
+            bridge::spawn_async_call(
+                env,
+                call,
+                move |_| async move { inject::pr_context(&repo, &pr, chars.0, None, chars.1).await },
+                |_, s| Ok(source_js(s)),
+            )
+        })
+    }
 }
 
 /// Longest `source.label` of `composeContext` (a path or a name; it goes into a heading).
@@ -401,36 +381,32 @@ fn compose((sources, max_chars, redact): (Vec<SourceArg>, usize, bool)) -> Compo
     }
 }
 
-/// Composes context sources into one block of at most `maxChars` characters (default 5000,
-/// ADR-005's cap; `text.length` is the measure): ordered by kind (`dir`, `file`, `pr`,
-/// `diff`; the given order within a kind), each under a `## <kind>: <label>` heading, then a
-/// visible `[... context truncated at N characters ...]` marker when cut. Secrets are
-/// redacted before the cut unless `redact: false`. Runs off the JS thread; sources may hold
-/// 8 Mi characters in all.
-#[napi(
-    ts_args_type = "sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions",
-    ts_return_type = "Promise<ComposedContext>"
-)]
-pub fn compose_context<'env>(
-    env: &'env Env,
-    sources: Unknown<'_>,
-    options: Option<Unknown<'_>>,
-) -> napi::Result<PromiseRaw<'env, ComposedContext>> {
-    let parsed = compose_args(sources, options, args::MAX_TEXT_UNITS);
-    bridge::spawn_parsed(env, parsed, |a| Ok(compose(a)), |_, c| Ok(c))
+exports! {
+    #[doc = " Composes context sources into one block of at most `maxChars` characters (default 5000,"]
+    #[doc = " ADR-005's cap; `text.length` is the measure): ordered by kind (`dir`, `file`, `pr`,"]
+    #[doc = " `diff`; the given order within a kind), each under a `## <kind>: <label>` heading, then a"]
+    #[doc = " visible `[... context truncated at N characters ...]` marker when cut. Secrets are"]
+    #[doc = " redacted before the cut unless `redact: false`. Runs off the JS thread; sources may hold"]
+    #[doc = " 8 Mi characters in all."]
+    #[napi(
+        ts_args_type = "sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions",
+        ts_return_type = "Promise<ComposedContext>"
+    )]
+    async fn compose_context(env, sources; options) -> ComposedContext {
+        let parsed = compose_args(sources, options, args::MAX_TEXT_UNITS);
+        bridge::spawn_parsed(env, parsed, |a| Ok(compose(a)), |_, c| Ok(c))
+    }
 }
 
-/// Synchronous twin of `composeContext` for small inputs: at most 256 Ki characters of
-/// sources in all (`invalid_request`, reason `too_large`, beyond; use `composeContext`).
-#[napi(
-    catch_unwind,
-    ts_args_type = "sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions"
-)]
-pub fn compose_context_sync(
-    env: &Env,
-    sources: Unknown<'_>,
-    options: Option<Unknown<'_>>,
-) -> napi::Result<ComposedContext> {
-    let parsed = compose_args(sources, options, MAX_SYNC_COMPOSE_UNITS);
-    bridge::run_sync(env, || parsed.map(compose))
+exports! {
+    #[doc = " Synchronous twin of `composeContext` for small inputs: at most 256 Ki characters of"]
+    #[doc = " sources in all (`invalid_request`, reason `too_large`, beyond; use `composeContext`)."]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions"
+    )]
+    fn compose_context_sync(env, sources; options) -> ComposedContext {
+        let parsed = compose_args(sources, options, MAX_SYNC_COMPOSE_UNITS);
+        bridge::run_sync(env, || parsed.map(compose))
+    }
 }

@@ -10,6 +10,7 @@ use napi_derive::napi;
 
 use super::args;
 use super::bridge;
+use super::engine::exports;
 use super::secrets::{redactions_js, Redaction};
 use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 use context_engine_core::remote::{
@@ -447,33 +448,31 @@ fn remote_env_hound() -> bool {
     std::env::var("HOUND_URL").is_ok_and(|v| !v.trim().is_empty())
 }
 
-/// Lines `line - context ..= line + context` of a file on Gitea, numbered, with a web link to
-/// the exact ref served (ADR-003's `hound_file_context`). The body is streamed and reading
-/// stops after the last line needed. When Gitea is unavailable or times out and a Hound URL is
-/// known (`houndUrl` or `HOUND_URL`), the same lines are rebuilt from Hound's index and
-/// `source` is `'hound'`.
-///
-/// Rejects with `invalid_request` (bad input, not found, unknown ref, binary file, line past
-/// the end), `unauthorized` (401/403), `unavailable` or `timeout`.
-#[napi(
-    ts_args_type = "request: FileContextRequest, config?: RemoteFileContextConfig & CallOptions",
-    ts_return_type = "Promise<FileContextResult>"
-)]
-pub fn remote_file_context<'env>(
-    env: &'env Env,
-    request: Unknown<'_>,
-    config: Option<Unknown<'env>>,
-) -> napi::Result<PromiseRaw<'env, FileContextResult>> {
-    let parsed = context_args(request, config)
-        .and_then(|a| Ok((a, bridge::call_options(config, "config")?)));
-    bridge::or_reject(env, parsed, |(a, call)| {
-        bridge::spawn_async_call(
-            env,
-            call,
-            move |_| run_context(a),
-            |_, r| Ok(FileContextResult::from(r)),
-        )
-    })
+exports! {
+    #[doc = " Lines `line - context ..= line + context` of a file on Gitea, numbered, with a web link to"]
+    #[doc = " the exact ref served (ADR-003's `hound_file_context`). The body is streamed and reading"]
+    #[doc = " stops after the last line needed. When Gitea is unavailable or times out and a Hound URL is"]
+    #[doc = " known (`houndUrl` or `HOUND_URL`), the same lines are rebuilt from Hound's index and"]
+    #[doc = " `source` is `'hound'`."]
+    #[doc = ""]
+    #[doc = " Rejects with `invalid_request` (bad input, not found, unknown ref, binary file, line past"]
+    #[doc = " the end), `unauthorized` (401/403), `unavailable` or `timeout`."]
+    #[napi(
+        ts_args_type = "request: FileContextRequest, config?: RemoteFileContextConfig & CallOptions",
+        ts_return_type = "Promise<FileContextResult>"
+    )]
+    async fn remote_file_context(env, request; config) -> FileContextResult {
+        let parsed = context_args(request, config)
+            .and_then(|a| Ok((a, bridge::call_options(config, "config")?)));
+        bridge::or_reject(env, parsed, |(a, call)| {
+            bridge::spawn_async_call(
+                env,
+                call,
+                move |_| run_context(a),
+                |_, r| Ok(FileContextResult::from(r)),
+            )
+        })
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -765,18 +764,15 @@ impl HoundClient {
     ) -> napi::Result<PromiseRaw<'env, JsHoundSearchResult>> {
         let parsed = search_args(query, options)
             .and_then(|s| Ok((s, bridge::call_options(options, "options")?)));
-        match parsed {
-            Ok((search, call)) => {
-                let client = self.inner.clone();
-                bridge::spawn_async_call(
-                    env,
-                    call,
-                    move |_| async move { client.search_linked(&search).await },
-                    |_, r| Ok(search_to_js(r)),
-                )
-            }
-            Err(e) => bridge::reject(env, e),
-        }
+        let client = self.inner.clone();
+        bridge::or_reject(env, parsed, |(search, call)| {
+            bridge::spawn_async_call(
+                env,
+                call,
+                move |_| async move { client.search_linked(&search).await },
+                |_, r| Ok(search_to_js(r)),
+            )
+        })
     }
 
     /// The configured repositories (`/api/v1/repos`), by name.
@@ -789,17 +785,15 @@ impl HoundClient {
         env: &'env Env,
         options: Option<Unknown<'env>>,
     ) -> napi::Result<PromiseRaw<'env, BTreeMap<String, JsHoundRepo>>> {
-        let call = match bridge::call_options(options, "options") {
-            Ok(call) => call,
-            Err(e) => return bridge::reject(env, e),
-        };
         let client = self.inner.clone();
-        bridge::spawn_async_call(
-            env,
-            call,
-            move |_| async move { client.repos().await },
-            |_, r| Ok(r.into_iter().map(|(k, v)| (k, repo_to_js(v))).collect()),
-        )
+        bridge::or_reject(env, bridge::call_options(options, "options"), |call| {
+            bridge::spawn_async_call(
+                env,
+                call,
+                move |_| async move { client.repos().await },
+                |_, r| Ok(r.into_iter().map(|(k, v)| (k, repo_to_js(v))).collect()),
+            )
+        })
     }
 
     /// Hound's key of the code-host repository `ownerRepo` (`owner/name`): a key equal to it,
@@ -852,24 +846,21 @@ impl HoundClient {
     ) -> napi::Result<PromiseRaw<'env, Vec<JsExcluded>>> {
         let parsed = args::string_max(repo, "repo", 4096)
             .and_then(|r| Ok((r, bridge::call_options(options, "options")?)));
-        match parsed {
-            Ok((repo, call)) => {
-                let client = self.inner.clone();
-                bridge::spawn_async_call(
-                    env,
-                    call,
-                    move |_| async move { client.excludes(&repo).await },
-                    |_, r| {
-                        Ok(r.into_iter()
-                            .map(|e| JsExcluded {
-                                filename: e.filename,
-                                reason: e.reason,
-                            })
-                            .collect())
-                    },
-                )
-            }
-            Err(e) => bridge::reject(env, e),
-        }
+        let client = self.inner.clone();
+        bridge::or_reject(env, parsed, |(repo, call)| {
+            bridge::spawn_async_call(
+                env,
+                call,
+                move |_| async move { client.excludes(&repo).await },
+                |_, r| {
+                    Ok(r.into_iter()
+                        .map(|e| JsExcluded {
+                            filename: e.filename,
+                            reason: e.reason,
+                        })
+                        .collect())
+                },
+            )
+        })
     }
 }

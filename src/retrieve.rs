@@ -9,7 +9,7 @@ use napi_derive::napi;
 
 use super::args::{self, Fields};
 use super::bridge;
-use super::engine::ContextEngine;
+use super::engine::{exports, ContextEngine};
 use super::secrets::{redactions_js, Redaction};
 use context_engine_core::engine::Engine;
 use context_engine_core::error::Result as CoreResult;
@@ -312,82 +312,39 @@ fn prepare_on<'env>(
     })
 }
 
-/// Ranked snippets of `request.rootPath` for `request.prompt` (Context Retrieval Contract v1).
-/// The first call for a root indexes it (concurrent first calls share one build); later calls
-/// see changed, added and deleted files. `[]` when nothing matches. Rejects with
-/// `invalid_request` for a malformed request or a root that is not an absolute path to a
-/// directory. `options.signal` aborts the call (an `AbortError`); an aborted first build
-/// leaves no index.
-#[napi(
-    ts_args_type = "request: ContextRetrievalRequest, options?: CallOptions",
-    ts_return_type = "Promise<ContextSnippet[]>"
-)]
-pub fn retrieve<'env>(
-    env: &'env Env,
-    request: Unknown<'_>,
-    options: Option<Unknown<'env>>,
-) -> napi::Result<PromiseRaw<'env, Vec<ContextSnippet>>> {
-    retrieve_on(env, Engine::global(), request, options)
-}
-
-/// The state of `rootPath`'s index in the default engine, without waiting for a build:
-/// poll it while a first `retrieve` or `prepareIndex` runs to show progress.
-#[napi(catch_unwind, ts_args_type = "rootPath: string")]
-pub fn index_status(env: &Env, root_path: Unknown<'_>) -> napi::Result<IndexStatus> {
-    status_on(env, &Engine::global(), root_path)
-}
-
-/// Indexes `rootPath` in the default engine ahead of the first `retrieve` (or brings its index
-/// up to date), resolving to the index status. `options.signal` aborts it (an aborted first
-/// build leaves the root `absent`).
-#[napi(
-    ts_args_type = "rootPath: string, options?: CallOptions",
-    ts_return_type = "Promise<IndexStatus>"
-)]
-pub fn prepare_index<'env>(
-    env: &'env Env,
-    root_path: Unknown<'_>,
-    options: Option<Unknown<'env>>,
-) -> napi::Result<PromiseRaw<'env, IndexStatus>> {
-    prepare_on(env, Engine::global(), root_path, options)
-}
-
-#[napi]
-impl ContextEngine {
-    /// `retrieve` on this engine's own indexes.
+exports! {
+    #[doc = " Ranked snippets of `request.rootPath` for `request.prompt` (Context Retrieval Contract"]
+    #[doc = " v1). The first call for a root indexes it (concurrent first calls share one build); later"]
+    #[doc = " calls see changed, added and deleted files. `[]` when nothing matches. Rejects with"]
+    #[doc = " `invalid_request` for a malformed request or a root that is not an absolute path to a"]
+    #[doc = " directory. `options.signal` aborts the call (an `AbortError`); an aborted first build"]
+    #[doc = " leaves no index."]
+    #[method = "`retrieve` on this engine's own indexes."]
     #[napi(
         ts_args_type = "request: ContextRetrievalRequest, options?: CallOptions",
         ts_return_type = "Promise<ContextSnippet[]>"
     )]
-    pub fn retrieve<'env>(
-        &self,
-        env: &'env Env,
-        request: Unknown<'_>,
-        options: Option<Unknown<'env>>,
-    ) -> napi::Result<PromiseRaw<'env, Vec<ContextSnippet>>> {
-        retrieve_on(env, self.inner.clone(), request, options)
-    }
+    async fn retrieve(request; options) -> Vec<ContextSnippet> = retrieve_on;
 
-    /// `indexStatus` on this engine.
+    #[doc = " The state of `rootPath`'s index in the default engine, without waiting for a build:"]
+    #[doc = " poll it while a first `retrieve` or `prepareIndex` runs to show progress."]
+    #[method = "`indexStatus` on this engine."]
     #[napi(catch_unwind, ts_args_type = "rootPath: string")]
-    pub fn index_status(&self, env: &Env, root_path: Unknown<'_>) -> napi::Result<IndexStatus> {
-        status_on(env, &self.inner, root_path)
-    }
+    fn index_status(root_path) -> IndexStatus = status_on;
 
-    /// `prepareIndex` on this engine.
+    #[doc = " Indexes `rootPath` in the default engine ahead of the first `retrieve` (or brings its"]
+    #[doc = " index up to date), resolving to the index status. `options.signal` aborts it (an aborted"]
+    #[doc = " first build leaves the root `absent`)."]
+    #[method = "`prepareIndex` on this engine."]
     #[napi(
         ts_args_type = "rootPath: string, options?: CallOptions",
         ts_return_type = "Promise<IndexStatus>"
     )]
-    pub fn prepare_index<'env>(
-        &self,
-        env: &'env Env,
-        root_path: Unknown<'_>,
-        options: Option<Unknown<'env>>,
-    ) -> napi::Result<PromiseRaw<'env, IndexStatus>> {
-        prepare_on(env, self.inner.clone(), root_path, options)
-    }
+    async fn prepare_index(root_path; options) -> IndexStatus = prepare_on;
+}
 
+#[napi]
+impl ContextEngine {
     /// Drops this engine's index of `rootPath`; returns whether one was kept.
     #[napi(catch_unwind, ts_args_type = "rootPath: string")]
     pub fn evict(&self, env: &Env, root_path: Unknown<'_>) -> napi::Result<bool> {

@@ -7,6 +7,7 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
+use super::engine::exports;
 use super::{args, bridge};
 use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 use context_engine_core::stats::{self, Counts, RepoStats as CoreStats};
@@ -78,31 +79,27 @@ fn input_arg(value: Option<Unknown<'_>>) -> CoreResult<Input> {
     }
 }
 
-/// Repository statistics from the language registry: files, lines and bytes in total and per
-/// language, over `{ root }` (an absolute directory, walked like retrieval walks it) or
-/// `{ files }` (`{ path, content }[]`). Rejects with `invalid_request` for bad input.
-#[napi(
-    ts_args_type = "input: { root: string } | { files: SourceFileInput[] }",
-    ts_return_type = "Promise<RepoStats>"
-)]
-pub fn repo_stats<'env>(
-    env: &'env Env,
-    input: Option<Unknown<'_>>,
-) -> napi::Result<PromiseRaw<'env, RepoStats>> {
-    match input_arg(input) {
-        Ok(Input::Root(root)) => bridge::spawn(
-            env,
-            move || stats::root_stats(std::path::Path::new(&root)),
-            |_, s| Ok(stats_js(s)),
-        ),
-        Ok(Input::Files(files)) => bridge::spawn(
-            env,
-            move || {
-                let files = files.decode();
-                stats::files_stats(files.iter().map(|f| (f.path.as_str(), f.content.as_str())))
-            },
-            |_, s| Ok(stats_js(s)),
-        ),
-        Err(e) => bridge::reject(env, e),
+exports! {
+    #[doc = " Repository statistics from the language registry: files, lines and bytes in total and per"]
+    #[doc = " language, over `{ root }` (an absolute directory, walked like retrieval walks it) or"]
+    #[doc = " `{ files }` (`{ path, content }[]`). Rejects with `invalid_request` for bad input."]
+    #[napi(
+        ts_args_type = "input: { root: string } | { files: SourceFileInput[] }",
+        ts_return_type = "Promise<RepoStats>"
+    )]
+    async fn repo_stats(env; input) -> RepoStats {
+        bridge::or_reject(env, input_arg(input), |input| {
+            bridge::spawn(
+                env,
+                move || match input {
+                    Input::Root(root) => stats::root_stats(std::path::Path::new(&root)),
+                    Input::Files(files) => {
+                        let files = files.decode();
+                        stats::files_stats(files.iter().map(|f| (f.path.as_str(), f.content.as_str())))
+                    }
+                },
+                |_, s| Ok(stats_js(s)),
+            )
+        })
     }
 }

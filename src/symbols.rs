@@ -36,13 +36,9 @@ pub struct SymbolIndexOptions {
     pub url_template: Option<String>,
 }
 
-impl args::FromFields for SymbolIndexOptions {
-    fn from_fields(f: &args::Fields<'_>) -> CoreResult<Self> {
-        Ok(SymbolIndexOptions {
-            url_template: f.string("urlTemplate")?,
-        })
-    }
-}
+args::from_fields!(SymbolIndexOptions {
+    url_template: string("urlTemplate"),
+});
 
 /// What an indexing call did.
 #[napi(object, object_from_js = false)]
@@ -430,17 +426,14 @@ impl SymbolIndex {
             let root = args::string(required(root_path, "rootPath")?, "rootPath")?;
             Ok((repo, root))
         })();
-        match parsed {
-            Ok((repo, root)) => {
-                let inner = self.inner.clone();
-                bridge::spawn(
-                    env,
-                    move || inner.index_root(&repo, std::path::Path::new(&root)),
-                    |_, s| Ok(count_js(s)),
-                )
-            }
-            Err(e) => bridge::reject(env, e),
-        }
+        let inner = self.inner.clone();
+        bridge::or_reject(env, parsed, |(repo, root)| {
+            bridge::spawn(
+                env,
+                move || inner.index_root(&repo, std::path::Path::new(&root)),
+                |_, s| Ok(count_js(s)),
+            )
+        })
     }
 
     /// Symbols matching `query`, in a deterministic order. Rejects with `invalid_request`
@@ -454,18 +447,15 @@ impl SymbolIndex {
         env: &'env Env,
         query: Option<Unknown<'_>>,
     ) -> napi::Result<PromiseRaw<'env, SymbolSearchResult>> {
-        match query_arg(query) {
-            Ok(query) => {
-                let inner = self.inner.clone();
-                let template = self.url_template.clone();
-                bridge::spawn(
-                    env,
-                    move || Ok(inner.search(&query)),
-                    move |_, r| Ok(result_js(r, template.as_deref())),
-                )
-            }
-            Err(e) => bridge::reject(env, e),
-        }
+        let inner = self.inner.clone();
+        let template = self.url_template.clone();
+        bridge::or_reject(env, query_arg(query), |query| {
+            bridge::spawn(
+                env,
+                move || Ok(inner.search(&query)),
+                move |_, r| Ok(result_js(r, template.as_deref())),
+            )
+        })
     }
 
     /// Forgets `repo`; true if it was indexed.
