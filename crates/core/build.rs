@@ -1,5 +1,5 @@
 //! Writes the token lists of the encodings the API offers (`cl100k_base`, `o200k_base`) to
-//! `OUT_DIR` for `src/budget/bpe.rs` to embed.
+//! `OUT_DIR` for `src/budget/bpe.rs` to embed, and builds the grammars ([`build_grammars`]).
 //!
 //! The lists come from the `bpe-openai` crate (MIT), a build dependency only: it ships
 //! tiktoken's token files and builds its tokenizers from them; here each token's bytes are
@@ -9,6 +9,9 @@
 use std::env;
 use std::fs;
 use std::path::PathBuf;
+
+#[path = "build_grammars.rs"]
+mod build_grammars;
 
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
@@ -28,5 +31,7 @@ fn main() {
         }
         fs::write(out.join(format!("{name}.tokens")), list).expect("OUT_DIR is writable");
     }
+    build_grammars::build(&out);
     println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-changed=build_grammars.rs");
 }
