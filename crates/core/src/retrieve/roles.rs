@@ -377,7 +377,13 @@ pub fn role_of(rel: &str) -> Role {
         return Role::Generated;
     }
     let mut dir_role: Option<Role> = None;
-    for d in dirs.split('/').filter(|d| !d.is_empty()) {
+    // `_examples/`, `__tests__/`, `.benchmarks/`: a leading or trailing `_` or `.` hides a
+    // folder from a build tool (Go ignores `_x/`) but does not change what it holds.
+    for d in dirs
+        .split('/')
+        .map(|d| d.trim_matches(['_', '.']))
+        .filter(|d| !d.is_empty())
+    {
         let r = if is_fixture_dir(d) {
             Some(Role::Fixture)
         } else if is_test_dir(d) {
@@ -441,6 +447,8 @@ mod tests {
             ("docs/guide/routing.py", Role::Docs),
             ("examples/hello.rs", Role::Example),
             ("benches/bench.rs", Role::Example),
+            ("_examples/rest/main.go", Role::Example),
+            ("src/__mocks__/fs.ts", Role::Fixture),
             ("Cargo.toml", Role::Config),
             ("config.json", Role::Config),
             ("pydantic/v1/fields.py", Role::Legacy),
