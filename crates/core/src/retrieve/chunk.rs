@@ -31,7 +31,11 @@ fn definition_patterns() -> &'static (RegexSet, Vec<Regex>) {
             // Rust
             r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|unsafe|const|extern(?:\s+\x22[^\x22]*\x22)?)\s+)*(?:fn|struct|enum|trait|union|type|mod|macro_rules!)\s+(?P<name>[A-Za-z_]\w*)",
             r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const|static)\s+(?:mut\s+)?(?P<name>[A-Z_][A-Z0-9_]*)\s*:",
-            r"^\s*(?:unsafe\s+)?impl(?:<[^>]*>)?\s+(?:[\w:]+(?:<[^>]*>)?\s+for\s+)?(?P<name>[A-Za-z_]\w*)",
+            // `impl Trait for Type` defines (methods of) the type, also `for &'a T`, `for [T]`;
+            // `impl Type {` the type. A trait impl for a macro variable (`for $ty`) defines
+            // nothing nameable, not the trait.
+            r"^\s*(?:unsafe\s+)?impl(?:<[^>]*>)?\s+!?[\w:]+(?:<[^>]*>)?\s+for\s+(?:&(?:'\w+\s+)?(?:mut\s+)?|\*(?:const|mut)\s+|dyn\s+|[\[(])*(?P<name>[A-Za-z_]\w*)",
+            r"^\s*(?:unsafe\s+)?impl(?:<[^>]*>)?\s+(?P<name>[A-Za-z_]\w*)(?:<[^>]*>)?\s*(?:\{|where\b|$)",
             // TypeScript / JavaScript
             r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\s*\*?|class|interface|type|enum|namespace|module)\s+(?P<name>[A-Za-z_$][\w$]*)",
             r"^\s*(?:export\s+)?(?:const|let|var)\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]*)?=\s*(?:async\s+)?(?:function|\(|[A-Za-z_$][\w$]*\s*=>|class|\{|new\s|[A-Za-z_$][\w$.]*\()",
@@ -154,7 +158,8 @@ pub fn definition_name(line: &str) -> Option<&str> {
     })
 }
 
-fn indent(line: &str) -> usize {
+/// Indentation width of a line (a tab counts 4).
+pub(super) fn indent(line: &str) -> usize {
     let mut n = 0;
     for c in line.chars() {
         match c {
@@ -309,6 +314,11 @@ mod tests {
             ("pub fn parse_args(x: u8) {", "parse_args"),
             ("pub(crate) async fn run() {", "run"),
             ("impl<T> Display for Wrapper<T> {", "Wrapper"),
+            ("impl<'a> Serialize for &'a str {", "str"),
+            ("impl<T> Serialize for [T] {", "T"),
+            ("impl<T> Index<T> {", "Index"),
+            ("impl Index", "Index"),
+            ("defmodule Plug.Conn do", "Plug.Conn"),
             ("struct Index {", "Index"),
             (
                 "export async function handleRequest(req) {",
@@ -335,6 +345,7 @@ mod tests {
             "let x = 1;",
             "// fn nope",
             "  return foo(bar) {",
+            "        impl Serialize for $ty {",
         ] {
             assert_eq!(definition_name(line), None, "{line}");
         }
