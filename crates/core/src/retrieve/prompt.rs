@@ -368,8 +368,17 @@ fn symbols(prompt: &str) -> Vec<(String, String)> {
     if words.len() > MAX_SYMBOL_PROMPT_WORDS {
         return Vec::new();
     }
+    // In a few words of prose ("reflection equals builder internals") plain lowercase words
+    // are words, not names: only a one-word prompt or identifier-shaped words (`Router`,
+    // `parse_args`, `createStore`) are looked up.
+    let single = words.len() == 1;
     let mut out: Vec<(String, String)> = Vec::new();
     for w in words {
+        let shaped =
+            w.starts_with(char::is_uppercase) || w.contains(['_', '$']) || is_code_style(w);
+        if !(single || shaped) {
+            continue;
+        }
         let n = normalize_name(w);
         if n.chars().count() >= 3
             && !n.bytes().all(|b| b.is_ascii_digit())
@@ -502,6 +511,18 @@ mod tests {
         assert!(Query::parse("how are routes registered in the app")
             .symbols
             .is_empty());
+        assert!(Query::parse("reflection equals builder internals")
+            .symbols
+            .is_empty());
+        assert_eq!(Query::parse("formatter").symbols, ["formatter"]);
+        assert_eq!(
+            Query::parse("WebSocket client implementation").symbols,
+            ["websocket"]
+        );
+        assert_eq!(
+            Query::parse("the createStore helper").symbols,
+            ["createstore"]
+        );
     }
 
     #[test]
