@@ -47,7 +47,7 @@ const MENTION_STEM: f32 = 1.5;
 /// Extra chunks of one file that may follow its best one.
 const EXTRA_CHUNKS: usize = 2;
 /// The fraction of the file's score an extra chunk gets (times its ratio to the best).
-const EXTRA_FRACTION: f32 = 0.5;
+const EXTRA_FRACTION: f32 = 0.3;
 /// An extra chunk must score at least this fraction of the file's best chunk.
 const EXTRA_MIN_RATIO: f32 = 0.5;
 /// Most distinct query terms used (long prompts keep their rarest terms).

@@ -313,7 +313,7 @@ fn role_of_extension(ext: &str) -> Option<Role> {
         | "properties" | "plist" | "csproj" | "sln" | "props" | "targets" | "gradle"
         | "editorconfig" | "env" | "csv" | "tsv" | "lock" | "nix" | "mod" | "sum" => Role::Config,
         "tt" | "tmpl" | "tpl" | "j2" | "jinja" | "jinja2" | "hbs" | "handlebars" | "mustache"
-        | "ejs" | "erb" | "liquid" | "njk" | "twig" | "stub" => Role::Template,
+        | "ejs" | "erb" | "liquid" | "njk" | "twig" | "stub" | "in" => Role::Template,
         _ => return None,
     })
 }
@@ -457,6 +457,8 @@ mod tests {
             ("api/service_pb2.py", Role::Generated),
             ("Dapper/CommandDefinition.tt", Role::Template),
             ("templates/page.html", Role::Template),
+            ("src/tools/langref.html.in", Role::Template),
+            ("config.h.in", Role::Template),
             // Not fooled by words inside names.
             ("src/testing_utils_helper.rs", Role::Source),
             ("src/contest.py", Role::Source),
