@@ -495,6 +495,45 @@ pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
     scores.add_mentions(index, query);
     let mut hits = collect_hits(index, &scores, query);
     sort_hits(index, &mut hits);
+    let top = hits.len().min(max_files.saturating_mul(2));
+    if demote_companion_headers(index, &mut hits[..top]) {
+        sort_hits(index, &mut hits);
+    }
     hits.truncate(max_files);
     hits
+}
+
+/// A C/C++ header with its implementation file beside it (`mime.h` and `mime.c`) declares
+/// what the other defines: it counts this fraction of its score.
+const COMPANION_HEADER: f32 = 0.75;
+
+/// Applies [`COMPANION_HEADER`] to the headers among `hits` that have a same-stem source file
+/// in their folder; true if any score changed. Headers without one (a header-only library,
+/// a header of shared types) keep their score.
+fn demote_companion_headers(index: &Index, hits: &mut [FileHit]) -> bool {
+    let mut changed = false;
+    for hit in hits {
+        let Some(meta) = index.files[hit.file as usize].as_ref() else {
+            continue;
+        };
+        let Some((stem, ext)) = meta.rel.rsplit_once('.') else {
+            continue;
+        };
+        if !matches!(ext, "h" | "hh" | "hpp" | "hxx") {
+            continue;
+        }
+        let beside = ["c", "cc", "cpp", "cxx", "m", "mm"]
+            .iter()
+            .any(|e| index.by_path.contains_key(&format!("{stem}.{e}")));
+        if beside {
+            hit.score *= COMPANION_HEADER;
+            hit.signals.role_factor *= COMPANION_HEADER;
+            hit.signals.total = hit.score;
+            for c in &mut hit.chunks {
+                c.1 *= COMPANION_HEADER;
+            }
+            changed = true;
+        }
+    }
+    changed
 }
