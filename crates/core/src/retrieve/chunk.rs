@@ -37,7 +37,7 @@ fn definition_patterns() -> &'static (RegexSet, Vec<Regex>) {
             r"^\s*(?:unsafe\s+)?impl(?:<[^>]*>)?\s+!?[\w:]+(?:<[^>]*>)?\s+for\s+(?:&(?:'\w+\s+)?(?:mut\s+)?|\*(?:const|mut)\s+|dyn\s+|[\[(])*(?P<name>[A-Za-z_]\w*)",
             r"^\s*(?:unsafe\s+)?impl(?:<[^>]*>)?\s+(?P<name>[A-Za-z_]\w*)(?:<[^>]*>)?\s*(?:\{|where\b|$)",
             // TypeScript / JavaScript
-            r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\s*\*?|class|interface|type|enum|namespace|module)\s+(?P<name>[A-Za-z_$][\w$]*)",
+            r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\s*\*?|class|interface|type|enum|namespace|module)\s+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*\s+)?(?P<name>[A-Za-z_$][\w$]*)",
             r"^\s*(?:export\s+)?(?:const|let|var)\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]*)?=\s*(?:async\s+)?(?:function|\(|[A-Za-z_$][\w$]*\s*=>|class|\{|new\s|[A-Za-z_$][\w$.]*\()",
             // Python
             r"^\s*(?:async\s+)?def\s+(?P<name>[A-Za-z_]\w*)",
@@ -45,8 +45,9 @@ fn definition_patterns() -> &'static (RegexSet, Vec<Regex>) {
             // Go
             r"^func\s+(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_]\w*)",
             r"^type\s+(?P<name>[A-Za-z_]\w*)",
-            // Java, C#, Kotlin, Swift, C++ types
-            r"^\s*(?:(?:public|private|protected|internal|static|final|abstract|sealed|partial|open|data|export)\s+)*(?:class|interface|struct|enum|record|object|protocol|extension)\s+(?P<name>[A-Za-z_]\w*)",
+            // Java, C#, Kotlin, Swift, C++ types; C++ templates (`template <typename T> class
+            // basic_format_args {`) and an export macro before the name (`class FMT_API x`).
+            r"^\s*(?:template\s*<[^>]*>\s*)?(?:(?:public|private|protected|internal|static|final|abstract|sealed|partial|open|data|export)\s+)*(?:class|interface|struct|enum|record|object|protocol|extension)\s+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*\s+)?(?P<name>[A-Za-z_]\w*)",
             // Methods in class bodies (Java, C#, TypeScript, C++): `name(args) {`
             r"^\s+(?:(?:public|private|protected|static|async|override|readonly|get|set|final|virtual|abstract|synchronized)\s+)*(?:[\w<>\[\],.?]+\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^;]*\)\s*(?::\s*[^={]+)?\{\s*$",
             // Ruby, Elixir, Lua, Kotlin, Swift
@@ -335,6 +336,16 @@ mod tests {
                 "ListenAndServe",
             ),
             ("public class Foo extends Bar {", "Foo"),
+            (
+                "template <typename Context> class basic_format_args {",
+                "basic_format_args",
+            ),
+            (
+                "class FMT_API format_error : public std::runtime_error {",
+                "format_error",
+            ),
+            ("struct FOO_BAR {", "FOO_BAR"),
+            ("class Foo extends Bar {", "Foo"),
             ("  private handle(req: Request): Response {", "handle"),
         ];
         for (line, name) in cases {
@@ -346,6 +357,7 @@ mod tests {
             "// fn nope",
             "  return foo(bar) {",
             "        impl Serialize for $ty {",
+            "template <typename Context> class basic_format_args;",
         ] {
             assert_eq!(definition_name(line), None, "{line}");
         }
