@@ -31,9 +31,13 @@ fn definition_patterns() -> &'static (RegexSet, Vec<Regex>) {
             // Rust
             r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|unsafe|const|extern(?:\s+\x22[^\x22]*\x22)?)\s+)*(?:fn|struct|enum|trait|union|type|mod|macro_rules!)\s+(?P<name>[A-Za-z_]\w*)",
             r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const|static)\s+(?:mut\s+)?(?P<name>[A-Z_][A-Z0-9_]*)\s*:",
-            r"^\s*(?:unsafe\s+)?impl(?:<[^>]*>)?\s+(?:[\w:]+(?:<[^>]*>)?\s+for\s+)?(?P<name>[A-Za-z_]\w*)",
+            // `impl Trait for Type` defines (methods of) the type, also `for &'a T`, `for [T]`;
+            // `impl Type {` the type. A trait impl for a macro variable (`for $ty`) defines
+            // nothing nameable, not the trait.
+            r"^\s*(?:unsafe\s+)?impl(?:<[^>]*>)?\s+!?[\w:]+(?:<[^>]*>)?\s+for\s+(?:&(?:'\w+\s+)?(?:mut\s+)?|\*(?:const|mut)\s+|dyn\s+|[\[(])*(?P<name>[A-Za-z_]\w*)",
+            r"^\s*(?:unsafe\s+)?impl(?:<[^>]*>)?\s+(?P<name>[A-Za-z_]\w*)(?:<[^>]*>)?\s*(?:\{|where\b|$)",
             // TypeScript / JavaScript
-            r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\s*\*?|class|interface|type|enum|namespace|module)\s+(?P<name>[A-Za-z_$][\w$]*)",
+            r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\s*\*?|class|interface|type|enum|namespace|module)\s+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*\s+)?(?P<name>[A-Za-z_$][\w$]*)",
             r"^\s*(?:export\s+)?(?:const|let|var)\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]*)?=\s*(?:async\s+)?(?:function|\(|[A-Za-z_$][\w$]*\s*=>|class|\{|new\s|[A-Za-z_$][\w$.]*\()",
             // Python
             r"^\s*(?:async\s+)?def\s+(?P<name>[A-Za-z_]\w*)",
@@ -41,8 +45,9 @@ fn definition_patterns() -> &'static (RegexSet, Vec<Regex>) {
             // Go
             r"^func\s+(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_]\w*)",
             r"^type\s+(?P<name>[A-Za-z_]\w*)",
-            // Java, C#, Kotlin, Swift, C++ types
-            r"^\s*(?:(?:public|private|protected|internal|static|final|abstract|sealed|partial|open|data|export)\s+)*(?:class|interface|struct|enum|record|object|protocol|extension)\s+(?P<name>[A-Za-z_]\w*)",
+            // Java, C#, Kotlin, Swift, C++ types; C++ templates (`template <typename T> class
+            // basic_format_args {`) and an export macro before the name (`class FMT_API x`).
+            r"^\s*(?:template\s*<[^>]*>\s*)?(?:(?:public|private|protected|internal|static|final|abstract|sealed|partial|open|data|export)\s+)*(?:class|interface|struct|enum|record|object|protocol|extension)\s+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*\s+)?(?P<name>[A-Za-z_]\w*)",
             // Methods in class bodies (Java, C#, TypeScript, C++): `name(args) {`
             r"^\s+(?:(?:public|private|protected|static|async|override|readonly|get|set|final|virtual|abstract|synchronized)\s+)*(?:[\w<>\[\],.?]+\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^;]*\)\s*(?::\s*[^={]+)?\{\s*$",
             // Ruby, Elixir, Lua, Kotlin, Swift
@@ -154,7 +159,8 @@ pub fn definition_name(line: &str) -> Option<&str> {
     })
 }
 
-fn indent(line: &str) -> usize {
+/// Indentation width of a line (a tab counts 4).
+pub(super) fn indent(line: &str) -> usize {
     let mut n = 0;
     for c in line.chars() {
         match c {
@@ -309,6 +315,11 @@ mod tests {
             ("pub fn parse_args(x: u8) {", "parse_args"),
             ("pub(crate) async fn run() {", "run"),
             ("impl<T> Display for Wrapper<T> {", "Wrapper"),
+            ("impl<'a> Serialize for &'a str {", "str"),
+            ("impl<T> Serialize for [T] {", "T"),
+            ("impl<T> Index<T> {", "Index"),
+            ("impl Index", "Index"),
+            ("defmodule Plug.Conn do", "Plug.Conn"),
             ("struct Index {", "Index"),
             (
                 "export async function handleRequest(req) {",
@@ -325,6 +336,16 @@ mod tests {
                 "ListenAndServe",
             ),
             ("public class Foo extends Bar {", "Foo"),
+            (
+                "template <typename Context> class basic_format_args {",
+                "basic_format_args",
+            ),
+            (
+                "class FMT_API format_error : public std::runtime_error {",
+                "format_error",
+            ),
+            ("struct FOO_BAR {", "FOO_BAR"),
+            ("class Foo extends Bar {", "Foo"),
             ("  private handle(req: Request): Response {", "handle"),
         ];
         for (line, name) in cases {
@@ -335,6 +356,8 @@ mod tests {
             "let x = 1;",
             "// fn nope",
             "  return foo(bar) {",
+            "        impl Serialize for $ty {",
+            "template <typename Context> class basic_format_args;",
         ] {
             assert_eq!(definition_name(line), None, "{line}");
         }

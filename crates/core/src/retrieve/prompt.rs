@@ -51,6 +51,9 @@ pub struct Query {
     /// When the prompt is a few words only: its identifiers, normalized ([`normalize_name`]),
     /// for which the file that defines exactly that name is looked for.
     pub symbols: Vec<String>,
+    /// The same identifiers as typed (`Serialize`, `parse_args`): a definition spelled the
+    /// same, case included, is the one meant (`trait Serialize` over `fn serialize`).
+    pub symbol_words: Vec<String>,
 }
 
 fn is_code_style(token: &str) -> bool {
@@ -168,13 +171,15 @@ impl Query {
         } else {
             Wanted::of_terms(terms.iter().map(|(t, _)| t.as_str()))
         };
+        let (symbols, symbol_words) = symbols(prompt).into_iter().unzip();
         Query {
             terms,
             mentions: mentions(prompt),
             modules: modules(prompt),
             names: names(prompt),
             wanted,
-            symbols: symbols(prompt),
+            symbols,
+            symbol_words,
         }
     }
 }
@@ -354,8 +359,8 @@ fn modules(prompt: &str) -> Vec<String> {
 const MAX_SYMBOL_PROMPT_WORDS: usize = 4;
 
 /// The identifiers of a short prompt (`SqlMapper`, `Router`, `parse_args`, `Vitest class`),
-/// normalized; none for a longer prompt, whose words are prose.
-fn symbols(prompt: &str) -> Vec<String> {
+/// normalized and as typed; none for a longer prompt, whose words are prose.
+fn symbols(prompt: &str) -> Vec<(String, String)> {
     let words: Vec<&str> = prompt
         .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
         .filter(|w| !w.is_empty())
@@ -363,11 +368,23 @@ fn symbols(prompt: &str) -> Vec<String> {
     if words.len() > MAX_SYMBOL_PROMPT_WORDS {
         return Vec::new();
     }
-    let mut out: Vec<String> = Vec::new();
+    // In a few words of prose ("reflection equals builder internals") plain lowercase words
+    // are words, not names: only a one-word prompt or identifier-shaped words (`Router`,
+    // `parse_args`, `createStore`) are looked up.
+    let single = words.len() == 1;
+    let mut out: Vec<(String, String)> = Vec::new();
     for w in words {
+        let shaped =
+            w.starts_with(char::is_uppercase) || w.contains(['_', '$']) || is_code_style(w);
+        if !(single || shaped) {
+            continue;
+        }
         let n = normalize_name(w);
-        if n.chars().count() >= 3 && !n.bytes().all(|b| b.is_ascii_digit()) && !out.contains(&n) {
-            out.push(n);
+        if n.chars().count() >= 3
+            && !n.bytes().all(|b| b.is_ascii_digit())
+            && !out.iter().any(|(o, _)| *o == n)
+        {
+            out.push((n, w.to_owned()));
         }
     }
     out
@@ -490,9 +507,22 @@ mod tests {
     fn short_prompts_are_symbols() {
         assert_eq!(Query::parse("SqlMapper").symbols, ["sqlmapper"]);
         assert_eq!(Query::parse("parse_args fn").symbols, ["parseargs"]);
+        assert_eq!(Query::parse("parse_args fn").symbol_words, ["parse_args"]);
         assert!(Query::parse("how are routes registered in the app")
             .symbols
             .is_empty());
+        assert!(Query::parse("reflection equals builder internals")
+            .symbols
+            .is_empty());
+        assert_eq!(Query::parse("formatter").symbols, ["formatter"]);
+        assert_eq!(
+            Query::parse("WebSocket client implementation").symbols,
+            ["websocket"]
+        );
+        assert_eq!(
+            Query::parse("the createStore helper").symbols,
+            ["createstore"]
+        );
     }
 
     #[test]

@@ -47,7 +47,7 @@ const MENTION_STEM: f32 = 1.5;
 /// Extra chunks of one file that may follow its best one.
 const EXTRA_CHUNKS: usize = 2;
 /// The fraction of the file's score an extra chunk gets (times its ratio to the best).
-const EXTRA_FRACTION: f32 = 0.5;
+const EXTRA_FRACTION: f32 = 0.3;
 /// An extra chunk must score at least this fraction of the file's best chunk.
 const EXTRA_MIN_RATIO: f32 = 0.5;
 /// Most distinct query terms used (long prompts keep their rarest terms).
@@ -376,6 +376,31 @@ const W_EXACT_DEFINITION_NAMED: f32 = 1.5;
 /// checked for its definition (a large defining file can rank below many small ones).
 pub const EXACT_DEFINITION_CANDIDATES: usize = 100;
 
+/// A definition spelled like the prompt's symbol only case-insensitively (`fn serialize` for
+/// `Serialize`, `const vitest` for `Vitest`) counts this fraction of one spelled as typed.
+const EXACT_CASE_LOOSE: f32 = 0.5;
+/// Each column of a definition's indentation (up to 12) takes this fraction off: the
+/// top-level definition of a name is the one meant, not a copy nested in a macro or a test.
+const NESTED_PENALTY: f32 = 0.025;
+
+/// How well `line` defines one of a short prompt's symbols, 0 to 1: spelled as typed or only
+/// case-insensitively, at top level or nested. The last part of a dotted name counts
+/// (`defmodule Plug.Conn` defines `Conn`).
+fn definition_match(line: &str, query: &Query) -> f32 {
+    let Some(name) = super::chunk::definition_name(line) else {
+        return 0.0;
+    };
+    let last = name.rsplit(['.', ':']).next().unwrap_or(name);
+    let spelled = if query.symbol_words.iter().any(|w| w == last) {
+        1.0
+    } else if query.symbols.contains(&normalize_name(last)) {
+        EXACT_CASE_LOOSE
+    } else {
+        return 0.0;
+    };
+    spelled * (1.0 - NESTED_PENALTY * super::chunk::indent(line).min(12) as f32)
+}
+
 /// Step 7, for short prompts naming a symbol (`SqlMapper`, `Vitest`): among the top files
 /// and the files named after the symbol, those with a definition of exactly that name (not
 /// `SqlMapperAsync`, not a call) gain [`W_EXACT_DEFINITION`] of the top score
@@ -396,21 +421,20 @@ pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit])
         if k >= EXACT_DEFINITION_FILES && !named {
             continue;
         }
-        let bonus = if named {
-            W_EXACT_DEFINITION_NAMED
-        } else {
-            W_EXACT_DEFINITION
-        } * top;
         let Some(text) = index.text(hit.file) else {
             continue;
         };
-        let Some(line) = text.split('\n').position(|l| {
-            super::chunk::definition_name(l)
-                .is_some_and(|name| query.symbols.contains(&normalize_name(name)))
-        }) else {
+        let mut best = (0.0f32, 0usize);
+        for (i, l) in text.split('\n').enumerate() {
+            let m = definition_match(l, query);
+            if m > best.0 {
+                best = (m, i);
+            }
+        }
+        if best.0 <= 0.0 {
             continue;
-        };
-        let line = line as u32 + 1;
+        }
+        let line = best.1 as u32 + 1;
         let Some(meta) = index.files[hit.file as usize].as_ref() else {
             continue;
         };
@@ -419,8 +443,16 @@ pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit])
         }) else {
             continue;
         };
+        // In the file's own units (before its role factor): a test's copy gains less.
+        let bonus = if named {
+            W_EXACT_DEFINITION_NAMED
+        } else {
+            W_EXACT_DEFINITION
+        } * top
+            * best.0;
+        hit.signals.symbol += bonus;
+        let bonus = bonus * hit.signals.role_factor;
         hit.score += bonus;
-        hit.signals.symbol += bonus / hit.signals.role_factor.max(1e-3);
         hit.signals.total = hit.score;
         let old = hit.chunks.iter().position(|&(c, _)| c == chunk);
         if let Some(i) = old {
@@ -463,6 +495,45 @@ pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
     scores.add_mentions(index, query);
     let mut hits = collect_hits(index, &scores, query);
     sort_hits(index, &mut hits);
+    let top = hits.len().min(max_files.saturating_mul(2));
+    if demote_companion_headers(index, &mut hits[..top]) {
+        sort_hits(index, &mut hits);
+    }
     hits.truncate(max_files);
     hits
+}
+
+/// A C/C++ header with its implementation file beside it (`mime.h` and `mime.c`) declares
+/// what the other defines: it counts this fraction of its score.
+const COMPANION_HEADER: f32 = 0.75;
+
+/// Applies [`COMPANION_HEADER`] to the headers among `hits` that have a same-stem source file
+/// in their folder; true if any score changed. Headers without one (a header-only library,
+/// a header of shared types) keep their score.
+fn demote_companion_headers(index: &Index, hits: &mut [FileHit]) -> bool {
+    let mut changed = false;
+    for hit in hits {
+        let Some(meta) = index.files[hit.file as usize].as_ref() else {
+            continue;
+        };
+        let Some((stem, ext)) = meta.rel.rsplit_once('.') else {
+            continue;
+        };
+        if !matches!(ext, "h" | "hh" | "hpp" | "hxx") {
+            continue;
+        }
+        let beside = ["c", "cc", "cpp", "cxx", "m", "mm"]
+            .iter()
+            .any(|e| index.by_path.contains_key(&format!("{stem}.{e}")));
+        if beside {
+            hit.score *= COMPANION_HEADER;
+            hit.signals.role_factor *= COMPANION_HEADER;
+            hit.signals.total = hit.score;
+            for c in &mut hit.chunks {
+                c.1 *= COMPANION_HEADER;
+            }
+            changed = true;
+        }
+    }
+    changed
 }

@@ -313,7 +313,7 @@ fn role_of_extension(ext: &str) -> Option<Role> {
         | "properties" | "plist" | "csproj" | "sln" | "props" | "targets" | "gradle"
         | "editorconfig" | "env" | "csv" | "tsv" | "lock" | "nix" | "mod" | "sum" => Role::Config,
         "tt" | "tmpl" | "tpl" | "j2" | "jinja" | "jinja2" | "hbs" | "handlebars" | "mustache"
-        | "ejs" | "erb" | "liquid" | "njk" | "twig" | "stub" => Role::Template,
+        | "ejs" | "erb" | "liquid" | "njk" | "twig" | "stub" | "in" => Role::Template,
         _ => return None,
     })
 }
@@ -377,7 +377,13 @@ pub fn role_of(rel: &str) -> Role {
         return Role::Generated;
     }
     let mut dir_role: Option<Role> = None;
-    for d in dirs.split('/').filter(|d| !d.is_empty()) {
+    // `_examples/`, `__tests__/`, `.benchmarks/`: a leading or trailing `_` or `.` hides a
+    // folder from a build tool (Go ignores `_x/`) but does not change what it holds.
+    for d in dirs
+        .split('/')
+        .map(|d| d.trim_matches(['_', '.']))
+        .filter(|d| !d.is_empty())
+    {
         let r = if is_fixture_dir(d) {
             Some(Role::Fixture)
         } else if is_test_dir(d) {
@@ -441,6 +447,8 @@ mod tests {
             ("docs/guide/routing.py", Role::Docs),
             ("examples/hello.rs", Role::Example),
             ("benches/bench.rs", Role::Example),
+            ("_examples/rest/main.go", Role::Example),
+            ("src/__mocks__/fs.ts", Role::Fixture),
             ("Cargo.toml", Role::Config),
             ("config.json", Role::Config),
             ("pydantic/v1/fields.py", Role::Legacy),
@@ -449,6 +457,8 @@ mod tests {
             ("api/service_pb2.py", Role::Generated),
             ("Dapper/CommandDefinition.tt", Role::Template),
             ("templates/page.html", Role::Template),
+            ("src/tools/langref.html.in", Role::Template),
+            ("config.h.in", Role::Template),
             // Not fooled by words inside names.
             ("src/testing_utils_helper.rs", Role::Source),
             ("src/contest.py", Role::Source),

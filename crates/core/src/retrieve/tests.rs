@@ -888,3 +888,58 @@ fn explain_reports_the_signals() {
     let readme = out.iter().find(|s| s.path == "README.md").unwrap();
     assert_eq!(readme.signals.unwrap().role, Role::Docs);
 }
+
+#[test]
+fn a_header_ranks_below_the_source_file_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    let decl = "struct mime_part;\nint mime_part_init(struct mime_part *part);\nint mime_part_append(struct mime_part *part, const char *multipart_body);\n";
+    write(r, "lib/mime.h", decl);
+    write(
+        r,
+        "lib/mime.c",
+        "#include \"mime.h\"\n\nint mime_part_init(struct mime_part *part) {\n  return 0;\n}\n\nint mime_part_append(struct mime_part *part, const char *multipart_body) {\n  return build(part, multipart_body);\n}\n",
+    );
+    // The same header with no implementation beside it keeps its score.
+    write(r, "other/mime.h", decl);
+    let out = Retrieval::default()
+        .retrieve(&request(r, "mime part multipart body append", 10))
+        .unwrap();
+    let f = files(&out);
+    let pos = |p: &str| f.iter().position(|x| *x == p).unwrap();
+    assert!(pos("lib/mime.c") < pos("lib/mime.h"), "{f:?}");
+    assert!(pos("other/mime.h") < pos("lib/mime.h"), "{f:?}");
+}
+
+#[test]
+fn a_symbol_prompt_finds_the_definition_spelled_as_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "src/ser/mod.rs",
+        "/// A data structure that can be serialized.\npub trait Serialize {\n    fn serialize(&self) -> u8;\n}\n",
+    );
+    for k in 0..3 {
+        write(
+            r,
+            &format!("src/impls{k}.rs"),
+            &format!("impl Serialize for T{k} {{\n    fn serialize(&self) -> u8 {{\n        {k}\n    }}\n}}\n\nimpl<'a> Serialize for &'a U{k} {{\n    fn serialize(&self) -> u8 {{\n        {k}\n    }}\n}}\n"),
+        );
+    }
+    write(
+        r,
+        "lib/plug/conn.ex",
+        "defmodule Plug.Conn do\n  defstruct adapter: nil\nend\n",
+    );
+    write(
+        r,
+        "lib/plug/conn/adapter.ex",
+        "defmodule Plug.Conn.Adapter do\n  @callback send(Plug.Conn.t()) :: Conn.t()\nend\n",
+    );
+    let ret = Retrieval::default();
+    let out = ret.retrieve(&request(r, "Serialize", 10)).unwrap();
+    assert_eq!(files(&out)[0], "src/ser/mod.rs", "{:?}", files(&out));
+    let out = ret.retrieve(&request(r, "Conn", 10)).unwrap();
+    assert_eq!(files(&out)[0], "lib/plug/conn.ex", "{:?}", files(&out));
+}
