@@ -425,7 +425,14 @@ test('indexCacheDir: a new engine over the same directory answers identically wi
   const fourth = new ContextEngine({ indexCacheDir: cache })
   assert.deepEqual(await fourth.retrieve(req(root, 'parseCookie')), await new ContextEngine().retrieve(req(root, 'parseCookie')))
   assert.equal(fourth.indexStatus(root).filesRead, 4, 'rebuilt from the files')
-  rmSync(cache, { recursive: true, force: true })
+  // The rebuilt index is saved in the background: let that save finish (the garbage replaced,
+  // no temporary file left) before the directory goes.
+  for (let i = 0; i < 500; i++) {
+    const names = readdirSync(cache)
+    if (names.every((n) => n.endsWith('.ceidx') && statSync(join(cache, n)).size > 'garbage'.length)) break
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  rmSync(cache, { recursive: true, force: true, maxRetries: 10 })
 })
 
 test('indexCacheDir must be an absolute path string', () => {
