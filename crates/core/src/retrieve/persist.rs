@@ -549,6 +549,8 @@ fn read_files(r: &mut In<'_>) -> Option<Vec<Option<FileMeta>>> {
                     chunks: start..end,
                     len,
                     language: chunk::language(rel),
+                    role: super::roles::role_of(rel),
+                    stem_key: super::rank::stem_key(rel),
                     read_at,
                 }));
             }

@@ -11,7 +11,8 @@
 //!    whose stem is one of the prompt's identifiers;
 //! 5. [`collect_hits`]: each file's score = (file BM25 + its best chunk + path + symbol +
 //!    mention) × its [role](super::roles) factor; a file keeps its best chunk and a few more;
-//! 6. sort (ties by path: deterministic) and cut;
+//! 6. the best files selected (ties by path: deterministic) and sorted; the others never
+//!    get their chunks;
 //! 7. [`exact_definitions`] (needs file text, so the caller runs it): for a short prompt that
 //!    names a symbol, the top files that define exactly that name move up.
 //!
@@ -20,7 +21,7 @@
 use super::index::Index;
 use super::prompt::normalize_name;
 pub use super::prompt::Query;
-use super::roles::{role_of, Role};
+use super::roles::Role;
 
 /// BM25 saturation and length normalization, chunk level.
 const K1_CHUNK: f32 = 1.2;
@@ -195,7 +196,7 @@ impl Scores {
             for &f in &self.touched {
                 let tf = self.file_tf[f as usize];
                 self.file_tf[f as usize] = 0.0;
-                let len = index.files[f as usize].as_ref().map_or(0, |m| m.len) as f32;
+                let len = index.file_lens[f as usize] as f32;
                 let norm = k1f * (1.0 - bf + bf * len / self.avg_file);
                 self.bm25[f as usize] += term.weight * idf_f * tf * (k1f + 1.0) / (tf + norm);
             }
@@ -227,9 +228,15 @@ impl Scores {
             if p.sym == 0 || !c.alive {
                 continue;
             }
-            if !self.touched.contains(&c.file) {
+            // `file_tf` (all zero between terms) marks the files already listed.
+            let seen = &mut self.file_tf[c.file as usize];
+            if *seen == 0.0 {
+                *seen = 1.0;
                 self.touched.push(c.file);
             }
+        }
+        for &f in &self.touched {
+            self.file_tf[f as usize] = 0.0;
         }
         if self.touched.is_empty() {
             return;
@@ -253,14 +260,24 @@ impl Scores {
             return;
         }
         let unit = self.max_idf.max(1.0);
+        let name_keys: Vec<u64> = query.names.iter().map(|n| name_key(n)).collect();
         for (fid, meta) in index.files.iter().enumerate() {
             let Some(meta) = meta else { continue };
-            // Names match stems only of files whose path matched a prompt term: cheap filter.
-            let check_names = self.path[fid] > 0.0;
+            // Names match stems only of files whose path matched a prompt term: cheap filter;
+            // and only stems whose key is a name's (equal names have equal keys).
+            let check_names = self.path[fid] > 0.0 && name_keys.contains(&meta.stem_key);
             if query.mentions.is_empty() && query.modules.is_empty() && !check_names {
                 continue;
             }
-            let rel = meta.rel.to_lowercase();
+            let rel = if meta
+                .rel
+                .bytes()
+                .any(|b| !b.is_ascii() || b.is_ascii_uppercase())
+            {
+                std::borrow::Cow::Owned(meta.rel.to_lowercase())
+            } else {
+                std::borrow::Cow::Borrowed(meta.rel.as_str())
+            };
             let boost = mention_boost(&rel, query, check_names);
             self.mention[fid] += boost * unit;
         }
@@ -272,8 +289,7 @@ impl Scores {
 fn mention_boost(rel: &str, query: &Query, check_names: bool) -> f32 {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     for m in &query.mentions {
-        let suffix =
-            m.contains('/') && (rel.ends_with(&format!("/{m}")) || m.ends_with(&format!("/{rel}")));
+        let suffix = m.contains('/') && (ends_with_part(rel, m) || ends_with_part(m, rel));
         if rel == m || suffix {
             return MENTION_PATH;
         }
@@ -285,12 +301,12 @@ fn mention_boost(rel: &str, query: &Query, check_names: bool) -> f32 {
     }
     let stemless = rel.rsplit_once('.').map_or(rel, |(s, _)| s);
     for m in &query.modules {
-        if stemless == m || stemless.ends_with(&format!("/{m}")) {
+        if stemless == m || ends_with_part(stemless, m) {
             return MENTION_MODULE;
         }
     }
     if check_names {
-        let stem = normalize_name(name.rsplit_once('.').map_or(name, |(s, _)| s));
+        let stem = stem_name(name);
         if query.names.contains(&stem) {
             return MENTION_STEM;
         }
@@ -298,52 +314,100 @@ fn mention_boost(rel: &str, query: &Query, check_names: bool) -> f32 {
     0.0
 }
 
-/// Step 5: each file's score from its signals and role, and the chunks it shows.
-fn collect_hits(index: &Index, scores: &Scores, query: &Query) -> Vec<FileHit> {
-    let mut hits: Vec<FileHit> = Vec::new();
+/// The stem of a file name (lowercase) as [`Query::names`] name files.
+fn stem_name(name: &str) -> String {
+    normalize_name(name.rsplit_once('.').map_or(name, |(s, _)| s))
+}
+
+fn name_key(name: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(name.as_bytes());
+    h.finish()
+}
+
+/// The key of the stem of the file `rel`, as [`Scores::add_mentions`] compares it with the
+/// prompt's names: equal when the stem is one of them.
+pub(super) fn stem_key(rel: &str) -> u64 {
+    let rel = rel.to_lowercase();
+    name_key(&stem_name(rel.rsplit('/').next().unwrap_or(&rel)))
+}
+
+/// `s.ends_with(&format!("/{tail}"))`, without building the string (it runs for every file).
+fn ends_with_part(s: &str, tail: &str) -> bool {
+    s.len() > tail.len() && s.ends_with(tail) && s.as_bytes()[s.len() - tail.len() - 1] == b'/'
+}
+
+/// Step 5: each file's score from its signals and role, and the chunks it shows; only the
+/// best `max_files` files (score, ties by path) are kept, and only they get their chunks.
+fn collect_hits(index: &Index, scores: &Scores, query: &Query, max_files: usize) -> Vec<FileHit> {
+    // A query term can touch every file of a large tree: score each one without allocating,
+    // select the best few, and sort only those.
+    let mut scored: Vec<(u32, f32)> = Vec::new();
     for (fid, meta) in index.files.iter().enumerate() {
         let Some(meta) = meta else { continue };
-        let mut best: Vec<(u32, f32)> = meta
-            .chunks
-            .clone()
-            .filter_map(|c| {
-                let s = scores.chunk[c as usize];
-                (s > 0.0).then_some((c, s))
-            })
-            .collect();
+        let top = best_chunk(scores, meta.chunks.clone());
         let base = scores.bm25[fid] + scores.path[fid] + scores.symbol[fid] + scores.mention[fid];
-        if base <= 0.0 && best.is_empty() {
+        if base <= 0.0 && top == 0.0 {
             continue;
         }
-        best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let top = best.first().map_or(0.0, |b| b.1);
-        let role = role_of(&meta.rel);
-        let role_factor = role.factor(query.wanted);
-        let score = (base + W_BEST_CHUNK * top) * role_factor;
-        if !score.is_finite() || score <= 0.0 {
-            continue;
+        let score = (base + W_BEST_CHUNK * top) * meta.role.factor(query.wanted);
+        // A file without a matching chunk shows its first one: it needs one.
+        if score.is_finite() && score > 0.0 && !meta.chunks.is_empty() {
+            scored.push((fid as u32, score));
         }
-        let chunks = shown_chunks(meta.chunks.clone(), &best, score);
-        if chunks.is_empty() {
-            continue;
-        }
-        hits.push(FileHit {
-            file: fid as u32,
-            score,
-            chunks,
-            signals: Signals {
-                bm25: scores.bm25[fid],
-                chunk: W_BEST_CHUNK * top,
-                path: scores.path[fid],
-                symbol: scores.symbol[fid],
-                mention: scores.mention[fid],
-                role,
-                role_factor,
-                total: score,
-            },
-        });
     }
-    hits
+    let path_of = |f: u32| index.files[f as usize].as_ref().map(|m| m.rel.as_str());
+    let order = |a: &(u32, f32), b: &(u32, f32)| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| path_of(a.0).cmp(&path_of(b.0)))
+    };
+    if scored.len() > max_files {
+        if max_files > 0 {
+            scored.select_nth_unstable_by(max_files - 1, order);
+        }
+        scored.truncate(max_files);
+    }
+    scored.sort_unstable_by(order);
+    scored
+        .into_iter()
+        .filter_map(|(fid, score)| {
+            let meta = index.files[fid as usize].as_ref()?;
+            let f = fid as usize;
+            let mut best: Vec<(u32, f32)> = meta
+                .chunks
+                .clone()
+                .filter_map(|c| {
+                    let s = scores.chunk[c as usize];
+                    (s > 0.0).then_some((c, s))
+                })
+                .collect();
+            best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            let top = best.first().map_or(0.0, |b| b.1);
+            Some(FileHit {
+                file: fid,
+                score,
+                chunks: shown_chunks(meta.chunks.clone(), &best, score),
+                signals: Signals {
+                    bm25: scores.bm25[f],
+                    chunk: W_BEST_CHUNK * top,
+                    path: scores.path[f],
+                    symbol: scores.symbol[f],
+                    mention: scores.mention[f],
+                    role: meta.role,
+                    role_factor: meta.role.factor(query.wanted),
+                    total: score,
+                },
+            })
+        })
+        .collect()
+}
+
+/// The best positive score of the chunks `range`, 0 if none.
+fn best_chunk(scores: &Scores, range: std::ops::Range<u32>) -> f32 {
+    scores.chunk[range.start as usize..range.end as usize]
+        .iter()
+        .fold(0.0f32, |m, &s| if s > m { s } else { m })
 }
 
 /// The chunks a file shows: its best at the file's score (its first chunk when only its path
@@ -461,8 +525,5 @@ pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
         scores.add_definitions(index, t);
     }
     scores.add_mentions(index, query);
-    let mut hits = collect_hits(index, &scores, query);
-    sort_hits(index, &mut hits);
-    hits.truncate(max_files);
-    hits
+    collect_hits(index, &scores, query, max_files)
 }
