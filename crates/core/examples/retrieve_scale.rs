@@ -56,11 +56,12 @@ fn main() {
     ask(&prompts[0]);
     let stats = retrieval.prepare(&root).expect("stats");
     println!(
-        "cold {:.2} s; {} files, {} chunks, {} terms, {} MB estimated; pid {}",
+        "cold {:.2} s; {} files, {} chunks, {} terms, {} postings, {} MB estimated; pid {}",
         t.elapsed().as_secs_f64(),
         stats.files,
         stats.chunks,
         stats.terms,
+        stats.postings,
         stats.bytes / 1_000_000,
         std::process::id()
     );

@@ -50,9 +50,9 @@ pub(super) struct FileMeta {
     /// What the file is for, from its path ([`role_of`]): kept so that ranking does not
     /// classify every matching file's path again on each query.
     pub role: Role,
-    /// A hash of the file's stem as prompts name files ([`rank::stem_key`]), so that ranking
-    /// compares a number instead of normalizing every path on each query.
-    pub stem_key: u64,
+    /// Hashes of the parts of the path a prompt can name ([`rank::FileKeys`]), so that ranking
+    /// compares numbers instead of reading every path on each query.
+    pub keys: rank::FileKeys,
     /// When the file was read: a file modified within
     /// [`RACY_WINDOW`](crate::stamp::RACY_WINDOW) of it is read again on the next update
     /// even if its stamp is unchanged (a write in the same clock tick).
@@ -156,7 +156,7 @@ pub(super) struct Prepared {
     read_at: SystemTime,
     language: Option<&'static str>,
     role: Role,
-    stem_key: u64,
+    keys: rank::FileKeys,
     chunks: Vec<PreparedChunk>,
     path_terms: Vec<String>,
 }
@@ -376,7 +376,7 @@ pub(super) fn prepare(scope: &Scope, listed: &Listed) -> Result<Prepared, SkipRe
         read_at,
         language,
         role: role_of(&listed.rel),
-        stem_key: rank::stem_key(&listed.rel),
+        keys: rank::FileKeys::of(&listed.rel),
         path_terms: path_terms(&listed.rel),
         chunks,
     })
@@ -1061,7 +1061,7 @@ impl Index {
             len: file_len,
             language: p.language,
             role: p.role,
-            stem_key: p.stem_key,
+            keys: p.keys,
             read_at: p.read_at,
         }));
     }

@@ -550,7 +550,7 @@ fn read_files(r: &mut In<'_>) -> Option<Vec<Option<FileMeta>>> {
                     len,
                     language: chunk::language(rel),
                     role: super::roles::role_of(rel),
-                    stem_key: super::rank::stem_key(rel),
+                    keys: super::rank::FileKeys::of(rel),
                     read_at,
                 }));
             }

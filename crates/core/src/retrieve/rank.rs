@@ -138,24 +138,60 @@ struct Scores {
     touched: Vec<u32>,
 }
 
+/// Score vectors (chunk, bm25, path, symbol, mention, file tf) and the touched-files list.
+type Buffers = ([Vec<f32>; 6], Vec<u32>);
+
+thread_local! {
+    /// The score vectors of this thread's last query, reused by its next one: on a large tree
+    /// they take megabytes, and allocating and freeing them on every query cost about a
+    /// quarter of a warm call (the allocator consolidating its free lists).
+    static SPARE: std::cell::Cell<Option<Buffers>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// `n` zeros in `v`'s allocation.
+fn zeroed(mut v: Vec<f32>, n: usize) -> Vec<f32> {
+    v.clear();
+    v.resize(n, 0.0);
+    v
+}
+
+impl Drop for Scores {
+    fn drop(&mut self) {
+        let take = std::mem::take::<Vec<f32>>;
+        let vectors = [
+            take(&mut self.chunk),
+            take(&mut self.bm25),
+            take(&mut self.path),
+            take(&mut self.symbol),
+            take(&mut self.mention),
+            take(&mut self.file_tf),
+        ];
+        SPARE.set(Some((vectors, std::mem::take(&mut self.touched))));
+    }
+}
+
 impl Scores {
     fn new(index: &Index) -> Scores {
         let n_chunks = index.live_chunks.max(1) as f32;
         let n_files = index.live_files.max(1) as f32;
         let files = index.files.len();
+        let ([chunk, bm25, path, symbol, mention, file_tf], mut touched) =
+            SPARE.take().unwrap_or_default();
+        touched.clear();
         Scores {
-            chunk: vec![0.0; index.chunks.len()],
-            bm25: vec![0.0; files],
-            path: vec![0.0; files],
-            symbol: vec![0.0; files],
-            mention: vec![0.0; files],
+            chunk: zeroed(chunk, index.chunks.len()),
+            bm25: zeroed(bm25, files),
+            path: zeroed(path, files),
+            symbol: zeroed(symbol, files),
+            mention: zeroed(mention, files),
             max_idf: 0.0,
             n_chunks,
             n_files,
             avg_chunk: (index.live_chunk_tokens as f32 / n_chunks).max(1.0),
             avg_file: (index.live_file_tokens as f32 / n_files).max(1.0),
-            file_tf: vec![0.0; files],
-            touched: Vec::new(),
+            file_tf: zeroed(file_tf, files),
+            touched,
         }
     }
 
@@ -260,13 +296,21 @@ impl Scores {
             return;
         }
         let unit = self.max_idf.max(1.0);
-        let name_keys: Vec<u64> = query.names.iter().map(|n| name_key(n)).collect();
+        let keys = |list: &[String]| -> Vec<u64> { list.iter().map(|m| key(last(m))).collect() };
+        let (names, mentions, modules) = (
+            keys(&query.names),
+            keys(&query.mentions),
+            keys(&query.modules),
+        );
         for (fid, meta) in index.files.iter().enumerate() {
             let Some(meta) = meta else { continue };
-            // Names match stems only of files whose path matched a prompt term: cheap filter;
-            // and only stems whose key is a name's (equal names have equal keys).
-            let check_names = self.path[fid] > 0.0 && name_keys.contains(&meta.stem_key);
-            if query.mentions.is_empty() && query.modules.is_empty() && !check_names {
+            // Names match stems only of files whose path matched a prompt term: cheap filter.
+            let check_names = self.path[fid] > 0.0 && names.contains(&meta.keys.stem);
+            // Only files with a key of a mention, module or name can match (see FileKeys).
+            if !check_names
+                && !mentions.contains(&meta.keys.name)
+                && !modules.contains(&meta.keys.module)
+            {
                 continue;
             }
             let rel = if meta
@@ -285,7 +329,8 @@ impl Scores {
 }
 
 /// The strongest way `rel` (lowercase) is named by the prompt, as a multiple of the mention
-/// unit; 0 if it is not.
+/// unit; 0 if it is not. Only called for files whose [`FileKeys`] match the prompt's: a new
+/// way to match must keep its key (or widen that filter in [`Scores::add_mentions`]).
 fn mention_boost(rel: &str, query: &Query, check_names: bool) -> f32 {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     for m in &query.mentions {
@@ -319,18 +364,42 @@ fn stem_name(name: &str) -> String {
     normalize_name(name.rsplit_once('.').map_or(name, |(s, _)| s))
 }
 
-fn name_key(name: &str) -> u64 {
+fn key(part: &str) -> u64 {
     use std::hash::Hasher;
     let mut h = rustc_hash::FxHasher::default();
-    h.write(name.as_bytes());
+    h.write(part.as_bytes());
     h.finish()
 }
 
-/// The key of the stem of the file `rel`, as [`Scores::add_mentions`] compares it with the
-/// prompt's names: equal when the stem is one of them.
-pub(super) fn stem_key(rel: &str) -> u64 {
-    let rel = rel.to_lowercase();
-    name_key(&stem_name(rel.rsplit('/').next().unwrap_or(&rel)))
+/// The last `/`-separated part of `path`.
+fn last(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Hashes of what [`mention_boost`] compares of a file, computed once when it is indexed:
+/// [`Scores::add_mentions`] looks further only at files with a key equal to one of the
+/// prompt's (a mention matches by path or file name, so the file names are equal; a module
+/// matches the path without extension, so its last parts are equal; a name matches the stem).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct FileKeys {
+    /// The file name (lowercase).
+    name: u64,
+    /// The last part of the path without its extension.
+    module: u64,
+    /// The stem, normalized as prompt names are.
+    stem: u64,
+}
+
+impl FileKeys {
+    pub(super) fn of(rel: &str) -> FileKeys {
+        let rel = rel.to_lowercase();
+        let name = last(&rel);
+        FileKeys {
+            name: key(name),
+            module: key(last(rel.rsplit_once('.').map_or(rel.as_str(), |(s, _)| s))),
+            stem: key(&stem_name(name)),
+        }
+    }
 }
 
 /// `s.ends_with(&format!("/{tail}"))`, without building the string (it runs for every file).
