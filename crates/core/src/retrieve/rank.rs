@@ -136,10 +136,13 @@ struct Scores {
     /// Scratch: per-file term frequency and the files touched by the current term.
     file_tf: Vec<f32>,
     touched: Vec<u32>,
+    /// Files some of whose chunks a term scored (the others' chunk scores are all 0).
+    chunked: Vec<bool>,
 }
 
-/// Score vectors (chunk, bm25, path, symbol, mention, file tf) and the touched-files list.
-type Buffers = ([Vec<f32>; 6], Vec<u32>);
+/// Score vectors (chunk, bm25, path, symbol, mention, file tf), the touched-files list and the
+/// chunked-files flags.
+type Buffers = ([Vec<f32>; 6], Vec<u32>, Vec<bool>);
 
 thread_local! {
     /// The score vectors of this thread's last query, reused by its next one: on a large tree
@@ -167,7 +170,12 @@ impl Drop for Scores {
             take(&mut self.mention),
             take(&mut self.file_tf),
         ];
-        SPARE.set(Some((vectors, std::mem::take(&mut self.touched))));
+        let (touched, chunked) = (&mut self.touched, &mut self.chunked);
+        SPARE.set(Some((
+            vectors,
+            std::mem::take(touched),
+            std::mem::take(chunked),
+        )));
     }
 }
 
@@ -176,9 +184,11 @@ impl Scores {
         let n_chunks = index.live_chunks.max(1) as f32;
         let n_files = index.live_files.max(1) as f32;
         let files = index.files.len();
-        let ([chunk, bm25, path, symbol, mention, file_tf], mut touched) =
+        let ([chunk, bm25, path, symbol, mention, file_tf], mut touched, mut chunked) =
             SPARE.take().unwrap_or_default();
         touched.clear();
+        chunked.clear();
+        chunked.resize(files, false);
         Scores {
             chunk: zeroed(chunk, index.chunks.len()),
             bm25: zeroed(bm25, files),
@@ -192,6 +202,7 @@ impl Scores {
             avg_file: (index.live_file_tokens as f32 / n_files).max(1.0),
             file_tf: zeroed(file_tf, files),
             touched,
+            chunked,
         }
     }
 
@@ -208,6 +219,7 @@ impl Scores {
                 continue;
             }
             df_chunks += 1.0;
+            self.chunked[c.file as usize] = true;
             let tf = f32::from(p.tf) + w_symbol * f32::from(p.sym);
             let slot = &mut self.file_tf[c.file as usize];
             if *slot == 0.0 {
@@ -273,6 +285,7 @@ impl Scores {
         }
         for &f in &self.touched {
             self.file_tf[f as usize] = 0.0;
+            self.chunked[f as usize] = true;
         }
         if self.touched.is_empty() {
             return;
@@ -414,9 +427,13 @@ fn collect_hits(index: &Index, scores: &Scores, query: &Query, max_files: usize)
     // select the best few, and sort only those.
     let mut scored: Vec<(u32, f32)> = Vec::new();
     for (fid, meta) in index.files.iter().enumerate() {
+        let base = scores.bm25[fid] + scores.path[fid] + scores.symbol[fid] + scores.mention[fid];
+        // No signal at all (most files of a large tree): skipped without reading its meta.
+        if base <= 0.0 && !scores.chunked[fid] {
+            continue;
+        }
         let Some(meta) = meta else { continue };
         let top = best_chunk(scores, meta.chunks.clone());
-        let base = scores.bm25[fid] + scores.path[fid] + scores.symbol[fid] + scores.mention[fid];
         if base <= 0.0 && top == 0.0 {
             continue;
         }
