@@ -5,9 +5,10 @@
 // (the tree of benches/gen-small-tree.ts).
 //
 //   node --expose-gc --import tsx benches/kernel.bench.ts --root DIR [--addon PATH] [--cache-dir DIR]
-//        [--prompts kernel|small] [--rounds 3] [--max-files N]
+//        [--prompts kernel|small] [--rounds 3] [--max-files N] [--dump FILE]
 // Peak RSS: run under `/usr/bin/time -v`. `--addon` loads another build of the addon (for a
-// before/after in the same run). With `--cache-dir` the script also measures a restart: a second
+// before/after in the same run). `--dump` writes every prompt's results (source and score) of the
+// last round, to check that two builds answer identically. With `--cache-dir` the script also measures a restart: a second
 // engine on the same cache directory, time to its first answer.
 import { execFileSync } from 'node:child_process'
 import { readdirSync, statSync, writeFileSync, rmSync, mkdirSync } from 'node:fs'
@@ -127,13 +128,16 @@ async function main(): Promise<void> {
   const rssBuilt = process.memoryUsage().rss
 
   const warm: number[] = []
+  let dump = ''
   for (let r = 0; r < rounds; r++) {
     for (const p of prompts) {
       t = performance.now()
-      await ask(engine, p)
+      const res = await ask(engine, p)
       warm.push(performance.now() - t)
+      if (r === rounds - 1) dump += `## ${p}\n${res.map((s: any) => `${s.source} ${s.score}\n`).join('')}`
     }
   }
+  if (arg('dump', '')) writeFileSync(arg('dump', ''), dump)
   console.log(`warm (${warm.length} calls, ${prompts.length} prompts) p50 ${pct(warm, 50).toFixed(1)} ms  p95 ${pct(warm, 95).toFixed(1)} ms  max ${Math.max(...warm).toFixed(1)} ms`)
 
   // Freshness: an edit, a new file, a deletion, each asked right after.

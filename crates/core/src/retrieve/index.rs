@@ -15,6 +15,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use super::chunk::{self, chunk_file};
+use super::rank;
+use super::roles::{role_of, Role};
 use super::tokenize::for_each_term;
 use super::walk::{self, Listed, Stamp, Targets, Verdict};
 use super::watch::{DirWatch, Drained};
@@ -45,6 +47,12 @@ pub(super) struct FileMeta {
     /// Tokens in the whole file.
     pub len: u32,
     pub language: Option<&'static str>,
+    /// What the file is for, from its path ([`role_of`]): kept so that ranking does not
+    /// classify every matching file's path again on each query.
+    pub role: Role,
+    /// Hashes of the parts of the path a prompt can name ([`rank::FileKeys`]), so that ranking
+    /// compares numbers instead of reading every path on each query.
+    pub keys: rank::FileKeys,
     /// When the file was read: a file modified within
     /// [`RACY_WINDOW`](crate::stamp::RACY_WINDOW) of it is read again on the next update
     /// even if its stamp is unchanged (a write in the same clock tick).
@@ -147,6 +155,8 @@ pub(super) struct Prepared {
     stamp: Stamp,
     read_at: SystemTime,
     language: Option<&'static str>,
+    role: Role,
+    keys: rank::FileKeys,
     chunks: Vec<PreparedChunk>,
     path_terms: Vec<String>,
 }
@@ -182,6 +192,9 @@ pub struct Index {
     pub(super) path_postings: PathPostings,
     pub(super) chunks: Vec<ChunkMeta>,
     pub(super) files: Vec<Option<FileMeta>>,
+    /// Tokens of each file by id (0 for a removed one): what ranking reads of a file for
+    /// every posting, kept dense so that a common term does not visit every [`FileMeta`].
+    pub(super) file_lens: Vec<u32>,
     pub(super) by_path: HashMap<String, u32>,
     pub(super) live_chunks: u64,
     pub(super) live_chunk_tokens: u64,
@@ -276,6 +289,14 @@ fn path_terms(rel: &str) -> Vec<String> {
     out
 }
 
+/// The token counts of `files` by id, 0 for a removed file.
+fn file_lens(files: &[Option<FileMeta>]) -> Vec<u32> {
+    files
+        .iter()
+        .map(|f| f.as_ref().map_or(0, |m| m.len))
+        .collect()
+}
+
 /// The current stamps of `files`, on several threads for large trees.
 fn stat_all(root: &std::path::Path, files: &[&FileMeta]) -> Vec<Option<Stamp>> {
     let stat = |f: &&FileMeta| walk::stamp_of(&root.join(&f.rel));
@@ -354,6 +375,8 @@ pub(super) fn prepare(scope: &Scope, listed: &Listed) -> Result<Prepared, SkipRe
         stamp: listed.stamp,
         read_at,
         language,
+        role: role_of(&listed.rel),
+        keys: rank::FileKeys::of(&listed.rel),
         path_terms: path_terms(&listed.rel),
         chunks,
     })
@@ -420,6 +443,7 @@ impl Index {
             path_postings: PathPostings::default(),
             chunks: Vec::new(),
             files: Vec::new(),
+            file_lens: Vec::new(),
             by_path: HashMap::default(),
             live_chunks: 0,
             live_chunk_tokens: 0,
@@ -461,6 +485,7 @@ impl Index {
         index.postings = p.postings;
         index.path_postings = p.path_postings;
         index.chunks = p.chunks;
+        index.file_lens = file_lens(&p.files);
         index.files = p.files;
         index.by_path = p.by_path;
         index.dirs = p.dirs;
@@ -661,6 +686,7 @@ impl Index {
         }
         self.chunks.shrink_to_fit();
         self.files.shrink_to_fit();
+        self.file_lens.shrink_to_fit();
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
         // SAFETY: malloc_trim only returns free memory to the system.
         unsafe {
@@ -1027,12 +1053,15 @@ impl Index {
         self.live_files += 1;
         self.live_file_tokens += u64::from(file_len);
         self.by_path.insert(p.rel.clone(), fid);
+        self.file_lens.push(file_len);
         self.files.push(Some(FileMeta {
             rel: p.rel,
             stamp: p.stamp,
             chunks: first..self.chunks.len() as u32,
             len: file_len,
             language: p.language,
+            role: p.role,
+            keys: p.keys,
             read_at: p.read_at,
         }));
     }
@@ -1068,6 +1097,7 @@ impl Index {
         let Some(meta) = self.files[fid as usize].take() else {
             return;
         };
+        self.file_lens[fid as usize] = 0;
         if let Some(i) = self.texts.iter().position(|(f, _)| *f == fid) {
             if let Some((_, t)) = self.texts.remove(i) {
                 self.text_bytes -= t.len();
@@ -1135,6 +1165,7 @@ impl Index {
         }
         self.texts.clear();
         self.text_bytes = 0;
+        self.file_lens = file_lens(&files);
         self.files = files;
         self.chunks = chunks;
         self.dead_chunks = 0;

@@ -11,7 +11,8 @@
 //!    whose stem is one of the prompt's identifiers;
 //! 5. [`collect_hits`]: each file's score = (file BM25 + its best chunk + path + symbol +
 //!    mention) × its [role](super::roles) factor; a file keeps its best chunk and a few more;
-//! 6. sort (ties by path: deterministic) and cut;
+//! 6. the best files selected (ties by path: deterministic) and sorted; the others never
+//!    get their chunks;
 //! 7. [`exact_definitions`] (needs file text, so the caller runs it): for a short prompt that
 //!    names a symbol, the top files that define exactly that name move up.
 //!
@@ -20,7 +21,7 @@
 use super::index::Index;
 use super::prompt::normalize_name;
 pub use super::prompt::Query;
-use super::roles::{role_of, Role};
+use super::roles::Role;
 
 /// BM25 saturation and length normalization, chunk level.
 const K1_CHUNK: f32 = 1.2;
@@ -135,6 +136,47 @@ struct Scores {
     /// Scratch: per-file term frequency and the files touched by the current term.
     file_tf: Vec<f32>,
     touched: Vec<u32>,
+    /// Files some of whose chunks a term scored (the others' chunk scores are all 0).
+    chunked: Vec<bool>,
+}
+
+/// Score vectors (chunk, bm25, path, symbol, mention, file tf), the touched-files list and the
+/// chunked-files flags.
+type Buffers = ([Vec<f32>; 6], Vec<u32>, Vec<bool>);
+
+thread_local! {
+    /// The score vectors of this thread's last query, reused by its next one: on a large tree
+    /// they take megabytes, and allocating and freeing them on every query cost about a
+    /// quarter of a warm call (the allocator consolidating its free lists).
+    static SPARE: std::cell::Cell<Option<Buffers>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// `n` zeros in `v`'s allocation.
+fn zeroed(mut v: Vec<f32>, n: usize) -> Vec<f32> {
+    v.clear();
+    v.resize(n, 0.0);
+    v
+}
+
+impl Drop for Scores {
+    fn drop(&mut self) {
+        let take = std::mem::take::<Vec<f32>>;
+        let vectors = [
+            take(&mut self.chunk),
+            take(&mut self.bm25),
+            take(&mut self.path),
+            take(&mut self.symbol),
+            take(&mut self.mention),
+            take(&mut self.file_tf),
+        ];
+        let (touched, chunked) = (&mut self.touched, &mut self.chunked);
+        SPARE.set(Some((
+            vectors,
+            std::mem::take(touched),
+            std::mem::take(chunked),
+        )));
+    }
 }
 
 impl Scores {
@@ -142,19 +184,25 @@ impl Scores {
         let n_chunks = index.live_chunks.max(1) as f32;
         let n_files = index.live_files.max(1) as f32;
         let files = index.files.len();
+        let ([chunk, bm25, path, symbol, mention, file_tf], mut touched, mut chunked) =
+            SPARE.take().unwrap_or_default();
+        touched.clear();
+        chunked.clear();
+        chunked.resize(files, false);
         Scores {
-            chunk: vec![0.0; index.chunks.len()],
-            bm25: vec![0.0; files],
-            path: vec![0.0; files],
-            symbol: vec![0.0; files],
-            mention: vec![0.0; files],
+            chunk: zeroed(chunk, index.chunks.len()),
+            bm25: zeroed(bm25, files),
+            path: zeroed(path, files),
+            symbol: zeroed(symbol, files),
+            mention: zeroed(mention, files),
             max_idf: 0.0,
             n_chunks,
             n_files,
             avg_chunk: (index.live_chunk_tokens as f32 / n_chunks).max(1.0),
             avg_file: (index.live_file_tokens as f32 / n_files).max(1.0),
-            file_tf: vec![0.0; files],
-            touched: Vec::new(),
+            file_tf: zeroed(file_tf, files),
+            touched,
+            chunked,
         }
     }
 
@@ -171,6 +219,7 @@ impl Scores {
                 continue;
             }
             df_chunks += 1.0;
+            self.chunked[c.file as usize] = true;
             let tf = f32::from(p.tf) + w_symbol * f32::from(p.sym);
             let slot = &mut self.file_tf[c.file as usize];
             if *slot == 0.0 {
@@ -195,7 +244,7 @@ impl Scores {
             for &f in &self.touched {
                 let tf = self.file_tf[f as usize];
                 self.file_tf[f as usize] = 0.0;
-                let len = index.files[f as usize].as_ref().map_or(0, |m| m.len) as f32;
+                let len = index.file_lens[f as usize] as f32;
                 let norm = k1f * (1.0 - bf + bf * len / self.avg_file);
                 self.bm25[f as usize] += term.weight * idf_f * tf * (k1f + 1.0) / (tf + norm);
             }
@@ -227,9 +276,16 @@ impl Scores {
             if p.sym == 0 || !c.alive {
                 continue;
             }
-            if !self.touched.contains(&c.file) {
+            // `file_tf` (all zero between terms) marks the files already listed.
+            let seen = &mut self.file_tf[c.file as usize];
+            if *seen == 0.0 {
+                *seen = 1.0;
                 self.touched.push(c.file);
             }
+        }
+        for &f in &self.touched {
+            self.file_tf[f as usize] = 0.0;
+            self.chunked[f as usize] = true;
         }
         if self.touched.is_empty() {
             return;
@@ -253,14 +309,32 @@ impl Scores {
             return;
         }
         let unit = self.max_idf.max(1.0);
+        let keys = |list: &[String]| -> Vec<u64> { list.iter().map(|m| key(last(m))).collect() };
+        let (names, mentions, modules) = (
+            keys(&query.names),
+            keys(&query.mentions),
+            keys(&query.modules),
+        );
         for (fid, meta) in index.files.iter().enumerate() {
             let Some(meta) = meta else { continue };
             // Names match stems only of files whose path matched a prompt term: cheap filter.
-            let check_names = self.path[fid] > 0.0;
-            if query.mentions.is_empty() && query.modules.is_empty() && !check_names {
+            let check_names = self.path[fid] > 0.0 && names.contains(&meta.keys.stem);
+            // Only files with a key of a mention, module or name can match (see FileKeys).
+            if !check_names
+                && !mentions.contains(&meta.keys.name)
+                && !modules.contains(&meta.keys.module)
+            {
                 continue;
             }
-            let rel = meta.rel.to_lowercase();
+            let rel = if meta
+                .rel
+                .bytes()
+                .any(|b| !b.is_ascii() || b.is_ascii_uppercase())
+            {
+                std::borrow::Cow::Owned(meta.rel.to_lowercase())
+            } else {
+                std::borrow::Cow::Borrowed(meta.rel.as_str())
+            };
             let boost = mention_boost(&rel, query, check_names);
             self.mention[fid] += boost * unit;
         }
@@ -268,12 +342,12 @@ impl Scores {
 }
 
 /// The strongest way `rel` (lowercase) is named by the prompt, as a multiple of the mention
-/// unit; 0 if it is not.
+/// unit; 0 if it is not. Only called for files whose [`FileKeys`] match the prompt's: a new
+/// way to match must keep its key (or widen that filter in [`Scores::add_mentions`]).
 fn mention_boost(rel: &str, query: &Query, check_names: bool) -> f32 {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     for m in &query.mentions {
-        let suffix =
-            m.contains('/') && (rel.ends_with(&format!("/{m}")) || m.ends_with(&format!("/{rel}")));
+        let suffix = m.contains('/') && (ends_with_part(rel, m) || ends_with_part(m, rel));
         if rel == m || suffix {
             return MENTION_PATH;
         }
@@ -285,12 +359,12 @@ fn mention_boost(rel: &str, query: &Query, check_names: bool) -> f32 {
     }
     let stemless = rel.rsplit_once('.').map_or(rel, |(s, _)| s);
     for m in &query.modules {
-        if stemless == m || stemless.ends_with(&format!("/{m}")) {
+        if stemless == m || ends_with_part(stemless, m) {
             return MENTION_MODULE;
         }
     }
     if check_names {
-        let stem = normalize_name(name.rsplit_once('.').map_or(name, |(s, _)| s));
+        let stem = stem_name(name);
         if query.names.contains(&stem) {
             return MENTION_STEM;
         }
@@ -298,52 +372,128 @@ fn mention_boost(rel: &str, query: &Query, check_names: bool) -> f32 {
     0.0
 }
 
-/// Step 5: each file's score from its signals and role, and the chunks it shows.
-fn collect_hits(index: &Index, scores: &Scores, query: &Query) -> Vec<FileHit> {
-    let mut hits: Vec<FileHit> = Vec::new();
-    for (fid, meta) in index.files.iter().enumerate() {
-        let Some(meta) = meta else { continue };
-        let mut best: Vec<(u32, f32)> = meta
-            .chunks
-            .clone()
-            .filter_map(|c| {
-                let s = scores.chunk[c as usize];
-                (s > 0.0).then_some((c, s))
-            })
-            .collect();
-        let base = scores.bm25[fid] + scores.path[fid] + scores.symbol[fid] + scores.mention[fid];
-        if base <= 0.0 && best.is_empty() {
-            continue;
+/// The stem of a file name (lowercase) as [`Query::names`] name files.
+fn stem_name(name: &str) -> String {
+    normalize_name(name.rsplit_once('.').map_or(name, |(s, _)| s))
+}
+
+fn key(part: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(part.as_bytes());
+    h.finish()
+}
+
+/// The last `/`-separated part of `path`.
+fn last(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Hashes of what [`mention_boost`] compares of a file, computed once when it is indexed:
+/// [`Scores::add_mentions`] looks further only at files with a key equal to one of the
+/// prompt's (a mention matches by path or file name, so the file names are equal; a module
+/// matches the path without extension, so its last parts are equal; a name matches the stem).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct FileKeys {
+    /// The file name (lowercase).
+    name: u64,
+    /// The last part of the path without its extension.
+    module: u64,
+    /// The stem, normalized as prompt names are.
+    stem: u64,
+}
+
+impl FileKeys {
+    pub(super) fn of(rel: &str) -> FileKeys {
+        let rel = rel.to_lowercase();
+        let name = last(&rel);
+        FileKeys {
+            name: key(name),
+            module: key(last(rel.rsplit_once('.').map_or(rel.as_str(), |(s, _)| s))),
+            stem: key(&stem_name(name)),
         }
-        best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let top = best.first().map_or(0.0, |b| b.1);
-        let role = role_of(&meta.rel);
-        let role_factor = role.factor(query.wanted);
-        let score = (base + W_BEST_CHUNK * top) * role_factor;
-        if !score.is_finite() || score <= 0.0 {
-            continue;
-        }
-        let chunks = shown_chunks(meta.chunks.clone(), &best, score);
-        if chunks.is_empty() {
-            continue;
-        }
-        hits.push(FileHit {
-            file: fid as u32,
-            score,
-            chunks,
-            signals: Signals {
-                bm25: scores.bm25[fid],
-                chunk: W_BEST_CHUNK * top,
-                path: scores.path[fid],
-                symbol: scores.symbol[fid],
-                mention: scores.mention[fid],
-                role,
-                role_factor,
-                total: score,
-            },
-        });
     }
-    hits
+}
+
+/// `s.ends_with(&format!("/{tail}"))`, without building the string (it runs for every file).
+fn ends_with_part(s: &str, tail: &str) -> bool {
+    s.len() > tail.len() && s.ends_with(tail) && s.as_bytes()[s.len() - tail.len() - 1] == b'/'
+}
+
+/// Step 5: each file's score from its signals and role, and the chunks it shows; only the
+/// best `max_files` files (score, ties by path) are kept, and only they get their chunks.
+fn collect_hits(index: &Index, scores: &Scores, query: &Query, max_files: usize) -> Vec<FileHit> {
+    // A query term can touch every file of a large tree: score each one without allocating,
+    // select the best few, and sort only those.
+    let mut scored: Vec<(u32, f32)> = Vec::new();
+    for (fid, meta) in index.files.iter().enumerate() {
+        let base = scores.bm25[fid] + scores.path[fid] + scores.symbol[fid] + scores.mention[fid];
+        // No signal at all (most files of a large tree): skipped without reading its meta.
+        if base <= 0.0 && !scores.chunked[fid] {
+            continue;
+        }
+        let Some(meta) = meta else { continue };
+        let top = best_chunk(scores, meta.chunks.clone());
+        if base <= 0.0 && top == 0.0 {
+            continue;
+        }
+        let score = (base + W_BEST_CHUNK * top) * meta.role.factor(query.wanted);
+        // A file without a matching chunk shows its first one: it needs one.
+        if score.is_finite() && score > 0.0 && !meta.chunks.is_empty() {
+            scored.push((fid as u32, score));
+        }
+    }
+    let path_of = |f: u32| index.files[f as usize].as_ref().map(|m| m.rel.as_str());
+    let order = |a: &(u32, f32), b: &(u32, f32)| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| path_of(a.0).cmp(&path_of(b.0)))
+    };
+    if scored.len() > max_files {
+        if max_files > 0 {
+            scored.select_nth_unstable_by(max_files - 1, order);
+        }
+        scored.truncate(max_files);
+    }
+    scored.sort_unstable_by(order);
+    scored
+        .into_iter()
+        .filter_map(|(fid, score)| {
+            let meta = index.files[fid as usize].as_ref()?;
+            let f = fid as usize;
+            let mut best: Vec<(u32, f32)> = meta
+                .chunks
+                .clone()
+                .filter_map(|c| {
+                    let s = scores.chunk[c as usize];
+                    (s > 0.0).then_some((c, s))
+                })
+                .collect();
+            best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            let top = best.first().map_or(0.0, |b| b.1);
+            Some(FileHit {
+                file: fid,
+                score,
+                chunks: shown_chunks(meta.chunks.clone(), &best, score),
+                signals: Signals {
+                    bm25: scores.bm25[f],
+                    chunk: W_BEST_CHUNK * top,
+                    path: scores.path[f],
+                    symbol: scores.symbol[f],
+                    mention: scores.mention[f],
+                    role: meta.role,
+                    role_factor: meta.role.factor(query.wanted),
+                    total: score,
+                },
+            })
+        })
+        .collect()
+}
+
+/// The best positive score of the chunks `range`, 0 if none.
+fn best_chunk(scores: &Scores, range: std::ops::Range<u32>) -> f32 {
+    scores.chunk[range.start as usize..range.end as usize]
+        .iter()
+        .fold(0.0f32, |m, &s| if s > m { s } else { m })
 }
 
 /// The chunks a file shows: its best at the file's score (its first chunk when only its path
@@ -493,10 +643,10 @@ pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
         scores.add_definitions(index, t);
     }
     scores.add_mentions(index, query);
-    let mut hits = collect_hits(index, &scores, query);
-    sort_hits(index, &mut hits);
-    let top = hits.len().min(max_files.saturating_mul(2));
-    if demote_companion_headers(index, &mut hits[..top]) {
+    // Twice the files asked for are selected, so that a demoted header's place can be
+    // taken by the next file.
+    let mut hits = collect_hits(index, &scores, query, max_files.saturating_mul(2));
+    if demote_companion_headers(index, &mut hits) {
         sort_hits(index, &mut hits);
     }
     hits.truncate(max_files);
