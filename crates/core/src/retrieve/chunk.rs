@@ -68,6 +68,29 @@ fn definition_patterns() -> &'static (RegexSet, Vec<Regex>) {
     })
 }
 
+/// A C or C++ function definition at the top level: the line starts in column 0 with a
+/// return type (words, `*`, qualifiers and attribute macros such as `static inline int
+/// __must_check`) and the name, or with the name alone when the type stands on the line
+/// above (`static int` then `foo(void)`, the kernel's and BSD's style; a C++ method as
+/// `Class::name`); its parameters open on the
+/// line and nothing on it ends a declaration (`;`) or assigns (`=`). A prototype spread over
+/// lines is taken too; in a header that names what the library defines, and a header with
+/// its source file beside it ranks below it.
+fn c_function_pattern() -> &'static Regex {
+    static PATTERN: OnceLock<Regex> = OnceLock::new();
+    PATTERN.get_or_init(|| {
+        Regex::new(
+            r"^(?:[A-Za-z_][0-9A-Za-z_]*(?:[ \t]*\*+[ \t]*|[ \t]+))*\**(?:[A-Za-z_][0-9A-Za-z_]*::)*(?P<name>[a-z_][0-9A-Za-z_]*|[A-Z][0-9A-Za-z_]*[a-z][0-9A-Za-z_]*)[ \t]*\([^;=]*$",
+        )
+        .expect("the C function pattern compiles")
+    })
+}
+
+/// Whether `path` is C or C++ source (`definition_name` then also finds top-level functions).
+pub fn is_c_family(path: &str) -> bool {
+    matches!(language(path), Some("c" | "cpp"))
+}
+
 /// Words that look like a method name to the patterns but are control flow.
 const NOT_NAMES: &[&str] = &[
     "catch", "else", "for", "foreach", "function", "if", "match", "return", "switch", "while",
@@ -122,10 +145,16 @@ fn is_def_keyword(word: &str) -> bool {
     )
 }
 
-/// The name a line defines, if it looks like a definition.
-pub fn definition_name(line: &str) -> Option<&str> {
+/// The name a line defines, if it looks like a definition; `c_family` (see [`is_c_family`])
+/// adds C and C++ top-level functions.
+pub fn definition_name(line: &str, c_family: bool) -> Option<&str> {
     if line.len() > 400 {
         return None;
+    }
+    if c_family {
+        if let Some(name) = c_function_name(line) {
+            return Some(name);
+        }
     }
     let trimmed = line.trim_start();
     let first_word = trimmed
@@ -157,6 +186,20 @@ pub fn definition_name(line: &str) -> Option<&str> {
         let name = each[k].captures(line)?.name("name")?.as_str();
         (!NOT_NAMES.contains(&name)).then_some(name)
     })
+}
+
+/// The function a C or C++ line defines at the top level ([`c_function_pattern`]).
+fn c_function_name(line: &str) -> Option<&str> {
+    let first = line.as_bytes().first()?;
+    if !(first.is_ascii_alphabetic() || *first == b'_') || line.contains("//") {
+        return None;
+    }
+    let name = c_function_pattern().captures(line)?.name("name")?.as_str();
+    let keyword = matches!(
+        name,
+        "if" | "for" | "while" | "switch" | "return" | "sizeof" | "defined" | "else" | "do"
+    );
+    (!keyword && !NOT_NAMES.contains(&name)).then_some(name)
 }
 
 /// Indentation width of a line (a tab counts 4).
@@ -196,9 +239,16 @@ pub fn chunk_file(path: &str, text: &str) -> Vec<Chunk> {
         return Vec::new();
     }
     let markdown = matches!(language(path), Some("markdown" | "rst" | "text"));
+    let c_family = is_c_family(path);
     let defs: Vec<Option<&str>> = lines[..n]
         .iter()
-        .map(|l| if markdown { None } else { definition_name(l) })
+        .map(|l| {
+            if markdown {
+                None
+            } else {
+                definition_name(l, c_family)
+            }
+        })
         .collect();
     // Boundary strength before each line: 3 = top-level definition or heading,
     // 2 = top-level line after a blank, 1 = after a blank, 0 = none.
@@ -310,6 +360,57 @@ mod tests {
     use super::*;
 
     #[test]
+    fn finds_c_and_cpp_top_level_functions_only_in_c_family_files() {
+        let defs = [
+            ("int main(void) {", "main"),
+            (
+                "vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address,",
+                "handle_mm_fault",
+            ),
+            (
+                "static inline int __must_check request_irq(unsigned int irq, irq_handler_t h,",
+                "request_irq",
+            ),
+            (
+                "struct sk_buff *alloc_skb(unsigned int size, gfp_t pri)",
+                "alloc_skb",
+            ),
+            (
+                "copy_from_user(void *to, const void __user *from, unsigned long n)",
+                "copy_from_user",
+            ),
+            (
+                "CURLcode Curl_http_done(struct Curl_easy *data,",
+                "Curl_http_done",
+            ),
+            ("void Formatter::format(int x) {", "format"),
+            ("static void *xmalloc(size_t n)", "xmalloc"),
+        ];
+        for (line, name) in defs {
+            assert_eq!(definition_name(line, true), Some(name), "{line}");
+        }
+        let not_defs = [
+            "int foo(int a, int b);",
+            "EXPORT_SYMBOL(copy_from_user);",
+            "DEFINE_MUTEX(lock);",
+            "SYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf, size_t, count)",
+            "static int x = f(1,",
+            "    return foo(a, b);",
+            "if (x) {",
+            "#define MAX(a, b) ((a) > (b) ? (a) : (b))",
+            "int (*callback)(void *arg);",
+            "foo(); // call",
+        ];
+        for line in not_defs {
+            assert_eq!(definition_name(line, true), None, "{line}");
+        }
+        // Elsewhere a call at the start of a line is not a definition.
+        assert_eq!(definition_name("puts format(x)", false), None);
+        assert!(is_c_family("src/http.c") && is_c_family("include/fmt/core.h"));
+        assert!(is_c_family("src/format.cc") && !is_c_family("lib/a.rb"));
+    }
+
+    #[test]
     fn finds_definitions_across_languages() {
         let cases = [
             ("pub fn parse_args(x: u8) {", "parse_args"),
@@ -349,7 +450,7 @@ mod tests {
             ("  private handle(req: Request): Response {", "handle"),
         ];
         for (line, name) in cases {
-            assert_eq!(definition_name(line), Some(name), "{line}");
+            assert_eq!(definition_name(line, false), Some(name), "{line}");
         }
         for line in [
             "  if (x) {",
@@ -359,7 +460,7 @@ mod tests {
             "        impl Serialize for $ty {",
             "template <typename Context> class basic_format_args;",
         ] {
-            assert_eq!(definition_name(line), None, "{line}");
+            assert_eq!(definition_name(line, false), None, "{line}");
         }
     }
 

@@ -536,8 +536,8 @@ const NESTED_PENALTY: f32 = 0.025;
 /// How well `line` defines one of a short prompt's symbols, 0 to 1: spelled as typed or only
 /// case-insensitively, at top level or nested. The last part of a dotted name counts
 /// (`defmodule Plug.Conn` defines `Conn`).
-fn definition_match(line: &str, query: &Query) -> f32 {
-    let Some(name) = super::chunk::definition_name(line) else {
+fn definition_match(line: &str, query: &Query, c_family: bool) -> f32 {
+    let Some(name) = super::chunk::definition_name(line, c_family) else {
         return 0.0;
     };
     let last = name.rsplit(['.', ':']).next().unwrap_or(name);
@@ -571,12 +571,15 @@ pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit])
         if k >= EXACT_DEFINITION_FILES && !named {
             continue;
         }
+        let c_family = index.files[hit.file as usize]
+            .as_ref()
+            .is_some_and(|m| super::chunk::is_c_family(&m.rel));
         let Some(text) = index.text(hit.file) else {
             continue;
         };
         let mut best = (0.0f32, 0usize);
         for (i, l) in text.split('\n').enumerate() {
-            let m = definition_match(l, query);
+            let m = definition_match(l, query, c_family);
             if m > best.0 {
                 best = (m, i);
             }
