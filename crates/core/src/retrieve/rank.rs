@@ -551,6 +551,36 @@ fn definition_match(line: &str, query: &Query, c_family: bool) -> f32 {
     spelled * (1.0 - NESTED_PENALTY * super::chunk::indent(line).min(12) as f32)
 }
 
+/// Whether `line`, read as [`normalize_name`] reads it (letters and digits only, lower case),
+/// contains `name` (already normalized): a necessary condition for the line to define it.
+/// Non-ASCII names are always possible.
+fn contains_normalized(line: &str, name: &str) -> bool {
+    let name = name.as_bytes();
+    if name.is_empty() || !name.is_ascii() || !line.is_ascii() {
+        return true;
+    }
+    let line = line.as_bytes();
+    (0..line.len()).any(|start| {
+        let mut k = 0;
+        for &b in &line[start..] {
+            if !b.is_ascii_alphanumeric() {
+                if k == 0 {
+                    return false;
+                }
+                continue;
+            }
+            if b.to_ascii_lowercase() != name[k] {
+                return false;
+            }
+            k += 1;
+            if k == name.len() {
+                return true;
+            }
+        }
+        false
+    })
+}
+
 /// Step 7, for short prompts naming a symbol (`SqlMapper`, `Vitest`): among the top files
 /// and the files named after the symbol, those with a definition of exactly that name (not
 /// `SqlMapperAsync`, not a call) gain [`W_EXACT_DEFINITION`] of the top score
@@ -579,6 +609,10 @@ pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit])
         };
         let mut best = (0.0f32, 0usize);
         for (i, l) in text.split('\n').enumerate() {
+            // Most lines name none of the symbols: skip the definition patterns for them.
+            if !query.symbols.iter().any(|s| contains_normalized(l, s)) {
+                continue;
+            }
             let m = definition_match(l, query, c_family);
             if m > best.0 {
                 best = (m, i);
@@ -689,4 +723,23 @@ fn demote_companion_headers(index: &Index, hits: &mut [FileHit]) -> bool {
         }
     }
     changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contains_normalized_reads_the_line_as_names_are_normalized() {
+        let line = "static inline unsigned long copy_from_user(void *to,";
+        assert!(contains_normalized(line, "copyfromuser"));
+        assert!(contains_normalized(line, "copy"));
+        assert!(contains_normalized("class SqlMapper {", "sqlmapper"));
+        assert!(contains_normalized("def Sql_Mapper():", "sqlmapper"));
+        assert!(!contains_normalized("int main(void) {", "copyfromuser"));
+        assert!(!contains_normalized("copy_from_use", "copyfromuser"));
+        // Never rules out what it cannot read as ASCII.
+        assert!(contains_normalized("fn größe() {", "größe"));
+        assert!(contains_normalized("anything", ""));
+    }
 }
