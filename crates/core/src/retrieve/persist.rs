@@ -665,7 +665,7 @@ type Terms = (TermDict, Vec<PostingList>, PathPostings);
 
 fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> {
     let n_terms = r.len(4)?;
-    let mut terms = TermDict::default();
+    let mut terms = TermDict::with_capacity(n_terms);
     let mut postings: Vec<PostingList> = Vec::with_capacity(n_terms);
     let mut path_postings = PathPostings::default();
     for id in 0..n_terms {
@@ -675,7 +675,12 @@ fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> 
             return None;
         }
         let n = r.var_len(2)?;
-        let mut list = Vec::with_capacity(n);
+        // Most terms of a large tree are seen once: their one posting goes inline, without a
+        // list allocated and dropped for each.
+        let mut list = PostingList::Empty;
+        if n > 1 {
+            list = PostingList::Many(Vec::with_capacity(n));
+        }
         let mut prev = 0u32;
         for _ in 0..n {
             let chunk = prev.wrapping_add(r.var_u32()?);
@@ -691,7 +696,7 @@ fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> 
             }
             list.push(p);
         }
-        postings.push(PostingList::from(list));
+        postings.push(list);
         let n = r.var_len(1)?;
         let mut list = Vec::with_capacity(n);
         for _ in 0..n {

@@ -41,6 +41,16 @@ fn hash(t: &str) -> u64 {
 }
 
 impl TermDict {
+    /// An empty dictionary whose table holds `terms` terms without growing (a restored index
+    /// knows its count: growing rehashes every term held, about twice over).
+    pub fn with_capacity(terms: usize) -> TermDict {
+        TermDict {
+            arena: String::new(),
+            ends: Vec::with_capacity(terms),
+            table: vec![EMPTY; (terms * 2 + 2).next_power_of_two().max(1024)],
+        }
+    }
+
     /// Terms held.
     pub fn len(&self) -> usize {
         self.ends.len()
