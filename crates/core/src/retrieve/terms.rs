@@ -83,18 +83,28 @@ impl TermDict {
         }
     }
 
-    /// The id of `t`, interned if new; and whether it was new.
+    /// The id of `t`, interned if new; and whether it was new. One hash and one probe: a new
+    /// term takes the empty slot its probe ended on.
     pub fn intern(&mut self, t: &str) -> (u32, bool) {
-        if let Some(&id) = self.get(t) {
-            return (id, false);
-        }
         if (self.ends.len() + 1) * 2 > self.table.len() {
             self.grow();
+        }
+        let mask = self.table.len() - 1;
+        let mut i = hash(t) as usize & mask;
+        loop {
+            let id = self.table[i];
+            if id == EMPTY {
+                break;
+            }
+            if self.term(id) == t {
+                return (id, false);
+            }
+            i = (i + 1) & mask;
         }
         let id = self.ends.len() as u32;
         self.arena.push_str(t);
         self.ends.push(self.arena.len() as u32);
-        self.place(id);
+        self.table[i] = id;
         (id, true)
     }
 
