@@ -24,9 +24,10 @@ use std::process::Command;
 
 use tree_sitter_language::LanguageFn;
 
-/// One grammar: its package, the folder of its `parser.c` in the package, the C function that
+/// One grammar: the `syntax::Lang` it serves, its package, the folder of its `parser.c` in the package, the C function that
 /// returns its language, and its language as the build dependency gives it.
 struct Grammar {
+    lang: &'static str,
     package: &'static str,
     dir: &'static str,
     function: &'static str,
@@ -35,7 +36,8 @@ struct Grammar {
 
 #[allow(clippy::too_many_lines)] // A table: one grammar an entry.
 fn grammars() -> Vec<Grammar> {
-    let g = |package, dir, function, language| Grammar {
+    let g = |lang, package, dir, function, language| Grammar {
+        lang,
         package,
         dir,
         function,
@@ -43,120 +45,141 @@ fn grammars() -> Vec<Grammar> {
     };
     vec![
         g(
+            "TypeScript",
             "tree-sitter-typescript",
             "typescript/src",
             "tree_sitter_typescript",
             tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
         ),
         g(
+            "Tsx",
             "tree-sitter-typescript",
             "tsx/src",
             "tree_sitter_tsx",
             tree_sitter_typescript::LANGUAGE_TSX,
         ),
         g(
+            "JavaScript",
             "tree-sitter-javascript",
             "src",
             "tree_sitter_javascript",
             tree_sitter_javascript::LANGUAGE,
         ),
         g(
+            "Python",
             "tree-sitter-python",
             "src",
             "tree_sitter_python",
             tree_sitter_python::LANGUAGE,
         ),
         g(
+            "Rust",
             "tree-sitter-rust",
             "src",
             "tree_sitter_rust",
             tree_sitter_rust::LANGUAGE,
         ),
         g(
+            "Go",
             "tree-sitter-go",
             "src",
             "tree_sitter_go",
             tree_sitter_go::LANGUAGE,
         ),
         g(
+            "Bash",
             "tree-sitter-bash",
             "src",
             "tree_sitter_bash",
             tree_sitter_bash::LANGUAGE,
         ),
         g(
+            "C",
             "tree-sitter-c",
             "src",
             "tree_sitter_c",
             tree_sitter_c::LANGUAGE,
         ),
         g(
+            "Cpp",
             "tree-sitter-cpp",
             "src",
             "tree_sitter_cpp",
             tree_sitter_cpp::LANGUAGE,
         ),
         g(
+            "CSharp",
             "tree-sitter-c-sharp",
             "src",
             "tree_sitter_c_sharp",
             tree_sitter_c_sharp::LANGUAGE,
         ),
         g(
+            "Elixir",
             "tree-sitter-elixir",
             "src",
             "tree_sitter_elixir",
             tree_sitter_elixir::LANGUAGE,
         ),
         g(
+            "Haskell",
             "tree-sitter-haskell",
             "src",
             "tree_sitter_haskell",
             tree_sitter_haskell::LANGUAGE,
         ),
         g(
+            "Java",
             "tree-sitter-java",
             "src",
             "tree_sitter_java",
             tree_sitter_java::LANGUAGE,
         ),
         g(
+            "Kotlin",
             "tree-sitter-kotlin-ng",
             "src",
             "tree_sitter_kotlin",
             tree_sitter_kotlin_ng::LANGUAGE,
         ),
         g(
+            "Lua",
             "tree-sitter-lua",
             "src",
             "tree_sitter_lua",
             tree_sitter_lua::LANGUAGE,
         ),
+        // The PHP grammar with its HTML islands: a `.php` file may start with markup.
         g(
+            "Php",
             "tree-sitter-php",
             "php/src",
             "tree_sitter_php",
             tree_sitter_php::LANGUAGE_PHP,
         ),
         g(
+            "Ruby",
             "tree-sitter-ruby",
             "src",
             "tree_sitter_ruby",
             tree_sitter_ruby::LANGUAGE,
         ),
         g(
+            "Scala",
             "tree-sitter-scala",
             "src",
             "tree_sitter_scala",
             tree_sitter_scala::LANGUAGE,
         ),
         g(
+            "Swift",
             "tree-sitter-swift",
             "src",
             "tree_sitter_swift",
             tree_sitter_swift::LANGUAGE,
         ),
         g(
+            "Zig",
             "tree-sitter-zig",
             "src",
             "tree_sitter_zig",
@@ -304,9 +327,42 @@ fn compress(table: &[u16]) -> Vec<u8> {
     out
 }
 
+/// The Rust side of the compiled grammars, included by `src/syntax/grammars.rs`: the C
+/// functions of each, its `Grammar` (language, table accessors, compressed tables), and
+/// `grammar(lang)` choosing among them. Generated from [`grammars`] so that one list names them.
+fn runtime_table(grammars: &[Grammar]) -> String {
+    let mut externs = String::new();
+    let mut statics = String::new();
+    let mut arms = String::new();
+    for (i, g) in grammars.iter().enumerate() {
+        let f = g.function;
+        externs.push_str(&format!(
+            "    fn {f}() -> *const ();\n    fn {f}_parse_table() -> *mut u16;\n    \
+             fn {f}_small_parse_table() -> *mut u16;\n"
+        ));
+        statics.push_str(&format!(
+            "    Grammar {{ language: {f}, parse_table: {f}_parse_table, \
+             small_parse_table: {f}_small_parse_table, \
+             tables: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{f}.tables\")), \
+             ready: OnceLock::new() }},\n"
+        ));
+        arms.push_str(&format!("        Lang::{} => {i},\n", g.lang));
+    }
+    format!(
+        "unsafe extern \"C\" {{\n{externs}}}\n\n\
+         static GRAMMARS: [Grammar; {n}] = [\n{statics}];\n\n\
+         /// The tree-sitter grammar of `lang`.\n\
+         pub fn grammar(lang: Lang) -> Language {{\n    \
+         GRAMMARS[match lang {{\n{arms}    }}].language()\n}}\n",
+        n = grammars.len()
+    )
+}
+
 pub fn build(out: &Path) {
     let dirs = package_dirs();
-    for g in grammars() {
+    let grammars = grammars();
+    fs::write(out.join("grammars.rs"), runtime_table(&grammars)).expect("OUT_DIR is writable");
+    for g in grammars {
         let src = dirs
             .get(g.package)
             .unwrap_or_else(|| panic!("{} is in cargo metadata", g.package))

@@ -1,7 +1,8 @@
-//! The grammars: the one place that names the tree-sitter grammar of each language of the
-//! registry ([`super::Lang`]).
+//! The tree-sitter grammar of each language of the registry ([`super::Lang`]).
 //!
-//! Each grammar's C parser is compiled by `build.rs` (`build_grammars.rs`) with its two large
+//! The one list of grammars (language, crate, folder, C function) is `build_grammars.rs`, the
+//! build script that compiles them and writes the table this module includes. Each grammar's C
+//! parser is compiled by `build.rs` (`build_grammars.rs`) with its two large
 //! parse tables (`ts_parse_table`, `ts_small_parse_table`: 85% of the grammars' 33 MB, mostly
 //! zeros) left empty and embedded here deflate-compressed instead (about 2 MB for all).
 //! The first use of a grammar in the process inflates its tables into those arrays (a few
@@ -73,74 +74,6 @@ unsafe fn inflate_into(table: *mut u16, blob: &[u8]) -> &[u8] {
     &blob[16 + packed..]
 }
 
-/// Declares the compiled grammars: `static NAME: Grammar` for each `tree_sitter_<name>`.
-macro_rules! grammars {
-    ($($name:ident: $function:ident, $parse:ident, $small:ident;)*) => {
-        unsafe extern "C" {
-            $(
-                fn $function() -> *const ();
-                fn $parse() -> *mut u16;
-                fn $small() -> *mut u16;
-            )*
-        }
-        $(
-            static $name: Grammar = Grammar {
-                language: $function,
-                parse_table: $parse,
-                small_parse_table: $small,
-                tables: include_bytes!(concat!(env!("OUT_DIR"), "/", stringify!($function), ".tables")),
-                ready: OnceLock::new(),
-            };
-        )*
-    };
-}
-
-grammars! {
-    TYPESCRIPT: tree_sitter_typescript, tree_sitter_typescript_parse_table, tree_sitter_typescript_small_parse_table;
-    TSX: tree_sitter_tsx, tree_sitter_tsx_parse_table, tree_sitter_tsx_small_parse_table;
-    JAVASCRIPT: tree_sitter_javascript, tree_sitter_javascript_parse_table, tree_sitter_javascript_small_parse_table;
-    PYTHON: tree_sitter_python, tree_sitter_python_parse_table, tree_sitter_python_small_parse_table;
-    RUST: tree_sitter_rust, tree_sitter_rust_parse_table, tree_sitter_rust_small_parse_table;
-    GO: tree_sitter_go, tree_sitter_go_parse_table, tree_sitter_go_small_parse_table;
-    BASH: tree_sitter_bash, tree_sitter_bash_parse_table, tree_sitter_bash_small_parse_table;
-    C: tree_sitter_c, tree_sitter_c_parse_table, tree_sitter_c_small_parse_table;
-    CPP: tree_sitter_cpp, tree_sitter_cpp_parse_table, tree_sitter_cpp_small_parse_table;
-    C_SHARP: tree_sitter_c_sharp, tree_sitter_c_sharp_parse_table, tree_sitter_c_sharp_small_parse_table;
-    ELIXIR: tree_sitter_elixir, tree_sitter_elixir_parse_table, tree_sitter_elixir_small_parse_table;
-    HASKELL: tree_sitter_haskell, tree_sitter_haskell_parse_table, tree_sitter_haskell_small_parse_table;
-    JAVA: tree_sitter_java, tree_sitter_java_parse_table, tree_sitter_java_small_parse_table;
-    KOTLIN: tree_sitter_kotlin, tree_sitter_kotlin_parse_table, tree_sitter_kotlin_small_parse_table;
-    LUA: tree_sitter_lua, tree_sitter_lua_parse_table, tree_sitter_lua_small_parse_table;
-    PHP: tree_sitter_php, tree_sitter_php_parse_table, tree_sitter_php_small_parse_table;
-    RUBY: tree_sitter_ruby, tree_sitter_ruby_parse_table, tree_sitter_ruby_small_parse_table;
-    SCALA: tree_sitter_scala, tree_sitter_scala_parse_table, tree_sitter_scala_small_parse_table;
-    SWIFT: tree_sitter_swift, tree_sitter_swift_parse_table, tree_sitter_swift_small_parse_table;
-    ZIG: tree_sitter_zig, tree_sitter_zig_parse_table, tree_sitter_zig_small_parse_table;
-}
-
-/// The tree-sitter grammar of `lang`.
-pub fn grammar(lang: Lang) -> Language {
-    match lang {
-        Lang::TypeScript => TYPESCRIPT.language(),
-        Lang::Tsx => TSX.language(),
-        Lang::JavaScript => JAVASCRIPT.language(),
-        Lang::Python => PYTHON.language(),
-        Lang::Rust => RUST.language(),
-        Lang::Go => GO.language(),
-        Lang::Bash => BASH.language(),
-        Lang::C => C.language(),
-        Lang::Cpp => CPP.language(),
-        Lang::CSharp => C_SHARP.language(),
-        Lang::Elixir => ELIXIR.language(),
-        Lang::Haskell => HASKELL.language(),
-        Lang::Java => JAVA.language(),
-        Lang::Kotlin => KOTLIN.language(),
-        Lang::Lua => LUA.language(),
-        // The PHP grammar with its HTML islands: a `.php` file may start with markup.
-        Lang::Php => PHP.language(),
-        Lang::Ruby => RUBY.language(),
-        Lang::Scala => SCALA.language(),
-        Lang::Swift => SWIFT.language(),
-        Lang::Zig => ZIG.language(),
-    }
-}
+// `unsafe extern "C"` declarations of every grammar's functions, `static GRAMMARS`, and
+// `pub fn grammar(lang: Lang) -> Language`, written by build.rs from its one list of grammars.
+include!(concat!(env!("OUT_DIR"), "/grammars.rs"));
