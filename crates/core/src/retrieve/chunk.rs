@@ -191,7 +191,7 @@ pub fn definition_name(line: &str, c_family: bool) -> Option<&str> {
 /// The function a C or C++ line defines at the top level ([`c_function_pattern`]).
 fn c_function_name(line: &str) -> Option<&str> {
     let first = line.as_bytes().first()?;
-    if !(first.is_ascii_alphabetic() || *first == b'_') || line.contains("//") {
+    if !(first.is_ascii_alphabetic() || *first == b'_') {
         return None;
     }
     let name = c_function_pattern().captures(line)?.name("name")?.as_str();
@@ -385,6 +385,8 @@ mod tests {
             ),
             ("void Formatter::format(int x) {", "format"),
             ("static void *xmalloc(size_t n)", "xmalloc"),
+            ("int run(int argc) { /* entry */", "run"),
+            ("int start(void) // called once", "start"),
         ];
         for (line, name) in defs {
             assert_eq!(definition_name(line, true), Some(name), "{line}");
