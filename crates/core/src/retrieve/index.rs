@@ -25,7 +25,7 @@ use crate::fs_scope::{ReadError, ReadLimits, Scope};
 use crate::stamp::racy;
 
 pub(super) use super::terms::Posting;
-use super::terms::{PathPostings, PostingList, TermDict};
+use super::terms::{PathPostings, Postings, TermDict};
 
 /// A chunk of an indexed file.
 #[derive(Debug, Clone)]
@@ -188,7 +188,7 @@ pub struct IndexStats {
 pub struct Index {
     pub(super) scope: Scope,
     pub(super) terms: TermDict,
-    pub(super) postings: Vec<PostingList>,
+    pub(super) postings: Postings,
     pub(super) path_postings: PathPostings,
     pub(super) chunks: Vec<ChunkMeta>,
     pub(super) files: Vec<Option<FileMeta>>,
@@ -239,7 +239,7 @@ struct Progress<'a> {
 /// for consistency there; [`Index::from_parts`] derives the counters.
 pub(super) struct Parts {
     pub terms: TermDict,
-    pub postings: Vec<PostingList>,
+    pub postings: Postings,
     pub path_postings: PathPostings,
     pub chunks: Vec<ChunkMeta>,
     pub files: Vec<Option<FileMeta>>,
@@ -439,7 +439,7 @@ impl Index {
         Index {
             scope,
             terms: TermDict::default(),
-            postings: Vec::new(),
+            postings: Postings::default(),
             path_postings: PathPostings::default(),
             chunks: Vec::new(),
             files: Vec::new(),
@@ -680,10 +680,7 @@ impl Index {
     /// about as much as the index itself).
     fn shrink(&mut self) {
         self.terms.shrink();
-        self.postings.shrink_to_fit();
-        for list in &mut self.postings {
-            list.shrink();
-        }
+        self.postings.shrink();
         self.chunks.shrink_to_fit();
         self.files.shrink_to_fit();
         self.file_lens.shrink_to_fit();
@@ -1016,7 +1013,7 @@ impl Index {
     fn intern(&mut self, term: &str) -> u32 {
         let (id, new) = self.terms.intern(term);
         if new {
-            self.postings.push(PostingList::Empty);
+            self.postings.add_term();
         }
         id
     }
@@ -1028,12 +1025,15 @@ impl Index {
         for c in p.chunks {
             let cid = self.chunks.len() as u32;
             for (t, tf, sym) in &c.terms {
-                let tid = self.intern(t) as usize;
-                self.postings[tid].push(Posting {
-                    chunk: cid,
-                    tf: *tf,
-                    sym: *sym,
-                });
+                let tid = self.intern(t);
+                self.postings.push(
+                    tid,
+                    Posting {
+                        chunk: cid,
+                        tf: *tf,
+                        sym: *sym,
+                    },
+                );
             }
             file_len = file_len.saturating_add(c.len);
             self.live_chunks += 1;
@@ -1050,6 +1050,7 @@ impl Index {
             let tid = self.intern(t);
             self.path_postings.push(tid, fid);
         }
+        self.postings.maybe_flush();
         self.live_files += 1;
         self.live_file_tokens += u64::from(file_len);
         self.by_path.insert(p.rel.clone(), fid);
@@ -1148,13 +1149,8 @@ impl Index {
             f.chunks = first..chunks.len() as u32;
             files.push(Some(f));
         }
-        for list in &mut self.postings {
-            list.retain_mut(|p| {
-                let new = chunk_map[p.chunk as usize];
-                p.chunk = new;
-                new != u32::MAX
-            });
-        }
+        self.postings
+            .remap(|c| Some(chunk_map[c as usize]).filter(|&n| n != u32::MAX));
         self.path_postings.retain_mut(|f| {
             let new = file_map[*f as usize];
             *f = new;
@@ -1173,16 +1169,14 @@ impl Index {
 
     /// Counts and approximate memory.
     pub fn stats(&self) -> IndexStats {
-        let postings: usize = self.postings.iter().map(PostingList::len).sum();
-        let posting_heap: usize = self.postings.iter().map(PostingList::heap_bytes).sum();
+        let postings = self.postings.total();
         let file_bytes: usize = self
             .files
             .iter()
             .flatten()
             .map(|f| f.rel.len() * 2 + 160)
             .sum();
-        let bytes = self.postings.len() * std::mem::size_of::<PostingList>()
-            + posting_heap
+        let bytes = self.postings.bytes()
             + self.path_postings.bytes()
             + self.terms.bytes()
             + self.chunks.len() * std::mem::size_of::<ChunkMeta>()

@@ -28,7 +28,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::chunk;
 use super::index::{ChunkMeta, FileMeta, Index, Parts, Posting, SkipReason};
-use super::terms::{PathPostings, PostingList, TermDict};
+use super::terms::{PathPostings, Postings, TermDict};
 use super::walk::{Stamp, WatchedDir};
 use crate::fs_scope::Scope;
 
@@ -342,10 +342,9 @@ fn write_terms<W: Write>(b: &mut Out<'_, W>, index: &Index) {
         let term = index.terms.term(id).as_bytes();
         b.var(term.len() as u64);
         b.raw(term);
-        let list = index.postings[id as usize].as_slice();
-        b.var(list.len() as u64);
+        b.var(index.postings.len(id) as u64);
         let mut prev = 0u32;
-        for p in list {
+        for p in index.postings.list(id) {
             b.var(u64::from(p.chunk.wrapping_sub(prev)));
             prev = p.chunk;
             b.var(u64::from(p.tf) << 1 | u64::from(p.sym > 0));
@@ -661,12 +660,13 @@ fn check_references(
     Some(by_path)
 }
 
-type Terms = (TermDict, Vec<PostingList>, PathPostings);
+type Terms = (TermDict, Postings, PathPostings);
 
 fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> {
     let n_terms = r.len(4)?;
     let mut terms = TermDict::with_capacity(n_terms);
-    let mut postings: Vec<PostingList> = Vec::with_capacity(n_terms);
+    // The runs take about what they take in the file (the same encoding).
+    let mut postings = Postings::with_capacity(n_terms, r.b.len());
     let mut path_postings = PathPostings::default();
     for id in 0..n_terms {
         let n = r.var_len(1)?;
@@ -675,12 +675,7 @@ fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> 
             return None;
         }
         let n = r.var_len(2)?;
-        // Most terms of a large tree are seen once: their one posting goes inline, without a
-        // list allocated and dropped for each.
-        let mut list = PostingList::Empty;
-        if n > 1 {
-            list = PostingList::Many(Vec::with_capacity(n));
-        }
+        postings.add_term();
         let mut prev = 0u32;
         for _ in 0..n {
             let chunk = prev.wrapping_add(r.var_u32()?);
@@ -694,9 +689,9 @@ fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> 
             if p.chunk as usize >= n_chunks || (tf & 1 == 1 && p.sym == 0) {
                 return None;
             }
-            list.push(p);
+            // Terms arrive in id order: each run is appended where it ends the buffer.
+            postings.push(id as u32, p);
         }
-        postings.push(list);
         let n = r.var_len(1)?;
         let mut list = Vec::with_capacity(n);
         for _ in 0..n {
@@ -709,6 +704,7 @@ fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> 
         path_postings.insert(id as u32, list);
     }
     terms.shrink();
+    postings.shrink();
     Some((terms, postings, path_postings))
 }
 

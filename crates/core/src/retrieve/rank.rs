@@ -108,7 +108,7 @@ fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
         .enumerate()
         .filter_map(|(k, (t, w))| {
             let &id = index.terms.get(t.as_str())?;
-            let df = index.postings[id as usize].len() + index.path_postings[id as usize].len();
+            let df = index.postings.len(id) + index.path_postings[id as usize].len();
             (df > 0).then_some((Term { id, weight: *w }, df, k))
         })
         .collect();
@@ -210,10 +210,10 @@ impl Scores {
     fn add_term(&mut self, index: &Index, term: Term) {
         let (w_symbol, k1c, bc, k1f, bf, w_path) =
             (W_SYMBOL, K1_CHUNK, B_CHUNK, K1_FILE, B_FILE, W_PATH);
-        let list = &index.postings[term.id as usize];
+        let list = || index.postings.list(term.id);
         self.touched.clear();
         let mut df_chunks = 0f32;
-        for p in list {
+        for p in list() {
             let c = &index.chunks[p.chunk as usize];
             if !c.alive {
                 continue;
@@ -229,7 +229,7 @@ impl Scores {
         }
         if df_chunks > 0.0 {
             let idf_c = idf(self.n_chunks, df_chunks);
-            for p in list {
+            for p in list() {
                 let c = &index.chunks[p.chunk as usize];
                 if !c.alive {
                     continue;
@@ -269,9 +269,9 @@ impl Scores {
     /// defines) lifts that chunk and its file, by the rarity of the definition: a name
     /// defined in one file is strong evidence, a word in many names is not.
     fn add_definitions(&mut self, index: &Index, term: Term) {
-        let list = &index.postings[term.id as usize];
+        let list = || index.postings.list(term.id);
         self.touched.clear();
-        for p in list {
+        for p in list() {
             let c = &index.chunks[p.chunk as usize];
             if p.sym == 0 || !c.alive {
                 continue;
@@ -291,7 +291,7 @@ impl Scores {
             return;
         }
         let idf_d = idf(self.n_files, self.touched.len() as f32);
-        for p in list {
+        for p in list() {
             let c = &index.chunks[p.chunk as usize];
             if p.sym > 0 && c.alive {
                 self.chunk[p.chunk as usize] += W_DEFINES_CHUNK * term.weight * idf_d;

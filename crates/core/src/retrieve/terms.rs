@@ -1,12 +1,12 @@
 //! The compact parts of the index: the term dictionary and the posting lists.
 //!
 //! A large tree has millions of distinct terms (the Linux kernel: 4.1M, most of them seen once:
-//! hex constants, unique identifiers), so what a term costs beyond its postings decides the
-//! index's size. Here a term is its bytes in one shared arena, an end offset (4 bytes) and a
-//! slot in an open-addressing table of term ids (4 bytes, at most half full); a term seen in
-//! one chunk keeps its single posting inline instead of in a heap allocation; and path
-//! postings, which only a few thousand terms have, live in a side map. About 45 bytes per term
-//! instead of about 170 with a `HashMap<Box<str>, u32>` and two `Vec`s per term.
+//! hex constants, unique identifiers) and tens of millions of postings, so
+//! what a term and a posting cost decides the index's size. Here a term is its bytes in one
+//! shared arena, an end offset (4 bytes) and a slot in an open-addressing table of term ids
+//! (4 bytes, at most half full); its postings are a run of variable-length numbers in one
+//! shared buffer (2-3 bytes a posting, 16 bytes of bookkeeping a term: [`Postings`]); and path
+//! postings, which only a few thousand terms have, live in a side map.
 
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::Hasher;
@@ -137,81 +137,262 @@ impl TermDict {
     }
 }
 
-/// The postings of one term: none, one inline, or a list.
-#[derive(Debug, Clone, Default)]
-pub(crate) enum PostingList {
-    #[default]
-    Empty,
-    One(Posting),
-    Many(Vec<Posting>),
+/// The postings of every term, compressed: each term's list is one run of bytes in a shared
+/// buffer (the chunk-id gap to the previous posting, then `tf << 1 | has_sym`, then `sym` when
+/// set, each a LEB128 number: 2-3 bytes a posting instead of 8, and no allocation or 24-byte
+/// header per term). Lists are ordered by term id, so a posting added later for a term cannot
+/// go at its end in place: it waits in `pending` (read after the term's stored run, so a list
+/// is always in chunk-id order) until enough have gathered, then all are merged in one pass
+/// that moves each stored run once ([`Postings::flush`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Postings {
+    bytes: Vec<u8>,
+    /// Start of term `i`'s run in `bytes`; `starts[i + 1]` is its end (one more entry than
+    /// terms).
+    starts: Vec<u64>,
+    /// Postings of each term, stored and pending (its document frequency, dead chunks
+    /// included).
+    counts: Vec<u32>,
+    /// The last chunk of each term's stored run (the base of the next gap).
+    last: Vec<u32>,
+    pending: HashMap<u32, Vec<Posting>>,
+    pending_len: usize,
+    total: usize,
 }
 
-impl PostingList {
-    pub fn as_slice(&self) -> &[Posting] {
-        match self {
-            PostingList::Empty => &[],
-            PostingList::One(p) => std::slice::from_ref(p),
-            PostingList::Many(v) => v,
-        }
-    }
+/// Pending postings merged at once: big enough that merges are rare during a build (each
+/// moves the whole buffer), small enough to be a few tens of megabytes.
+const FLUSH_AT: usize = 1 << 21;
 
-    pub fn len(&self) -> usize {
-        self.as_slice().len()
-    }
-
-    pub fn push(&mut self, p: Posting) {
-        match self {
-            PostingList::Empty => *self = PostingList::One(p),
-            PostingList::One(first) => *self = PostingList::Many(vec![*first, p]),
-            PostingList::Many(v) => v.push(p),
-        }
-    }
-
-    /// Keeps the postings `f` returns true for (it may rewrite them), then releases spare
-    /// capacity.
-    pub fn retain_mut(&mut self, f: impl FnMut(&mut Posting) -> bool) {
-        let mut v = match std::mem::take(self) {
-            PostingList::Empty => return,
-            PostingList::One(p) => vec![p],
-            PostingList::Many(v) => v,
-        };
-        v.retain_mut(f);
-        *self = PostingList::from(v);
-    }
-
-    pub fn shrink(&mut self) {
-        if let PostingList::Many(v) = self {
-            v.shrink_to_fit();
-        }
-    }
-
-    /// Heap bytes beyond the inline part (by length, so equal indexes report equal sizes).
-    pub fn heap_bytes(&self) -> usize {
-        match self {
-            PostingList::Many(v) => v.len() * std::mem::size_of::<Posting>(),
-            _ => 0,
+impl Default for Postings {
+    fn default() -> Postings {
+        Postings {
+            bytes: Vec::new(),
+            starts: vec![0],
+            counts: Vec::new(),
+            last: Vec::new(),
+            pending: HashMap::default(),
+            pending_len: 0,
+            total: 0,
         }
     }
 }
 
-impl From<Vec<Posting>> for PostingList {
-    fn from(mut v: Vec<Posting>) -> PostingList {
-        match v.len() {
-            0 => PostingList::Empty,
-            1 => PostingList::One(v[0]),
-            _ => {
-                v.shrink_to_fit();
-                PostingList::Many(v)
+fn put_var(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn encode(out: &mut Vec<u8>, prev: u32, p: Posting) {
+    put_var(out, p.chunk.wrapping_sub(prev));
+    put_var(out, u32::from(p.tf) << 1 | u32::from(p.sym > 0));
+    if p.sym > 0 {
+        put_var(out, u32::from(p.sym));
+    }
+}
+
+impl Postings {
+    /// Room for `terms` terms and `bytes` bytes of runs (a restored index knows both).
+    pub fn with_capacity(terms: usize, bytes: usize) -> Postings {
+        let mut p = Postings::default();
+        p.starts.reserve(terms);
+        p.counts.reserve(terms);
+        p.last.reserve(terms);
+        p.bytes.reserve(bytes);
+        p
+    }
+
+    /// Terms held.
+    pub fn terms(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// Adds a term with no postings; its id is the previous [`Postings::terms`].
+    pub fn add_term(&mut self) {
+        self.starts.push(self.bytes.len() as u64);
+        self.counts.push(0);
+        self.last.push(0);
+    }
+
+    /// Postings of `term` (dead chunks included).
+    pub fn len(&self, term: u32) -> usize {
+        self.counts.get(term as usize).map_or(0, |&n| n as usize)
+    }
+
+    /// Postings held in all.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// Adds a posting to `term`, whose postings so far all have smaller chunk ids.
+    pub fn push(&mut self, term: u32, p: Posting) {
+        let t = term as usize;
+        self.counts[t] += 1;
+        self.total += 1;
+        if t + 1 == self.counts.len() && !self.pending.contains_key(&term) {
+            // The last term's run ends the buffer: append in place (every new term, and
+            // every term of a restored index, which arrive in id order).
+            encode(&mut self.bytes, self.last[t], p);
+            self.last[t] = p.chunk;
+            self.starts[t + 1] = self.bytes.len() as u64;
+            return;
+        }
+        self.pending.entry(term).or_default().push(p);
+        self.pending_len += 1;
+    }
+
+    /// Merges pending postings when enough have gathered (call between files).
+    pub fn maybe_flush(&mut self) {
+        if self.pending_len >= FLUSH_AT {
+            self.flush();
+        }
+    }
+
+    /// Merges every pending posting into the stored runs: the buffer grows by their encoded
+    /// size once, and each run moves once, from the last term down (in place, so a merge
+    /// needs no second buffer).
+    pub fn flush(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut adds: Vec<(u32, Vec<u8>)> = std::mem::take(&mut self.pending)
+            .into_iter()
+            .map(|(t, list)| {
+                let mut enc = Vec::with_capacity(list.len() * 3);
+                let mut prev = self.last[t as usize];
+                for p in list {
+                    encode(&mut enc, prev, p);
+                    prev = p.chunk;
+                }
+                self.last[t as usize] = prev;
+                (t, enc)
+            })
+            .collect();
+        self.pending_len = 0;
+        adds.sort_unstable_by_key(|a| a.0);
+        let old_len = self.bytes.len();
+        let mut shift: usize = adds.iter().map(|a| a.1.len()).sum();
+        self.bytes.resize(old_len + shift, 0);
+        let mut hi = old_len;
+        for (t, enc) in adds.iter().rev() {
+            let end = self.starts[*t as usize + 1] as usize;
+            self.bytes.copy_within(end..hi, end + shift);
+            shift -= enc.len();
+            self.bytes[end + shift..end + shift + enc.len()].copy_from_slice(enc);
+            hi = end;
+        }
+        // Each start moves by what was added to the terms before it.
+        let mut added = 0u64;
+        let mut next = adds.iter().peekable();
+        for (i, start) in self.starts.iter_mut().enumerate() {
+            *start += added;
+            while let Some((t, enc)) = next.next_if(|a| a.0 as usize == i) {
+                debug_assert_eq!(*t as usize, i);
+                added += enc.len() as u64;
             }
         }
     }
+
+    /// The postings of `term`, in chunk-id order.
+    pub fn list(&self, term: u32) -> PostingIter<'_> {
+        let t = term as usize;
+        let (bytes, pending): (&[u8], &[Posting]) = match self.starts.get(t..t + 2) {
+            Some(&[a, b]) => (
+                &self.bytes[a as usize..b as usize],
+                self.pending.get(&term).map_or(&[], Vec::as_slice),
+            ),
+            _ => (&[], &[]),
+        };
+        PostingIter {
+            bytes,
+            at: 0,
+            prev: 0,
+            pending: pending.iter(),
+        }
+    }
+
+    /// Keeps the postings whose chunk `map` gives a new id for (in the same order: a
+    /// compaction renumbers densely), rewriting the runs.
+    pub fn remap(&mut self, map: impl Fn(u32) -> Option<u32>) {
+        self.flush();
+        let mut out = Postings::with_capacity(self.terms(), self.bytes.len());
+        for t in 0..self.terms() as u32 {
+            out.add_term();
+            for p in self.list(t) {
+                if let Some(chunk) = map(p.chunk) {
+                    out.push(t, Posting { chunk, ..p });
+                }
+            }
+        }
+        *self = out;
+        self.shrink();
+    }
+
+    /// Merges pending postings and releases spare capacity (after a build).
+    pub fn shrink(&mut self) {
+        self.flush();
+        self.bytes.shrink_to_fit();
+        self.starts.shrink_to_fit();
+        self.counts.shrink_to_fit();
+        self.last.shrink_to_fit();
+        self.pending.shrink_to_fit();
+    }
+
+    /// Approximate heap bytes.
+    pub fn bytes(&self) -> usize {
+        self.bytes.len()
+            + self.starts.len() * 8
+            + self.counts.len() * 8
+            + self.pending.len() * 32
+            + self.pending_len * std::mem::size_of::<Posting>()
+    }
 }
 
-impl<'a> IntoIterator for &'a PostingList {
-    type Item = &'a Posting;
-    type IntoIter = std::slice::Iter<'a, Posting>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.as_slice().iter()
+/// The postings of one term: its stored run, decoded as it goes, then its pending ones.
+#[derive(Debug, Clone)]
+pub(crate) struct PostingIter<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    prev: u32,
+    pending: std::slice::Iter<'a, Posting>,
+}
+
+impl PostingIter<'_> {
+    #[inline]
+    fn var(&mut self) -> u32 {
+        let mut v = 0u32;
+        let mut shift = 0u32;
+        loop {
+            let b = self.bytes[self.at];
+            self.at += 1;
+            v |= u32::from(b & 0x7f).wrapping_shl(shift);
+            if b & 0x80 == 0 {
+                return v;
+            }
+            shift += 7;
+        }
+    }
+}
+
+impl Iterator for PostingIter<'_> {
+    type Item = Posting;
+    #[inline]
+    fn next(&mut self) -> Option<Posting> {
+        if self.at < self.bytes.len() {
+            let chunk = self.prev.wrapping_add(self.var());
+            self.prev = chunk;
+            let f = self.var();
+            let sym = if f & 1 == 1 { self.var() as u16 } else { 0 };
+            return Some(Posting {
+                chunk,
+                tf: (f >> 1) as u16,
+                sym,
+            });
+        }
+        self.pending.next().copied()
     }
 }
 
@@ -276,23 +457,52 @@ mod tests {
     }
 
     #[test]
-    fn posting_lists_stay_inline_for_one_posting() {
-        let p = |c| Posting {
-            chunk: c,
-            tf: 1,
-            sym: 0,
+    fn postings_keep_chunk_order_across_pending_merges_and_remaps() {
+        let p = |c, tf, sym| Posting { chunk: c, tf, sym };
+        let mut s = Postings::default();
+        for _ in 0..4 {
+            s.add_term();
+        }
+        // Term 3 is last: appended in place; terms 0-2 wait in pending.
+        let mut want: Vec<Vec<Posting>> = vec![Vec::new(); 4];
+        let mut chunk = 0u32;
+        for round in 0..3u16 {
+            for t in [3u32, 0, 2] {
+                let q = p(chunk, round + 1, if t == 2 { 300 } else { 0 });
+                s.push(t, q);
+                want[t as usize].push(q);
+                chunk += 200; // gaps past one byte
+            }
+            if round == 1 {
+                s.flush();
+            }
+        }
+        let got = |s: &Postings, t: u32| s.list(t).collect::<Vec<_>>();
+        for t in 0..4 {
+            assert_eq!(got(&s, t), want[t as usize], "term {t}");
+            assert_eq!(s.len(t), want[t as usize].len());
+        }
+        s.flush();
+        for t in 0..4 {
+            assert_eq!(got(&s, t), want[t as usize], "term {t} after flush");
+        }
+        assert_eq!(s.total(), 9);
+        s.remap(|c| (c % 400 == 0).then_some(c / 400));
+        let kept = |t: usize| -> Vec<Posting> {
+            want[t]
+                .iter()
+                .filter(|q| q.chunk % 400 == 0)
+                .map(|q| p(q.chunk / 400, q.tf, q.sym))
+                .collect()
         };
-        let mut l = PostingList::default();
-        assert_eq!(l.len(), 0);
-        l.push(p(1));
-        assert!(matches!(l, PostingList::One(_)));
-        l.push(p(2));
-        l.push(p(3));
-        assert_eq!(l.as_slice(), &[p(1), p(2), p(3)]);
-        l.retain_mut(|x| x.chunk != 2);
-        assert_eq!(l.len(), 2);
-        l.retain_mut(|x| x.chunk == 3);
-        assert!(matches!(l, PostingList::One(_)));
+        for t in 0..4 {
+            assert_eq!(got(&s, t as u32), kept(t), "term {t} after remap");
+        }
+        assert!(got(&s, 9).is_empty());
+    }
+
+    #[test]
+    fn path_postings_list_files_by_term() {
         let mut paths = PathPostings::default();
         paths.push(7, 1);
         paths.push(7, 2);
