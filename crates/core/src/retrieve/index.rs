@@ -157,6 +157,10 @@ pub(super) struct Prepared {
     language: Option<&'static str>,
     role: Role,
     keys: rank::FileKeys,
+    /// The file's distinct terms, numbered in the order first seen (one string and an offset
+    /// each, not an allocation per term and chunk: allocating and freeing those across the
+    /// reading and merging threads was a quarter of a kernel build's CPU).
+    terms: TermDict,
     chunks: Vec<PreparedChunk>,
     path_terms: Vec<String>,
 }
@@ -165,7 +169,8 @@ struct PreparedChunk {
     start_line: u32,
     end_line: u32,
     len: u32,
-    terms: Vec<(String, u16, u16)>,
+    /// (term in the file's `terms`, tf, sym).
+    terms: Vec<(u32, u16, u16)>,
 }
 
 /// Counts of an index, for status and memory reports.
@@ -333,36 +338,24 @@ pub(super) fn prepare(scope: &Scope, listed: &Listed) -> Result<Prepared, SkipRe
     }
     let language = chunk::language(&listed.rel);
     let lines: Vec<&str> = file.text.split('\n').collect();
-    let mut counts: HashMap<String, (u16, u16)> = HashMap::default();
+    let mut counts = ChunkCounts::default();
     let mut chunks = Vec::new();
     for c in chunk_file(&listed.rel, &file.text) {
-        counts.clear();
         let mut len = 0u32;
         let (a, b) = (c.start_line as usize - 1, c.end_line as usize);
         for line in &lines[a..b.min(lines.len())] {
             for_each_term(line, |t, _| {
                 len += 1;
-                match counts.get_mut(t) {
-                    Some(e) => e.0 = e.0.saturating_add(1),
-                    None => {
-                        counts.insert(t.to_owned(), (1, 0));
-                    }
-                }
+                counts.add(t, false);
             });
         }
         for s in &c.symbols {
-            for_each_term(s, |t, _| {
-                let e = counts.entry(t.to_owned()).or_insert((0, 0));
-                e.1 = e.1.saturating_add(1);
-            });
+            for_each_term(s, |t, _| counts.add(t, true));
         }
+        let terms = counts.take();
         if len == 0 {
             continue;
         }
-        // Term ids follow this order; nothing in a result depends on them (ties are broken
-        // by query order and paths), so the map's order does not need sorting.
-        let terms: Vec<(String, u16, u16)> =
-            counts.drain().map(|(t, (tf, sym))| (t, tf, sym)).collect();
         chunks.push(PreparedChunk {
             start_line: c.start_line,
             end_line: c.end_line,
@@ -378,8 +371,50 @@ pub(super) fn prepare(scope: &Scope, listed: &Listed) -> Result<Prepared, SkipRe
         role: role_of(&listed.rel),
         keys: rank::FileKeys::of(&listed.rel),
         path_terms: path_terms(&listed.rel),
+        terms: counts.terms,
         chunks,
     })
+}
+
+/// A file's terms as [`prepare`] counts them, chunk by chunk.
+#[derive(Default)]
+struct ChunkCounts {
+    terms: TermDict,
+    /// Counts (tf, sym) in the chunk being read, by term number, and the numbers it has.
+    counts: Vec<(u16, u16)>,
+    seen: Vec<u32>,
+}
+
+impl ChunkCounts {
+    fn add(&mut self, t: &str, sym: bool) {
+        let (id, _) = self.terms.intern(t);
+        if id as usize >= self.counts.len() {
+            self.counts.resize(id as usize + 1, (0, 0));
+        }
+        let e = &mut self.counts[id as usize];
+        if *e == (0, 0) {
+            self.seen.push(id);
+        }
+        if sym {
+            e.1 = e.1.saturating_add(1);
+        } else {
+            e.0 = e.0.saturating_add(1);
+        }
+    }
+
+    /// The chunk's (term, tf, sym), in the order first seen (term ids follow it; nothing in
+    /// a result depends on them: ties are broken by query order and paths), and a fresh
+    /// count for the next chunk.
+    fn take(&mut self) -> Vec<(u32, u16, u16)> {
+        let counts = &mut self.counts;
+        self.seen
+            .drain(..)
+            .map(|id| {
+                let (tf, sym) = std::mem::take(&mut counts[id as usize]);
+                (id, tf, sym)
+            })
+            .collect()
+    }
 }
 
 /// Prepares `listed` on up to `threads` threads, keeping the input order; `progress` counts
@@ -1022,16 +1057,26 @@ impl Index {
         let fid = self.files.len() as u32;
         let first = self.chunks.len() as u32;
         let mut file_len = 0u32;
+        // The index's id of each of the file's terms, interned when first used (so a new
+        // term's first postings go in place, at the end of the postings buffer).
+        let mut ids = vec![u32::MAX; p.terms.len()];
         for c in p.chunks {
             let cid = self.chunks.len() as u32;
-            for (t, tf, sym) in &c.terms {
-                let tid = self.intern(t);
+            for &(t, tf, sym) in &c.terms {
+                let tid = match ids[t as usize] {
+                    u32::MAX => {
+                        let tid = self.intern(p.terms.term(t));
+                        ids[t as usize] = tid;
+                        tid
+                    }
+                    tid => tid,
+                };
                 self.postings.push(
                     tid,
                     Posting {
                         chunk: cid,
-                        tf: *tf,
-                        sym: *sym,
+                        tf,
+                        sym,
                     },
                 );
             }
