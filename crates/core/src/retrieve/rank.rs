@@ -138,11 +138,14 @@ struct Scores {
     touched: Vec<u32>,
     /// Files some of whose chunks a term scored (the others' chunk scores are all 0).
     chunked: Vec<bool>,
+    /// Scratch: the current term's live postings as (chunk, chunk length, weighted tf), so
+    /// its list is decoded and its chunks looked up once, not once per pass.
+    hits: Vec<(u32, u32, f32)>,
 }
 
-/// Score vectors (chunk, bm25, path, symbol, mention, file tf), the touched-files list and the
-/// chunked-files flags.
-type Buffers = ([Vec<f32>; 6], Vec<u32>, Vec<bool>);
+/// Score vectors (chunk, bm25, path, symbol, mention, file tf), the touched-files list, the
+/// chunked-files flags and the hits scratch.
+type Buffers = ([Vec<f32>; 6], Vec<u32>, Vec<bool>, Vec<(u32, u32, f32)>);
 
 thread_local! {
     /// The score vectors of this thread's last query, reused by its next one: on a large tree
@@ -175,6 +178,7 @@ impl Drop for Scores {
             vectors,
             std::mem::take(touched),
             std::mem::take(chunked),
+            std::mem::take(&mut self.hits),
         )));
     }
 }
@@ -184,8 +188,9 @@ impl Scores {
         let n_chunks = index.live_chunks.max(1) as f32;
         let n_files = index.live_files.max(1) as f32;
         let files = index.files.len();
-        let ([chunk, bm25, path, symbol, mention, file_tf], mut touched, mut chunked) =
+        let ([chunk, bm25, path, symbol, mention, file_tf], mut touched, mut chunked, mut hits) =
             SPARE.take().unwrap_or_default();
+        hits.clear();
         touched.clear();
         chunked.clear();
         chunked.resize(files, false);
@@ -203,6 +208,7 @@ impl Scores {
             file_tf: zeroed(file_tf, files),
             touched,
             chunked,
+            hits,
         }
     }
 
@@ -210,10 +216,10 @@ impl Scores {
     fn add_term(&mut self, index: &Index, term: Term) {
         let (w_symbol, k1c, bc, k1f, bf, w_path) =
             (W_SYMBOL, K1_CHUNK, B_CHUNK, K1_FILE, B_FILE, W_PATH);
-        let list = || index.postings.list(term.id);
         self.touched.clear();
+        self.hits.clear();
         let mut df_chunks = 0f32;
-        for p in list() {
+        for p in index.postings.list(term.id) {
             let c = &index.chunks[p.chunk as usize];
             if !c.alive {
                 continue;
@@ -221,6 +227,7 @@ impl Scores {
             df_chunks += 1.0;
             self.chunked[c.file as usize] = true;
             let tf = f32::from(p.tf) + w_symbol * f32::from(p.sym);
+            self.hits.push((p.chunk, c.len, tf));
             let slot = &mut self.file_tf[c.file as usize];
             if *slot == 0.0 {
                 self.touched.push(c.file);
@@ -229,15 +236,9 @@ impl Scores {
         }
         if df_chunks > 0.0 {
             let idf_c = idf(self.n_chunks, df_chunks);
-            for p in list() {
-                let c = &index.chunks[p.chunk as usize];
-                if !c.alive {
-                    continue;
-                }
-                let tf = f32::from(p.tf) + w_symbol * f32::from(p.sym);
-                let norm = k1c * (1.0 - bc + bc * c.len as f32 / self.avg_chunk);
-                self.chunk[p.chunk as usize] +=
-                    term.weight * idf_c * tf * (k1c + 1.0) / (tf + norm);
+            for &(chunk, len, tf) in &self.hits {
+                let norm = k1c * (1.0 - bc + bc * len as f32 / self.avg_chunk);
+                self.chunk[chunk as usize] += term.weight * idf_c * tf * (k1c + 1.0) / (tf + norm);
             }
             let idf_f = idf(self.n_files, self.touched.len() as f32);
             self.max_idf = self.max_idf.max(idf_f);
