@@ -147,13 +147,12 @@ struct Scores {
 /// chunked-files flags and the hits scratch.
 type Buffers = ([Vec<f32>; 6], Vec<u32>, Vec<bool>, Vec<(u32, u32, f32)>);
 
-thread_local! {
-    /// The score vectors of this thread's last query, reused by its next one: on a large tree
-    /// they take megabytes, and allocating and freeing them on every query cost about a
-    /// quarter of a warm call (the allocator consolidating its free lists).
-    static SPARE: std::cell::Cell<Option<Buffers>> =
-        const { std::cell::Cell::new(None) };
-}
+/// The score vectors of finished queries, reused by the next ones: on a large tree they take
+/// megabytes, and allocating and freeing them on every query cost about a quarter of a warm
+/// call (the allocator consolidating its free lists). One shared spare set rather than one per
+/// thread: queries come from any of the host's worker threads, and four idle copies of the
+/// kernel's buffers held ~45 MB.
+static SPARE: std::sync::Mutex<Option<Buffers>> = std::sync::Mutex::new(None);
 
 /// `n` zeros in `v`'s allocation.
 fn zeroed(mut v: Vec<f32>, n: usize) -> Vec<f32> {
@@ -174,12 +173,15 @@ impl Drop for Scores {
             take(&mut self.file_tf),
         ];
         let (touched, chunked) = (&mut self.touched, &mut self.chunked);
-        SPARE.set(Some((
+        let spare = (
             vectors,
             std::mem::take(touched),
             std::mem::take(chunked),
             std::mem::take(&mut self.hits),
-        )));
+        );
+        if let Ok(mut slot) = SPARE.lock() {
+            *slot = Some(spare);
+        }
     }
 }
 
@@ -189,7 +191,11 @@ impl Scores {
         let n_files = index.live_files.max(1) as f32;
         let files = index.files.len();
         let ([chunk, bm25, path, symbol, mention, file_tf], mut touched, mut chunked, mut hits) =
-            SPARE.take().unwrap_or_default();
+            SPARE
+                .lock()
+                .ok()
+                .and_then(|mut s| s.take())
+                .unwrap_or_default();
         hits.clear();
         touched.clear();
         chunked.clear();
