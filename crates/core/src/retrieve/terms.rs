@@ -610,6 +610,69 @@ mod tests {
         assert!(got(&s, 9).is_empty());
     }
 
+    /// Random operations against a plain model (a `Vec` of postings per term): new terms,
+    /// postings for any term in chunk order (in place or pending), merges, remaps.
+    #[test]
+    fn postings_agree_with_a_plain_model_under_random_operations() {
+        use proptest::prelude::*;
+        let config = ProptestConfig {
+            cases: 256,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x5057),
+            ..ProptestConfig::default()
+        };
+        // (operation, term pick, gap, tf, sym)
+        let ops = prop::collection::vec(
+            (
+                0u8..10,
+                any::<prop::sample::Index>(),
+                1u32..70_000,
+                1u16..400,
+                0u16..3,
+            ),
+            1..300,
+        );
+        proptest!(config, |(ops in ops)| {
+            let mut s = Postings::default();
+            let mut model: Vec<Vec<Posting>> = Vec::new();
+            let mut chunk = 0u32;
+            for (op, pick, gap, tf, sym) in ops {
+                match op {
+                    0 | 1 => {
+                        s.add_term();
+                        model.push(Vec::new());
+                    }
+                    2 => s.flush(),
+                    3 if chunk > 0 => {
+                        // Drop every third chunk, renumbering the rest densely.
+                        let map = |c: u32| (!c.is_multiple_of(3)).then(|| c - c / 3 - 1);
+                        s.remap(map);
+                        for list in &mut model {
+                            *list = list
+                                .iter()
+                                .filter_map(|p| map(p.chunk).map(|chunk| Posting { chunk, ..*p }))
+                                .collect();
+                        }
+                        chunk = chunk - chunk / 3;
+                    }
+                    _ if !model.is_empty() => {
+                        chunk += gap;
+                        let t = pick.index(model.len());
+                        let p = Posting { chunk, tf, sym };
+                        s.push(t as u32, p);
+                        model[t].push(p);
+                    }
+                    _ => {}
+                }
+            }
+            prop_assert_eq!(s.terms(), model.len());
+            prop_assert_eq!(s.total(), model.iter().map(Vec::len).sum::<usize>());
+            for (t, want) in model.iter().enumerate() {
+                prop_assert_eq!(&s.list(t as u32).collect::<Vec<_>>(), want);
+                prop_assert_eq!(s.len(t as u32), want.len());
+            }
+        });
+    }
+
     #[test]
     fn path_postings_list_files_by_term() {
         let mut paths = PathPostings::default();
