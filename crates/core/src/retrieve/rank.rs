@@ -33,8 +33,10 @@ const B_FILE: f32 = 0.5;
 const W_SYMBOL: f32 = 4.0;
 /// Weight of the path field relative to the file's content score.
 const W_PATH: f32 = 1.2;
-/// Weight of a file's best chunk in its score.
-const W_BEST_CHUNK: f32 = 0.6;
+/// Weight of a file's best chunk in its score. Below the whole file's BM25 (weight 1): a file
+/// whose chunks together match the prompt (the module that implements it) is better
+/// evidence than one chunk that names most of its words once.
+const W_BEST_CHUNK: f32 = 0.4;
 /// Weight of a definition of a prompt term, per unit of the term's weight × definition idf
 /// (file level and chunk level).
 const W_DEFINES: f32 = 1.0;

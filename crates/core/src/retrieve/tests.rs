@@ -943,3 +943,39 @@ fn a_symbol_prompt_finds_the_definition_spelled_as_typed() {
     let out = ret.retrieve(&request(r, "Conn", 10)).unwrap();
     assert_eq!(files(&out)[0], "lib/plug/conn.ex", "{:?}", files(&out));
 }
+
+#[test]
+fn a_file_with_evidence_throughout_beats_one_matching_chunk() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    // The module that implements it: each function deals with one of the question's words.
+    let mut central = String::new();
+    for (k, w) in ["session", "store", "cookie", "expire"]
+        .iter()
+        .cycle()
+        .take(12)
+        .enumerate()
+    {
+        central.push_str(&format!(
+            "def step_{k}(ctx):\n    \"\"\"Handles the {w}.\"\"\"\n    ctx.{w}_{k} = ctx.value\n    return ctx.{w}_{k}\n\n\n"
+        ));
+    }
+    write(r, "web/state.py", &central);
+    // A helper that names most of the words together, once.
+    write(
+        r,
+        "web/helpers.py",
+        "def describe(session):\n    \"\"\"Session cookie store.\"\"\"\n    return 'session cookie store'\n",
+    );
+    for k in 0..30 {
+        write(
+            r,
+            &format!("web/other{k}.py"),
+            &format!("def other_{k}(value):\n    return value * {k}\n"),
+        );
+    }
+    let out = Retrieval::default()
+        .retrieve(&request(r, "how session cookies expire in the store", 10))
+        .unwrap();
+    assert_eq!(files(&out)[0], "web/state.py", "{:?}", files(&out));
+}
