@@ -53,6 +53,9 @@ const EXTRA_CHUNKS: usize = 2;
 const EXTRA_FRACTION: f32 = 0.3;
 /// An extra chunk must score at least this fraction of the file's best chunk.
 const EXTRA_MIN_RATIO: f32 = 0.5;
+/// Weight of a phrase of the prompt that the index knows as a whole identifier ("reflection
+/// equals" meeting `reflectionEquals`), relative to a prose word.
+const W_PHRASE: f32 = 0.5;
 /// Most distinct query terms used (long prompts keep their rarest terms).
 const MAX_QUERY_TERMS: usize = 64;
 
@@ -102,7 +105,8 @@ struct Term {
 }
 
 /// Step 1: the prompt's terms the index knows; when there are more than [`MAX_QUERY_TERMS`],
-/// the rarest (ties: first in the prompt), kept in prompt order.
+/// the rarest (ties: first in the prompt), kept in prompt order; then the prompt's phrases
+/// that the index knows as whole identifiers, at [`W_PHRASE`].
 fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
     let mut known: Vec<(Term, usize, usize)> = query
         .terms
@@ -119,7 +123,20 @@ fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
         known.truncate(MAX_QUERY_TERMS);
         known.sort_by_key(|t| t.2);
     }
-    known.into_iter().map(|t| t.0).collect()
+    let mut out: Vec<Term> = known.into_iter().map(|t| t.0).collect();
+    // Phrases the index knows as identifiers: rare by nature, so they are added after the
+    // rarest-terms cut instead of competing in it.
+    for p in &query.phrases {
+        if let Some(&id) = index.terms.get(p.as_str()) {
+            if !out.iter().any(|t| t.id == id) {
+                out.push(Term {
+                    id,
+                    weight: W_PHRASE,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// The score accumulators of one query.

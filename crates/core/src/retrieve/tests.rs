@@ -979,3 +979,33 @@ fn a_file_with_evidence_throughout_beats_one_matching_chunk() {
         .unwrap();
     assert_eq!(files(&out)[0], "web/state.py", "{:?}", files(&out));
 }
+
+#[test]
+fn prose_words_meet_the_identifier_they_spell() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "src/Objects.java",
+        "public class Objects {\n    public static boolean reflectionEquals(Object a, Object b) {\n        return a == b;\n    }\n}\n",
+    );
+    // Files that use the same words apart, more often (without the phrase they rank first).
+    for k in 0..3 {
+        write(
+            r,
+            &format!("src/Other{k}.java"),
+            &format!("public class Other{k} {{\n    /** Reflection over the fields: equals compares them by reflection. */\n    public boolean equals(Object o) {{\n        return reflection(o) == reflection(this);\n    }}\n\n    /** Reflection for equals. */\n    Object reflection(Object o) {{\n        return o.fields();\n    }}\n}}\n"),
+        );
+    }
+    for k in 0..20 {
+        write(
+            r,
+            &format!("src/Filler{k}.java"),
+            &format!("public class Filler{k} {{\n    int value() {{ return {k}; }}\n}}\n"),
+        );
+    }
+    let out = Retrieval::default()
+        .retrieve(&request(r, "how does reflection equals work", 10))
+        .unwrap();
+    assert_eq!(files(&out)[0], "src/Objects.java", "{:?}", files(&out));
+}
