@@ -709,39 +709,70 @@ pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
     hits
 }
 
-/// A C/C++ header with its implementation file beside it (`mime.h` and `mime.c`) declares
-/// what the other defines: it counts this fraction of its score.
+/// A C/C++ header with its implementation beside it declares what the sources define: it
+/// counts this fraction of its score. Beside it means a same-stem source file in its folder
+/// (`mime.h` and `mime.c`), or a source file of its folder among the ranked files (`urldata.h`,
+/// the structs of `url.c`, `transfer.c`...: a question about how something works is answered
+/// by the code that does it, and its comments and fields match as many words).
 const COMPANION_HEADER: f32 = 0.75;
 
-/// Applies [`COMPANION_HEADER`] to the headers among `hits` that have a same-stem source file
-/// in their folder; true if any score changed. Headers without one (a header-only library,
-/// a header of shared types) keep their score.
+/// Whether `path` is a C, C++ or Objective-C source file (not a header).
+fn is_c_source(path: &str) -> bool {
+    path.rsplit_once('.')
+        .is_some_and(|(_, e)| matches!(e, "c" | "cc" | "cpp" | "cxx" | "m" | "mm"))
+}
+
+/// The folder of a relative path (`""` at the root).
+fn folder(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// Applies [`COMPANION_HEADER`] to the headers among `hits` with a source file beside them
+/// (see there); true if any score changed. Headers without one (a header-only library, a
+/// folder of shared headers) keep their score.
 fn demote_companion_headers(index: &Index, hits: &mut [FileHit]) -> bool {
-    let mut changed = false;
-    for hit in hits {
-        let Some(meta) = index.files[hit.file as usize].as_ref() else {
+    let rel = |h: &FileHit| {
+        index.files[h.file as usize]
+            .as_ref()
+            .map(|m| m.rel.as_str())
+    };
+    let mut source_folders: Vec<&str> = hits
+        .iter()
+        .filter_map(rel)
+        .filter(|r| is_c_source(r))
+        .map(folder)
+        .collect();
+    source_folders.sort_unstable();
+    source_folders.dedup();
+    let mut demoted: Vec<usize> = Vec::new();
+    for (k, hit) in hits.iter().enumerate() {
+        let Some(path) = rel(hit) else {
             continue;
         };
-        let Some((stem, ext)) = meta.rel.rsplit_once('.') else {
+        let Some((stem, ext)) = path.rsplit_once('.') else {
             continue;
         };
         if !matches!(ext, "h" | "hh" | "hpp" | "hxx") {
             continue;
         }
-        let beside = ["c", "cc", "cpp", "cxx", "m", "mm"]
-            .iter()
-            .any(|e| index.by_path.contains_key(&format!("{stem}.{e}")));
+        let beside = source_folders.binary_search(&folder(path)).is_ok()
+            || ["c", "cc", "cpp", "cxx", "m", "mm"]
+                .iter()
+                .any(|e| index.by_path.contains_key(&format!("{stem}.{e}")));
         if beside {
-            hit.score *= COMPANION_HEADER;
-            hit.signals.role_factor *= COMPANION_HEADER;
-            hit.signals.total = hit.score;
-            for c in &mut hit.chunks {
-                c.1 *= COMPANION_HEADER;
-            }
-            changed = true;
+            demoted.push(k);
         }
     }
-    changed
+    for &k in &demoted {
+        let hit = &mut hits[k];
+        hit.score *= COMPANION_HEADER;
+        hit.signals.role_factor *= COMPANION_HEADER;
+        hit.signals.total = hit.score;
+        for c in &mut hit.chunks {
+            c.1 *= COMPANION_HEADER;
+        }
+    }
+    !demoted.is_empty()
 }
 
 #[cfg(test)]

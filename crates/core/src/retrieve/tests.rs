@@ -1009,3 +1009,34 @@ fn prose_words_meet_the_identifier_they_spell() {
         .unwrap();
     assert_eq!(files(&out)[0], "src/Objects.java", "{:?}", files(&out));
 }
+
+#[test]
+fn a_header_ranks_below_the_sources_of_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    // The struct the sources use, with a comment on each field (more of the question's words
+    // than the code that does it).
+    let header = "struct conn {\n  int reuse; /* may this connection be reused: checked before reuse */\n  int dead; /* connection found dead, not reused */\n  long upkeep; /* connection upkeep interval */\n};\n";
+    write(r, "lib/state.h", header);
+    write(
+        r,
+        "lib/pool.c",
+        "#include \"state.h\"\n\n/* Checks a connection before reuse. */\nint conn_ok(struct conn *c) {\n  return c->reuse && !c->dead;\n}\n",
+    );
+    // The same header in a folder of headers only keeps its score.
+    write(r, "include/state.h", header);
+    for k in 0..20 {
+        write(
+            r,
+            &format!("lib/other{k}.c"),
+            &format!("int other_{k}(int v) {{\n  return v + {k};\n}}\n"),
+        );
+    }
+    let out = Retrieval::default()
+        .retrieve(&request(r, "how a connection is checked for reuse", 10))
+        .unwrap();
+    let f = files(&out);
+    let pos = |p: &str| f.iter().position(|x| *x == p).unwrap();
+    assert!(pos("lib/pool.c") < pos("lib/state.h"), "{f:?}");
+    assert!(pos("include/state.h") < pos("lib/state.h"), "{f:?}");
+}
