@@ -54,6 +54,10 @@ pub struct Query {
     /// The same identifiers as typed (`Serialize`, `parse_args`): a definition spelled the
     /// same, case included, is the one meant (`trait Serialize` over `fn serialize`).
     pub symbol_words: Vec<String>,
+    /// Runs of adjacent prose words joined as a compound identifier is indexed whole
+    /// ("reflection equals" → `reflectionequals` and `reflection_equals`): ranking looks them
+    /// up as terms, so a question's words meet the identifier they spell.
+    pub phrases: Vec<String>,
 }
 
 fn is_code_style(token: &str) -> bool {
@@ -180,6 +184,7 @@ impl Query {
             wanted,
             symbols,
             symbol_words,
+            phrases: phrases(prompt),
         }
     }
 }
@@ -390,6 +395,51 @@ fn symbols(prompt: &str) -> Vec<(String, String)> {
     out
 }
 
+/// Most phrases kept from one prompt.
+const MAX_PHRASES: usize = 32;
+
+/// Runs of two or three adjacent plain words (letters and digits; no stop word and no
+/// punctuation between them), joined as an identifier made of them is indexed whole:
+/// `reflectionequals` (`reflectionEquals`) and `reflection_equals`. Words already written as
+/// identifiers are terms whole by themselves.
+fn phrases(prompt: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let flush = |run: &mut Vec<String>, out: &mut Vec<String>| {
+        for k in 2..=3 {
+            for w in run.windows(k) {
+                for joined in [w.concat(), w.join("_")] {
+                    if out.len() < MAX_PHRASES && !out.contains(&joined) {
+                        out.push(joined);
+                    }
+                }
+            }
+        }
+        run.clear();
+    };
+    for line in prompt.lines() {
+        let mut run: Vec<String> = Vec::new();
+        for token in line.split(' ') {
+            let word = token.trim_end_matches([',', '.', ':', ';', '?', '!']);
+            let plain = !word.is_empty()
+                && word.len() <= 30
+                && word.chars().all(char::is_alphanumeric)
+                && word.chars().any(char::is_alphabetic);
+            let lower = word.to_lowercase();
+            if !plain || super::tokenize::is_stop_word(&lower) {
+                flush(&mut run, &mut out);
+                continue;
+            }
+            run.push(lower);
+            // Punctuation after a word ends the run.
+            if word.len() != token.len() {
+                flush(&mut run, &mut out);
+            }
+        }
+        flush(&mut run, &mut out);
+    }
+    out
+}
+
 /// Lowercase letters and digits of `s`.
 pub fn normalize_name(s: &str) -> String {
     s.chars()
@@ -523,6 +573,26 @@ mod tests {
             Query::parse("the createStore helper").symbols,
             ["createstore"]
         );
+    }
+
+    #[test]
+    fn adjacent_words_become_phrases() {
+        let q = Query::parse("reflection equals builder, and the hash code");
+        for p in [
+            "reflectionequals",
+            "reflection_equals",
+            "equalsbuilder",
+            "reflectionequalsbuilder",
+            "reflection_equals_builder",
+        ] {
+            assert!(q.phrases.contains(&p.to_owned()), "{p} in {:?}", q.phrases);
+        }
+        // Not across punctuation or a stop word, not from identifiers or single words.
+        assert!(q.phrases.contains(&"hashcode".to_owned()));
+        assert!(!q.phrases.iter().any(|p| p.starts_with("builder")));
+        assert!(!q.phrases.iter().any(|p| p.contains("the")));
+        assert!(Query::parse("`parseArgs` fails").phrases.is_empty());
+        assert!(Query::parse("router").phrases.is_empty());
     }
 
     #[test]

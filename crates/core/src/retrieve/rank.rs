@@ -33,8 +33,10 @@ const B_FILE: f32 = 0.5;
 const W_SYMBOL: f32 = 4.0;
 /// Weight of the path field relative to the file's content score.
 const W_PATH: f32 = 1.2;
-/// Weight of a file's best chunk in its score.
-const W_BEST_CHUNK: f32 = 0.6;
+/// Weight of a file's best chunk in its score. Below the whole file's BM25 (weight 1): a file
+/// whose chunks together match the prompt (the module that implements it) is better
+/// evidence than one chunk that names most of its words once.
+const W_BEST_CHUNK: f32 = 0.4;
 /// Weight of a definition of a prompt term, per unit of the term's weight × definition idf
 /// (file level and chunk level).
 const W_DEFINES: f32 = 1.0;
@@ -51,6 +53,9 @@ const EXTRA_CHUNKS: usize = 2;
 const EXTRA_FRACTION: f32 = 0.3;
 /// An extra chunk must score at least this fraction of the file's best chunk.
 const EXTRA_MIN_RATIO: f32 = 0.5;
+/// Weight of a phrase of the prompt that the index knows as a whole identifier ("reflection
+/// equals" meeting `reflectionEquals`), relative to a prose word.
+const W_PHRASE: f32 = 0.5;
 /// Most distinct query terms used (long prompts keep their rarest terms).
 const MAX_QUERY_TERMS: usize = 64;
 
@@ -100,7 +105,8 @@ struct Term {
 }
 
 /// Step 1: the prompt's terms the index knows; when there are more than [`MAX_QUERY_TERMS`],
-/// the rarest (ties: first in the prompt), kept in prompt order.
+/// the rarest (ties: first in the prompt), kept in prompt order; then the prompt's phrases
+/// that the index knows as whole identifiers, at [`W_PHRASE`].
 fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
     let mut known: Vec<(Term, usize, usize)> = query
         .terms
@@ -117,7 +123,20 @@ fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
         known.truncate(MAX_QUERY_TERMS);
         known.sort_by_key(|t| t.2);
     }
-    known.into_iter().map(|t| t.0).collect()
+    let mut out: Vec<Term> = known.into_iter().map(|t| t.0).collect();
+    // Phrases the index knows as identifiers: rare by nature, so they are added after the
+    // rarest-terms cut instead of competing in it.
+    for p in &query.phrases {
+        if let Some(&id) = index.terms.get(p.as_str()) {
+            if !out.iter().any(|t| t.id == id) {
+                out.push(Term {
+                    id,
+                    weight: W_PHRASE,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// The score accumulators of one query.
@@ -697,39 +716,70 @@ pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
     hits
 }
 
-/// A C/C++ header with its implementation file beside it (`mime.h` and `mime.c`) declares
-/// what the other defines: it counts this fraction of its score.
+/// A C/C++ header with its implementation beside it declares what the sources define: it
+/// counts this fraction of its score. Beside it means a same-stem source file in its folder
+/// (`mime.h` and `mime.c`), or a source file of its folder among the ranked files (`urldata.h`,
+/// the structs of `url.c`, `transfer.c`...: a question about how something works is answered
+/// by the code that does it, and its comments and fields match as many words).
 const COMPANION_HEADER: f32 = 0.75;
 
-/// Applies [`COMPANION_HEADER`] to the headers among `hits` that have a same-stem source file
-/// in their folder; true if any score changed. Headers without one (a header-only library,
-/// a header of shared types) keep their score.
+/// Whether `path` is a C, C++ or Objective-C source file (not a header).
+fn is_c_source(path: &str) -> bool {
+    path.rsplit_once('.')
+        .is_some_and(|(_, e)| matches!(e, "c" | "cc" | "cpp" | "cxx" | "m" | "mm"))
+}
+
+/// The folder of a relative path (`""` at the root).
+fn folder(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// Applies [`COMPANION_HEADER`] to the headers among `hits` with a source file beside them
+/// (see there); true if any score changed. Headers without one (a header-only library, a
+/// folder of shared headers) keep their score.
 fn demote_companion_headers(index: &Index, hits: &mut [FileHit]) -> bool {
-    let mut changed = false;
-    for hit in hits {
-        let Some(meta) = index.files[hit.file as usize].as_ref() else {
+    let rel = |h: &FileHit| {
+        index.files[h.file as usize]
+            .as_ref()
+            .map(|m| m.rel.as_str())
+    };
+    let mut source_folders: Vec<&str> = hits
+        .iter()
+        .filter_map(rel)
+        .filter(|r| is_c_source(r))
+        .map(folder)
+        .collect();
+    source_folders.sort_unstable();
+    source_folders.dedup();
+    let mut demoted: Vec<usize> = Vec::new();
+    for (k, hit) in hits.iter().enumerate() {
+        let Some(path) = rel(hit) else {
             continue;
         };
-        let Some((stem, ext)) = meta.rel.rsplit_once('.') else {
+        let Some((stem, ext)) = path.rsplit_once('.') else {
             continue;
         };
         if !matches!(ext, "h" | "hh" | "hpp" | "hxx") {
             continue;
         }
-        let beside = ["c", "cc", "cpp", "cxx", "m", "mm"]
-            .iter()
-            .any(|e| index.by_path.contains_key(&format!("{stem}.{e}")));
+        let beside = source_folders.binary_search(&folder(path)).is_ok()
+            || ["c", "cc", "cpp", "cxx", "m", "mm"]
+                .iter()
+                .any(|e| index.by_path.contains_key(&format!("{stem}.{e}")));
         if beside {
-            hit.score *= COMPANION_HEADER;
-            hit.signals.role_factor *= COMPANION_HEADER;
-            hit.signals.total = hit.score;
-            for c in &mut hit.chunks {
-                c.1 *= COMPANION_HEADER;
-            }
-            changed = true;
+            demoted.push(k);
         }
     }
-    changed
+    for &k in &demoted {
+        let hit = &mut hits[k];
+        hit.score *= COMPANION_HEADER;
+        hit.signals.role_factor *= COMPANION_HEADER;
+        hit.signals.total = hit.score;
+        for c in &mut hit.chunks {
+            c.1 *= COMPANION_HEADER;
+        }
+    }
+    !demoted.is_empty()
 }
 
 #[cfg(test)]

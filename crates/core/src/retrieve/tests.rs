@@ -943,3 +943,100 @@ fn a_symbol_prompt_finds_the_definition_spelled_as_typed() {
     let out = ret.retrieve(&request(r, "Conn", 10)).unwrap();
     assert_eq!(files(&out)[0], "lib/plug/conn.ex", "{:?}", files(&out));
 }
+
+#[test]
+fn a_file_with_evidence_throughout_beats_one_matching_chunk() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    // The module that implements it: each function deals with one of the question's words.
+    let mut central = String::new();
+    for (k, w) in ["session", "store", "cookie", "expire"]
+        .iter()
+        .cycle()
+        .take(12)
+        .enumerate()
+    {
+        central.push_str(&format!(
+            "def step_{k}(ctx):\n    \"\"\"Handles the {w}.\"\"\"\n    ctx.{w}_{k} = ctx.value\n    return ctx.{w}_{k}\n\n\n"
+        ));
+    }
+    write(r, "web/state.py", &central);
+    // A helper that names most of the words together, once.
+    write(
+        r,
+        "web/helpers.py",
+        "def describe(session):\n    \"\"\"Session cookie store.\"\"\"\n    return 'session cookie store'\n",
+    );
+    for k in 0..30 {
+        write(
+            r,
+            &format!("web/other{k}.py"),
+            &format!("def other_{k}(value):\n    return value * {k}\n"),
+        );
+    }
+    let out = Retrieval::default()
+        .retrieve(&request(r, "how session cookies expire in the store", 10))
+        .unwrap();
+    assert_eq!(files(&out)[0], "web/state.py", "{:?}", files(&out));
+}
+
+#[test]
+fn prose_words_meet_the_identifier_they_spell() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "src/Objects.java",
+        "public class Objects {\n    public static boolean reflectionEquals(Object a, Object b) {\n        return a == b;\n    }\n}\n",
+    );
+    // Files that use the same words apart, more often (without the phrase they rank first).
+    for k in 0..3 {
+        write(
+            r,
+            &format!("src/Other{k}.java"),
+            &format!("public class Other{k} {{\n    /** Reflection over the fields: equals compares them by reflection. */\n    public boolean equals(Object o) {{\n        return reflection(o) == reflection(this);\n    }}\n\n    /** Reflection for equals. */\n    Object reflection(Object o) {{\n        return o.fields();\n    }}\n}}\n"),
+        );
+    }
+    for k in 0..20 {
+        write(
+            r,
+            &format!("src/Filler{k}.java"),
+            &format!("public class Filler{k} {{\n    int value() {{ return {k}; }}\n}}\n"),
+        );
+    }
+    let out = Retrieval::default()
+        .retrieve(&request(r, "how does reflection equals work", 10))
+        .unwrap();
+    assert_eq!(files(&out)[0], "src/Objects.java", "{:?}", files(&out));
+}
+
+#[test]
+fn a_header_ranks_below_the_sources_of_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    // The struct the sources use, with a comment on each field (more of the question's words
+    // than the code that does it).
+    let header = "struct conn {\n  int reuse; /* may this connection be reused: checked before reuse */\n  int dead; /* connection found dead, not reused */\n  long upkeep; /* connection upkeep interval */\n};\n";
+    write(r, "lib/state.h", header);
+    write(
+        r,
+        "lib/pool.c",
+        "#include \"state.h\"\n\n/* Checks a connection before reuse. */\nint conn_ok(struct conn *c) {\n  return c->reuse && !c->dead;\n}\n",
+    );
+    // The same header in a folder of headers only keeps its score.
+    write(r, "include/state.h", header);
+    for k in 0..20 {
+        write(
+            r,
+            &format!("lib/other{k}.c"),
+            &format!("int other_{k}(int v) {{\n  return v + {k};\n}}\n"),
+        );
+    }
+    let out = Retrieval::default()
+        .retrieve(&request(r, "how a connection is checked for reuse", 10))
+        .unwrap();
+    let f = files(&out);
+    let pos = |p: &str| f.iter().position(|x| *x == p).unwrap();
+    assert!(pos("lib/pool.c") < pos("lib/state.h"), "{f:?}");
+    assert!(pos("include/state.h") < pos("lib/state.h"), "{f:?}");
+}

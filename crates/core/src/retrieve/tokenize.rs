@@ -20,7 +20,7 @@ const STOP_WORDS: &[&str] = &[
 
 /// True for a word of [`STOP_WORDS`] (a `match`, which compiles to a length switch: this runs
 /// for every word of every indexed file).
-fn is_stop_word(word: &str) -> bool {
+pub(super) fn is_stop_word(word: &str) -> bool {
     matches!(
         word,
         "a" | "all"
