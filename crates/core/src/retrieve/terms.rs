@@ -215,11 +215,11 @@ pub(crate) struct Postings {
     /// Start of term `i`'s run in `bytes`; `starts[i + 1]` is its end (one more entry than
     /// terms).
     starts: Vec<u64>,
-    /// Postings of each term, stored and pending (its document frequency, dead chunks
-    /// included).
-    counts: Vec<u32>,
-    /// The last chunk of each term's stored run (the base of the next gap).
-    last: Vec<u32>,
+    /// Postings and last chunk (the base of the next gap) of each stored run of at least
+    /// [`LONG_RUN`] bytes; a shorter run is decoded when they are asked for (most of a large
+    /// tree's terms are seen once or twice: two `u32`s each for all 4.1M kernel terms cost
+    /// 33 MB, this map a few).
+    long: HashMap<u32, (u32, u32)>,
     pending: HashMap<u32, Vec<Posting>>,
     pending_len: usize,
     total: usize,
@@ -229,13 +229,15 @@ pub(crate) struct Postings {
 /// moves the whole buffer), small enough to be a few tens of megabytes.
 const FLUSH_AT: usize = 1 << 21;
 
+/// Runs at least this long keep their count and last chunk in [`Postings::long`].
+const LONG_RUN: usize = 48;
+
 impl Default for Postings {
     fn default() -> Postings {
         Postings {
             bytes: Vec::new(),
             starts: vec![0],
-            counts: Vec::new(),
-            last: Vec::new(),
+            long: HashMap::default(),
             pending: HashMap::default(),
             pending_len: 0,
             total: 0,
@@ -264,27 +266,56 @@ impl Postings {
     pub fn with_capacity(terms: usize, bytes: usize) -> Postings {
         let mut p = Postings::default();
         p.starts.reserve(terms);
-        p.counts.reserve(terms);
-        p.last.reserve(terms);
         p.bytes.reserve(bytes);
         p
     }
 
     /// Terms held.
     pub fn terms(&self) -> usize {
-        self.counts.len()
+        self.starts.len() - 1
     }
 
     /// Adds a term with no postings; its id is the previous [`Postings::terms`].
     pub fn add_term(&mut self) {
         self.starts.push(self.bytes.len() as u64);
-        self.counts.push(0);
-        self.last.push(0);
+    }
+
+    /// The stored run of term `t` (empty for an unknown term).
+    fn run(&self, t: usize) -> &[u8] {
+        match self.starts.get(t..t + 2) {
+            Some(&[a, b]) => &self.bytes[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// Postings in term `t`'s stored run, and the chunk of its last (0 if none).
+    fn stored(&self, t: u32) -> (u32, u32) {
+        if let Some(&v) = self.long.get(&t) {
+            return v;
+        }
+        let mut it = PostingIter {
+            bytes: self.run(t as usize),
+            at: 0,
+            prev: 0,
+            pending: [].iter(),
+        };
+        let mut n = 0;
+        while it.next().is_some() {
+            n += 1;
+        }
+        (n, it.prev)
+    }
+
+    /// Records term `t`'s count and last chunk if its run is long (see [`Postings::long`]).
+    fn note(&mut self, t: u32, count: u32, last: u32) {
+        if self.run(t as usize).len() >= LONG_RUN {
+            self.long.insert(t, (count, last));
+        }
     }
 
     /// Postings of `term` (dead chunks included).
     pub fn len(&self, term: u32) -> usize {
-        self.counts.get(term as usize).map_or(0, |&n| n as usize)
+        self.stored(term).0 as usize + self.pending.get(&term).map_or(0, Vec::len)
     }
 
     /// Postings held in all.
@@ -295,14 +326,14 @@ impl Postings {
     /// Adds a posting to `term`, whose postings so far all have smaller chunk ids.
     pub fn push(&mut self, term: u32, p: Posting) {
         let t = term as usize;
-        self.counts[t] += 1;
         self.total += 1;
-        if t + 1 == self.counts.len() && !self.pending.contains_key(&term) {
+        if t + 2 == self.starts.len() && !self.pending.contains_key(&term) {
             // The last term's run ends the buffer: append in place (every new term, and
             // every term of a restored index, which arrive in id order).
-            encode(&mut self.bytes, self.last[t], p);
-            self.last[t] = p.chunk;
+            let (count, last) = self.stored(term);
+            encode(&mut self.bytes, last, p);
             self.starts[t + 1] = self.bytes.len() as u64;
+            self.note(term, count + 1, p.chunk);
             return;
         }
         self.pending.entry(term).or_default().push(p);
@@ -313,12 +344,11 @@ impl Postings {
     /// [`Postings::list`] reads it (a restored index, whose file holds runs in this
     /// encoding and checked them): `count` postings, the last in chunk `last`.
     pub fn push_run(&mut self, run: &[u8], count: u32, last: u32) {
-        let t = self.counts.len() - 1;
-        debug_assert!(self.counts[t] == 0 && self.pending.is_empty());
+        let t = self.starts.len() - 2;
+        debug_assert!(self.run(t).is_empty() && self.pending.is_empty());
         self.bytes.extend_from_slice(run);
         self.starts[t + 1] = self.bytes.len() as u64;
-        self.counts[t] = count;
-        self.last[t] = last;
+        self.note(t as u32, count, last);
         self.total += count as usize;
     }
 
@@ -336,17 +366,17 @@ impl Postings {
         if self.pending.is_empty() {
             return;
         }
-        let mut adds: Vec<(u32, Vec<u8>)> = std::mem::take(&mut self.pending)
+        // (term, encoded postings, count and last chunk of the run they extend).
+        let mut adds: Vec<(u32, Vec<u8>, u32, u32)> = std::mem::take(&mut self.pending)
             .into_iter()
             .map(|(t, list)| {
                 let mut enc = Vec::with_capacity(list.len() * 3);
-                let mut prev = self.last[t as usize];
-                for p in list {
-                    encode(&mut enc, prev, p);
+                let (count, mut prev) = self.stored(t);
+                for p in &list {
+                    encode(&mut enc, prev, *p);
                     prev = p.chunk;
                 }
-                self.last[t as usize] = prev;
-                (t, enc)
+                (t, enc, count + list.len() as u32, prev)
             })
             .collect();
         self.pending_len = 0;
@@ -355,7 +385,7 @@ impl Postings {
         let mut shift: usize = adds.iter().map(|a| a.1.len()).sum();
         self.bytes.resize(old_len + shift, 0);
         let mut hi = old_len;
-        for (t, enc) in adds.iter().rev() {
+        for (t, enc, ..) in adds.iter().rev() {
             let end = self.starts[*t as usize + 1] as usize;
             self.bytes.copy_within(end..hi, end + shift);
             shift -= enc.len();
@@ -367,25 +397,21 @@ impl Postings {
         let mut next = adds.iter().peekable();
         for (i, start) in self.starts.iter_mut().enumerate() {
             *start += added;
-            while let Some((t, enc)) = next.next_if(|a| a.0 as usize == i) {
+            while let Some((t, enc, ..)) = next.next_if(|a| a.0 as usize == i) {
                 debug_assert_eq!(*t as usize, i);
                 added += enc.len() as u64;
             }
+        }
+        for (t, _, count, last) in adds {
+            self.note(t, count, last);
         }
     }
 
     /// The postings of `term`, in chunk-id order.
     pub fn list(&self, term: u32) -> PostingIter<'_> {
-        let t = term as usize;
-        let (bytes, pending): (&[u8], &[Posting]) = match self.starts.get(t..t + 2) {
-            Some(&[a, b]) => (
-                &self.bytes[a as usize..b as usize],
-                self.pending.get(&term).map_or(&[], Vec::as_slice),
-            ),
-            _ => (&[], &[]),
-        };
+        let pending: &[Posting] = self.pending.get(&term).map_or(&[], Vec::as_slice);
         PostingIter {
-            bytes,
+            bytes: self.run(term as usize),
             at: 0,
             prev: 0,
             pending: pending.iter(),
@@ -414,8 +440,7 @@ impl Postings {
         self.flush();
         self.bytes.shrink_to_fit();
         self.starts.shrink_to_fit();
-        self.counts.shrink_to_fit();
-        self.last.shrink_to_fit();
+        self.long.shrink_to_fit();
         self.pending.shrink_to_fit();
     }
 
@@ -423,7 +448,7 @@ impl Postings {
     pub fn bytes(&self) -> usize {
         self.bytes.len()
             + self.starts.len() * 8
-            + self.counts.len() * 8
+            + self.long.len() * 16
             + self.pending.len() * 32
             + self.pending_len * std::mem::size_of::<Posting>()
     }
