@@ -5,7 +5,7 @@
 //! what a term and a posting cost decides the index's size. Here a term is its bytes in one
 //! shared arena, an end offset (4 bytes) and a slot in an open-addressing table of term ids
 //! (4 bytes, at most half full); its postings are a run of variable-length numbers in one
-//! shared buffer (2-3 bytes a posting, 16 bytes of bookkeeping a term: [`Postings`]); and path
+//! shared buffer (2-3 bytes a posting, 8 bytes of bookkeeping a term: [`Postings`]); and path
 //! postings, which only a few thousand terms have, live in a side map.
 
 use rustc_hash::FxHashMap as HashMap;
