@@ -388,6 +388,8 @@ fn write_files<W: Write>(b: &mut Out<'_, W>, index: &Index) {
 
 fn write_terms<W: Write>(b: &mut Out<'_, W>, index: &Index) {
     b.len(index.terms.len());
+    // A term's postings in the run encoding of `terms::Postings`, which is the in-memory one.
+    let mut run = Vec::new();
     for id in 0..index.terms.len() as u32 {
         if b.err.is_some() {
             // Abandoned (a request is waiting): stop at once, not after millions of no-ops.
@@ -399,16 +401,10 @@ fn write_terms<W: Write>(b: &mut Out<'_, W>, index: &Index) {
         let term = index.terms.term(id).as_bytes();
         b.var(term.len() as u64);
         b.raw(term);
-        b.var(index.postings.len(id) as u64);
-        let mut prev = 0u32;
-        for p in index.postings.list(id) {
-            b.var(u64::from(p.chunk.wrapping_sub(prev)));
-            prev = p.chunk;
-            b.var(u64::from(p.tf) << 1 | u64::from(p.sym > 0));
-            if p.sym > 0 {
-                b.var(u64::from(p.sym));
-            }
-        }
+        run.clear();
+        let n = index.postings.encoded(id, &mut run);
+        b.var(n as u64);
+        b.raw(&run);
         let paths = &index.path_postings[id as usize];
         b.var(paths.len() as u64);
         for &f in paths {

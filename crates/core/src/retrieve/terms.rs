@@ -293,12 +293,7 @@ impl Postings {
         if let Some(&v) = self.long.get(&t) {
             return v;
         }
-        let mut it = PostingIter {
-            bytes: self.run(t as usize),
-            at: 0,
-            prev: 0,
-            pending: [].iter(),
-        };
+        let mut it = self.stored_list(t);
         let mut n = 0;
         while it.next().is_some() {
             n += 1;
@@ -407,15 +402,40 @@ impl Postings {
         }
     }
 
-    /// The postings of `term`, in chunk-id order.
-    pub fn list(&self, term: u32) -> PostingIter<'_> {
-        let pending: &[Posting] = self.pending.get(&term).map_or(&[], Vec::as_slice);
+    /// The postings of `term`'s stored run (not its pending ones).
+    fn stored_list(&self, term: u32) -> PostingIter<'_> {
         PostingIter {
             bytes: self.run(term as usize),
             at: 0,
             prev: 0,
-            pending: pending.iter(),
+            pending: [].iter(),
         }
+    }
+
+    /// The postings of `term`, in chunk-id order.
+    pub fn list(&self, term: u32) -> PostingIter<'_> {
+        PostingIter {
+            pending: self
+                .pending
+                .get(&term)
+                .map_or(&[][..], Vec::as_slice)
+                .iter(),
+            ..self.stored_list(term)
+        }
+    }
+
+    /// Appends `term`'s postings to `out` in the run encoding (its stored run as it is, then
+    /// its pending postings encoded after it: what a merge would make), and returns how many
+    /// there are. The cache file stores runs this way.
+    pub fn encoded(&self, term: u32, out: &mut Vec<u8>) -> usize {
+        let (count, mut prev) = self.stored(term);
+        out.extend_from_slice(self.run(term as usize));
+        let pending = self.pending.get(&term).map_or(&[][..], Vec::as_slice);
+        for p in pending {
+            encode(out, prev, *p);
+            prev = p.chunk;
+        }
+        count as usize + pending.len()
     }
 
     /// Keeps the postings whose chunk `map` gives a new id for (in the same order: a
@@ -694,6 +714,13 @@ mod tests {
             for (t, want) in model.iter().enumerate() {
                 prop_assert_eq!(&s.list(t as u32).collect::<Vec<_>>(), want);
                 prop_assert_eq!(s.len(t as u32), want.len());
+                // What the cache file stores, read back as a restored run.
+                let mut run = Vec::new();
+                prop_assert_eq!(s.encoded(t as u32, &mut run), want.len());
+                let mut back = Postings::default();
+                back.add_term();
+                back.push_run(&run, want.len() as u32, want.last().map_or(0, |p| p.chunk));
+                prop_assert_eq!(&back.list(0).collect::<Vec<_>>(), want);
             }
         });
     }
