@@ -167,6 +167,13 @@ pub fn definition_name(line: &str, c_family: bool) -> Option<&str> {
     ) {
         return None;
     }
+    // Control flow (`if (ready) {`): the only pattern such a line can match names the
+    // keyword itself, which is not a name.
+    if matches!(first_word, "if" | "for" | "while" | "switch" | "catch")
+        && trimmed[first_word.len()..].trim_start().starts_with('(')
+    {
+        return None;
+    }
     let first = trimmed.as_bytes().first().copied()?;
     if !(first.is_ascii_alphabetic() || first == b'@' || first == b'_') {
         return None;
@@ -192,6 +199,13 @@ pub fn definition_name(line: &str, c_family: bool) -> Option<&str> {
 fn c_function_name(line: &str) -> Option<&str> {
     let first = line.as_bytes().first()?;
     if !(first.is_ascii_alphabetic() || *first == b'_') {
+        return None;
+    }
+    // What the pattern needs, checked first (most column-0 lines of C are declarations):
+    // the name's `(` is the line's first (nothing before it may hold one), and nothing after
+    // it ends a declaration or assigns.
+    let open = line.find('(')?;
+    if line[open..].contains([';', '=']) {
         return None;
     }
     let name = c_function_pattern().captures(line)?.name("name")?.as_str();

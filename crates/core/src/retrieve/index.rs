@@ -17,7 +17,7 @@ use std::time::SystemTime;
 use super::chunk::{self, chunk_file};
 use super::rank;
 use super::roles::{role_of, Role};
-use super::tokenize::for_each_term;
+use super::tokenize::{for_each_term, Tokenizer};
 use super::walk::{self, Listed, Stamp, Targets, Verdict};
 use super::watch::{DirWatch, Drained};
 use crate::engine::Cancel;
@@ -337,20 +337,29 @@ pub(super) fn prepare(scope: &Scope, listed: &Listed) -> Result<Prepared, SkipRe
         return Err(SkipReason::Generated);
     }
     let language = chunk::language(&listed.rel);
-    let lines: Vec<&str> = file.text.split('\n').collect();
+    let text = file.text.as_str();
+    // Where each line starts, and one past the text's end: a chunk's lines are one slice
+    // (no term spans a line break, so tokenizing the slice gives the terms of its lines).
+    let mut starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    starts.push(text.len() + 1);
+    let mut tokenizer = Tokenizer::default();
     let mut counts = ChunkCounts::default();
     let mut chunks = Vec::new();
-    for c in chunk_file(&listed.rel, &file.text) {
+    for c in chunk_file(&listed.rel, text) {
         let mut len = 0u32;
-        let (a, b) = (c.start_line as usize - 1, c.end_line as usize);
-        for line in &lines[a..b.min(lines.len())] {
-            for_each_term(line, |t, _| {
+        let lines = starts.len() - 1;
+        let (a, b) = (c.start_line as usize - 1, (c.end_line as usize).min(lines));
+        if a < b {
+            let slice = &text[starts[a]..starts[b] - 1];
+            tokenizer.each(slice, |t, _| {
                 len += 1;
                 counts.add(t, false);
             });
         }
         for s in &c.symbols {
-            for_each_term(s, |t, _| counts.add(t, true));
+            tokenizer.each(s, |t, _| counts.add(t, true));
         }
         let terms = counts.take();
         if len == 0 {

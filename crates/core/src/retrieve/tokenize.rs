@@ -93,39 +93,103 @@ const MAX_TOKEN_BYTES: usize = 64;
 
 /// Calls `emit(term, whole)` for every term of `text`, in order. `whole` is true for a
 /// compound identifier kept whole, false for a word (an identifier part or a plain word).
-pub fn for_each_term(text: &str, mut emit: impl FnMut(&str, bool)) {
-    let mut word = String::new();
-    let mut parts: Vec<(usize, usize)> = Vec::new();
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        // Fast skip over ASCII non-identifier bytes.
-        let c = bytes[i];
-        if c.is_ascii() && !(c.is_ascii_alphanumeric() || c == b'_') {
-            i += 1;
-            continue;
+pub fn for_each_term(text: &str, emit: impl FnMut(&str, bool)) {
+    Tokenizer::default().each(text, emit);
+}
+
+/// [`for_each_term`] with its scratch buffers kept between calls: the indexer tokenizes a
+/// whole tree with one per thread instead of allocating them again for every line.
+#[derive(Default)]
+pub struct Tokenizer {
+    word: String,
+    whole: String,
+    parts: Vec<(usize, usize)>,
+}
+
+impl Tokenizer {
+    /// Calls `emit(term, whole)` for every term of `text`, as [`for_each_term`].
+    pub fn each(&mut self, text: &str, mut emit: impl FnMut(&str, bool)) {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            // Fast skip over ASCII non-identifier bytes.
+            let c = bytes[i];
+            if c.is_ascii() && !(c.is_ascii_alphanumeric() || c == b'_') {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            // ASCII identifier bytes first; a non-ASCII character continues by chars.
+            let mut end = start;
+            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
+                end += 1;
+            }
+            if end < bytes.len() && !bytes[end].is_ascii() {
+                let from = end;
+                for (offset, ch) in text[from..].char_indices() {
+                    if ch.is_alphanumeric() || ch == '_' {
+                        end = from + offset + ch.len_utf8();
+                    } else {
+                        break;
+                    }
+                }
+            }
+            if end == start {
+                // A non-ASCII character that is not alphanumeric.
+                i += text[start..].chars().next().map_or(1, char::len_utf8);
+                continue;
+            }
+            let ident = &text[start..end];
+            i = end;
+            if ident.len() > MAX_TOKEN_BYTES {
+                continue;
+            }
+            self.identifier(ident, &mut emit);
         }
-        let start = i;
-        let rest = &text[start..];
-        let mut end = start;
-        for (offset, ch) in rest.char_indices() {
-            if ch.is_alphanumeric() || ch == '_' {
-                end = start + offset + ch.len_utf8();
+    }
+
+    fn identifier(&mut self, ident: &str, emit: &mut impl FnMut(&str, bool)) {
+        let ascii = ident.is_ascii();
+        if ascii {
+            split_ascii(ident.as_bytes(), &mut self.parts);
+        } else {
+            split_parts(ident, &mut self.parts);
+        }
+        if self.parts.len() > 1 {
+            let whole = &mut self.whole;
+            whole.clear();
+            if ascii {
+                whole.push_str(ident);
+                whole.make_ascii_lowercase();
             } else {
-                break;
+                // `str::to_lowercase`, not per character: it lowers a final sigma as such.
+                *whole = ident.to_lowercase();
+            }
+            if !whole.bytes().all(|b| b.is_ascii_digit() || b == b'_') {
+                emit(whole, true);
             }
         }
-        if end == start {
-            // A non-ASCII character that is not alphanumeric.
-            i += rest.chars().next().map_or(1, char::len_utf8);
-            continue;
+        let word = &mut self.word;
+        for &(s, e) in &self.parts {
+            let part = &ident[s..e];
+            word.clear();
+            let short = if ascii {
+                word.push_str(part);
+                word.make_ascii_lowercase();
+                word.len() < 2
+            } else {
+                word.extend(part.chars().flat_map(char::to_lowercase));
+                word.chars().count() < 2
+            };
+            if short || word.bytes().all(|b| b.is_ascii_digit()) {
+                continue;
+            }
+            if is_stop_word(word) {
+                continue;
+            }
+            let stemmed = stem(word);
+            emit(stemmed, false);
         }
-        let ident = &text[start..end];
-        i = end;
-        if ident.len() > MAX_TOKEN_BYTES {
-            continue;
-        }
-        emit_identifier(ident, &mut word, &mut parts, &mut emit);
     }
 }
 
@@ -136,37 +200,37 @@ pub fn terms(text: &str) -> Vec<String> {
     out
 }
 
-fn emit_identifier(
-    ident: &str,
-    word: &mut String,
-    parts: &mut Vec<(usize, usize)>,
-    emit: &mut impl FnMut(&str, bool),
-) {
-    split_parts(ident, parts);
-    let real_parts = parts.len();
-    if real_parts > 1 {
-        let whole = ident.to_lowercase();
-        if !whole.bytes().all(|b| b.is_ascii_digit() || b == b'_') {
-            emit(&whole, true);
+/// [`split_parts`] for an ASCII identifier, on bytes (the same boundaries: for ASCII,
+/// `char::is_uppercase` and `is_lowercase` are the ASCII tests).
+fn split_ascii(ident: &[u8], parts: &mut Vec<(usize, usize)>) {
+    parts.clear();
+    let mut start: Option<usize> = None;
+    let mut prev = 0u8;
+    for (pos, &ch) in ident.iter().enumerate() {
+        if ch == b'_' {
+            if let Some(s) = start.take() {
+                parts.push((s, pos));
+            }
+            prev = ch;
+            continue;
         }
+        match start {
+            Some(s) if prev != 0 => {
+                let next = ident.get(pos + 1).copied().unwrap_or(0);
+                let boundary = ch.is_ascii_uppercase()
+                    && (prev.is_ascii_lowercase()
+                        || (prev.is_ascii_uppercase() && next.is_ascii_lowercase()));
+                if boundary && pos > s {
+                    parts.push((s, pos));
+                    start = Some(pos);
+                }
+            }
+            _ => start = Some(pos),
+        }
+        prev = ch;
     }
-    for &(s, e) in parts.iter() {
-        let part = &ident[s..e];
-        word.clear();
-        if part.is_ascii() {
-            word.push_str(part);
-            word.make_ascii_lowercase();
-        } else {
-            word.extend(part.chars().flat_map(char::to_lowercase));
-        }
-        if word.chars().count() < 2 || word.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        if is_stop_word(word) {
-            continue;
-        }
-        let stemmed = stem(word);
-        emit(stemmed, false);
+    if let Some(s) = start {
+        parts.push((s, ident.len()));
     }
 }
 
@@ -296,6 +360,37 @@ mod tests {
         assert_eq!(terms("the a 42 x of router"), ["router"]);
         assert!(terms("").is_empty());
         assert!(terms("!!! ... ???").is_empty());
+    }
+
+    proptest::proptest! {
+        /// The byte splitter of ASCII identifiers cuts where the character splitter does.
+        #[test]
+        fn ascii_split_matches_char_split(ident in "[A-Za-z0-9_]{1,24}") {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            split_ascii(ident.as_bytes(), &mut a);
+            split_parts(&ident, &mut b);
+            proptest::prop_assert_eq!(a, b);
+        }
+
+        /// One tokenizer reused over many texts gives what a fresh one gives each text.
+        #[test]
+        fn reused_tokenizer_matches_fresh(texts in proptest::collection::vec("[ -~\\n\u{e9}\u{3a3}\u{65e5}]{0,40}", 1..6)) {
+            let mut tok = Tokenizer::default();
+            for t in &texts {
+                let mut reused = Vec::new();
+                tok.each(t, |w, whole| reused.push((w.to_owned(), whole)));
+                let mut fresh = Vec::new();
+                for_each_term(t, |w, whole| fresh.push((w.to_owned(), whole)));
+                proptest::prop_assert_eq!(reused, fresh);
+            }
+        }
+    }
+
+    #[test]
+    fn mixed_ascii_and_unicode_identifiers_stay_whole() {
+        assert_eq!(terms("caféBar_x2"), ["cafébar_x2", "café", "bar", "x2"]);
+        assert_eq!(terms("ΣΑΣ_id"), ["σας_id", "σασ", "id"]);
+        assert_eq!(terms("a…b"), Vec::<String>::new());
     }
 
     #[test]
