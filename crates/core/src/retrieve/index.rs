@@ -149,7 +149,7 @@ pub struct Coverage {
 }
 
 /// A file read, chunked and tokenized, ready to be added (built off the index lock and in
-/// parallel).
+/// parallel), as part of a [`Batch`].
 pub(super) struct Prepared {
     rel: String,
     stamp: Stamp,
@@ -157,21 +157,33 @@ pub(super) struct Prepared {
     language: Option<&'static str>,
     role: Role,
     keys: rank::FileKeys,
-    /// The file's distinct terms, numbered in the order first seen (one string and an offset
-    /// each, not an allocation per term and chunk: allocating and freeing those across the
-    /// reading and merging threads was a quarter of a kernel build's CPU).
-    terms: TermDict,
     chunks: Vec<PreparedChunk>,
-    path_terms: Vec<String>,
+    /// The path's terms, as numbers of the batch's terms.
+    path_terms: Vec<u32>,
 }
 
 struct PreparedChunk {
     start_line: u32,
     end_line: u32,
     len: u32,
-    /// (term in the file's `terms`, tf, sym).
-    terms: Vec<(u32, u16, u16)>,
 }
+
+/// Files read and tokenized on one thread, to be added in listing order. Their terms are
+/// numbered together, in the order first seen (the order in which the index gives new terms
+/// their ids), and each term's postings in the batch are one list, so the merging thread looks
+/// a term up, and reaches its postings, once per batch instead of once per file and posting
+/// (the merge is serial: it was a third of a kernel build's CPU).
+pub(super) struct Batch {
+    terms: TermDict,
+    files: Vec<Result<Prepared, SkipReason>>,
+    /// Term `k`'s postings are `postings[starts[k]..starts[k + 1]]`: (chunk number in the
+    /// batch, counting the chunks of its files in order; tf; sym), in chunk order.
+    starts: Vec<u32>,
+    postings: Vec<(u32, u16, u16)>,
+}
+
+/// Files per [`Batch`] when reading on several threads.
+const BATCH_FILES: usize = 64;
 
 /// Counts of an index, for status and memory reports.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -325,9 +337,57 @@ fn stat_all(root: &std::path::Path, files: &[&FileMeta]) -> Vec<Option<Stamp>> {
     })
 }
 
+/// Reads and tokenizes `listed` (files to add in this order) into one [`Batch`]; `progress`
+/// counts files read.
+pub(super) fn prepare_batch(scope: &Scope, listed: &[Listed], progress: &AtomicUsize) -> Batch {
+    let mut counts = ChunkCounts::default();
+    let mut tokenizer = Tokenizer::default();
+    // (term, chunk number in the batch, tf, sym), in chunk order.
+    let mut raw: Vec<(u32, u32, u16, u16)> = Vec::new();
+    let mut chunk_no = 0u32;
+    let mut files = Vec::with_capacity(listed.len());
+    for l in listed {
+        let p = prepare(scope, l, &mut counts, &mut tokenizer, |terms| {
+            raw.extend(terms.iter().map(|&(t, tf, sym)| (t, chunk_no, tf, sym)));
+            chunk_no += 1;
+        });
+        progress.fetch_add(1, Ordering::Relaxed);
+        files.push(p);
+    }
+    // Group by term (a counting sort keeps chunk order within each term).
+    let n = counts.terms.len();
+    let mut starts = vec![0u32; n + 1];
+    for &(t, ..) in &raw {
+        starts[t as usize + 1] += 1;
+    }
+    for k in 0..n {
+        starts[k + 1] += starts[k];
+    }
+    let mut fill: Vec<u32> = starts[..n].to_vec();
+    let mut postings = vec![(0u32, 0u16, 0u16); raw.len()];
+    for (t, c, tf, sym) in raw {
+        let at = &mut fill[t as usize];
+        postings[*at as usize] = (c, tf, sym);
+        *at += 1;
+    }
+    Batch {
+        terms: counts.terms,
+        files,
+        starts,
+        postings,
+    }
+}
+
 /// Reads and tokenizes one listed file; why not if it cannot be read or is not worth
-/// indexing.
-pub(super) fn prepare(scope: &Scope, listed: &Listed) -> Result<Prepared, SkipReason> {
+/// indexing. Its terms are numbered in `counts.terms` (shared by a batch), and `chunk` receives
+/// each kept chunk's (term, tf, sym) in turn.
+fn prepare(
+    scope: &Scope,
+    listed: &Listed,
+    counts: &mut ChunkCounts,
+    tokenizer: &mut Tokenizer,
+    mut chunk: impl FnMut(&[(u32, u16, u16)]),
+) -> Result<Prepared, SkipReason> {
     let read_at = SystemTime::now();
     let resolved = scope.resolve(&listed.rel).map_err(|e| SkipReason::of(&e))?;
     let file = scope
@@ -344,8 +404,6 @@ pub(super) fn prepare(scope: &Scope, listed: &Listed) -> Result<Prepared, SkipRe
         .chain(text.match_indices('\n').map(|(i, _)| i + 1))
         .collect();
     starts.push(text.len() + 1);
-    let mut tokenizer = Tokenizer::default();
-    let mut counts = ChunkCounts::default();
     let mut chunks = Vec::new();
     for c in chunk_file(&listed.rel, text) {
         let mut len = 0u32;
@@ -361,17 +419,21 @@ pub(super) fn prepare(scope: &Scope, listed: &Listed) -> Result<Prepared, SkipRe
         for s in &c.symbols {
             tokenizer.each(s, |t, _| counts.add(t, true));
         }
-        let terms = counts.take();
+        counts.take();
         if len == 0 {
             continue;
         }
+        chunk(&counts.chunk);
         chunks.push(PreparedChunk {
             start_line: c.start_line,
             end_line: c.end_line,
             len,
-            terms,
         });
     }
+    let path_terms = path_terms(&listed.rel)
+        .iter()
+        .map(|t| counts.terms.intern(t).0)
+        .collect();
     Ok(Prepared {
         rel: listed.rel.clone(),
         stamp: listed.stamp,
@@ -379,19 +441,20 @@ pub(super) fn prepare(scope: &Scope, listed: &Listed) -> Result<Prepared, SkipRe
         language,
         role: role_of(&listed.rel),
         keys: rank::FileKeys::of(&listed.rel),
-        path_terms: path_terms(&listed.rel),
-        terms: counts.terms,
+        path_terms,
         chunks,
     })
 }
 
-/// A file's terms as [`prepare`] counts them, chunk by chunk.
+/// A batch's terms as [`prepare`] counts them, chunk by chunk.
 #[derive(Default)]
 struct ChunkCounts {
     terms: TermDict,
     /// Counts (tf, sym) in the chunk being read, by term number, and the numbers it has.
     counts: Vec<(u16, u16)>,
     seen: Vec<u32>,
+    /// The last chunk's (term, tf, sym), from [`ChunkCounts::take`].
+    chunk: Vec<(u32, u16, u16)>,
 }
 
 impl ChunkCounts {
@@ -411,69 +474,17 @@ impl ChunkCounts {
         }
     }
 
-    /// The chunk's (term, tf, sym), in the order first seen (term ids follow it; nothing in
-    /// a result depends on them: ties are broken by query order and paths), and a fresh
-    /// count for the next chunk.
-    fn take(&mut self) -> Vec<(u32, u16, u16)> {
+    /// Moves the chunk's (term, tf, sym) to `self.chunk`, in the order first seen (term ids
+    /// follow it; nothing in a result depends on them: ties are broken by query order and
+    /// paths), and starts a fresh count for the next chunk.
+    fn take(&mut self) {
         let counts = &mut self.counts;
-        self.seen
-            .drain(..)
-            .map(|id| {
-                let (tf, sym) = std::mem::take(&mut counts[id as usize]);
-                (id, tf, sym)
-            })
-            .collect()
+        self.chunk.clear();
+        self.chunk.extend(self.seen.drain(..).map(|id| {
+            let (tf, sym) = std::mem::take(&mut counts[id as usize]);
+            (id, tf, sym)
+        }));
     }
-}
-
-/// Prepares `listed` on up to `threads` threads, keeping the input order; `progress` counts
-/// finished files.
-pub(super) fn prepare_all(
-    scope: &Scope,
-    listed: &[Listed],
-    progress: &AtomicUsize,
-) -> Vec<Result<Prepared, SkipReason>> {
-    let threads = std::thread::available_parallelism()
-        .map_or(2, std::num::NonZero::get)
-        .clamp(1, 8)
-        .min(listed.len().div_ceil(64).max(1));
-    if threads <= 1 {
-        return listed
-            .iter()
-            .map(|l| {
-                let p = prepare(scope, l);
-                progress.fetch_add(1, Ordering::Relaxed);
-                p
-            })
-            .collect();
-    }
-    let next = AtomicUsize::new(0);
-    let mut slots: Vec<Result<Prepared, SkipReason>> = Vec::with_capacity(listed.len());
-    slots.resize_with(listed.len(), || Err(SkipReason::Unreadable));
-    let results: Vec<Vec<(usize, Result<Prepared, SkipReason>)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(l) = listed.get(i) else { break };
-                        mine.push((i, prepare(scope, l)));
-                        progress.fetch_add(1, Ordering::Relaxed);
-                    }
-                    mine
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
-    for (i, p) in results.into_iter().flatten() {
-        slots[i] = p;
-    }
-    slots
 }
 
 impl Index {
@@ -750,69 +761,102 @@ impl Index {
                     self.walked_at = None;
                     return;
                 }
-                let prepared = prepare_all(&self.scope, batch, progress.read);
-                for (l, p) in batch.iter().zip(prepared) {
-                    self.merge(l, p);
-                }
+                let prepared = prepare_batch(&self.scope, batch, progress.read);
+                self.merge(batch, prepared);
             }
             return;
         }
-        // A pipeline: workers read and tokenize in any order while this thread merges the
-        // results in listing order (so ids, and therefore results, do not depend on timing).
-        // The channel is bounded, so at most a few hundred prepared files are held at once.
+        // A pipeline: workers read and tokenize batches in any order while this thread merges
+        // them in listing order (so ids, and therefore results, do not depend on timing).
+        // The channel is bounded, so at most a few batches wait at once.
         let scope = self.scope.clone();
         let next = AtomicUsize::new(0);
-        let (tx, rx) =
-            std::sync::mpsc::sync_channel::<(usize, Result<Prepared, SkipReason>)>(PREPARE_BATCH);
+        let batches: Vec<&[Listed]> = todo.chunks(BATCH_FILES).collect();
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Batch)>(threads * 2);
         std::thread::scope(|s| {
             for _ in 0..threads {
                 let tx = tx.clone();
-                let (scope, todo, next) = (&scope, &todo, &next);
+                let (scope, batches, next) = (&scope, &batches, &next);
                 s.spawn(move || loop {
                     if progress.cancel.is_cancelled() {
                         break;
                     }
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(l) = todo.get(i) else { break };
-                    let p = prepare(scope, l);
-                    progress.read.fetch_add(1, Ordering::Relaxed);
-                    if tx.send((i, p)).is_err() {
+                    let Some(listed) = batches.get(i) else { break };
+                    let b = prepare_batch(scope, listed, progress.read);
+                    if tx.send((i, b)).is_err() {
                         break;
                     }
                 });
             }
             drop(tx);
-            let mut pending: std::collections::BTreeMap<usize, Result<Prepared, SkipReason>> =
+            let mut pending: std::collections::BTreeMap<usize, Batch> =
                 std::collections::BTreeMap::new();
             let mut want = 0usize;
-            for (i, p) in rx {
-                pending.insert(i, p);
-                while let Some(p) = pending.remove(&want) {
-                    self.merge(&todo[want], p);
+            for (i, b) in rx {
+                pending.insert(i, b);
+                while let Some(b) = pending.remove(&want) {
+                    self.merge(batches[want], b);
                     want += 1;
                 }
             }
-            if want < todo.len() {
+            if want < batches.len() {
                 // Cancelled: the files not merged are unknown to the index.
                 self.walked_at = None;
             }
         });
     }
 
-    /// Puts one prepared file (or the reason it was skipped) into the index.
-    fn merge(&mut self, l: &Listed, p: Result<Prepared, SkipReason>) {
-        if let Some(fid) = self.by_path.get(&l.rel).copied() {
-            self.remove(fid);
-        }
-        match p {
-            Ok(p) => {
-                self.skipped.remove(&l.rel);
-                self.add(p);
+    /// Puts a prepared batch of `listed` (or the reasons its files were skipped) into the
+    /// index, in order.
+    fn merge(&mut self, listed: &[Listed], batch: Batch) {
+        let first_chunk = self.chunks.len() as u32;
+        let mut added: Vec<(u32, Vec<u32>)> = Vec::new();
+        for (l, p) in listed.iter().zip(batch.files) {
+            if let Some(fid) = self.by_path.get(&l.rel).copied() {
+                self.remove(fid);
             }
-            Err(reason) => {
-                self.skipped.insert(l.rel.clone(), (l.stamp, reason));
+            match p {
+                Ok(mut p) => {
+                    self.skipped.remove(&l.rel);
+                    let path_terms = std::mem::take(&mut p.path_terms);
+                    added.push((self.add(p), path_terms));
+                }
+                Err(reason) => {
+                    self.skipped.insert(l.rel.clone(), (l.stamp, reason));
+                }
             }
         }
+        // The batch's terms in the order first seen (a term with neither postings nor a
+        // path is not added), each with its postings at once.
+        let mut path_term = vec![false; batch.terms.len()];
+        for (_, terms) in &added {
+            for &t in terms {
+                path_term[t as usize] = true;
+            }
+        }
+        let mut ids = vec![u32::MAX; batch.terms.len()];
+        for (k, id) in ids.iter_mut().enumerate() {
+            let list = &batch.postings[batch.starts[k] as usize..batch.starts[k + 1] as usize];
+            if list.is_empty() && !path_term[k] {
+                continue;
+            }
+            *id = self.intern(batch.terms.term(k as u32));
+            self.postings.extend(
+                *id,
+                list.iter().map(|&(c, tf, sym)| Posting {
+                    chunk: first_chunk + c,
+                    tf,
+                    sym,
+                }),
+            );
+        }
+        for (fid, terms) in added {
+            for t in terms {
+                self.path_postings.push(ids[t as usize], fid);
+            }
+        }
+        self.postings.maybe_flush();
     }
 
     /// The update from file-system events, or `None` when a full walk is needed (events lost,
@@ -1062,33 +1106,13 @@ impl Index {
         id
     }
 
-    fn add(&mut self, p: Prepared) {
+    /// Adds a prepared file's chunks and metadata (its postings come with its batch's), and
+    /// returns its id.
+    fn add(&mut self, p: Prepared) -> u32 {
         let fid = self.files.len() as u32;
         let first = self.chunks.len() as u32;
         let mut file_len = 0u32;
-        // The index's id of each of the file's terms, interned when first used (so a new
-        // term's first postings go in place, at the end of the postings buffer).
-        let mut ids = vec![u32::MAX; p.terms.len()];
         for c in p.chunks {
-            let cid = self.chunks.len() as u32;
-            for &(t, tf, sym) in &c.terms {
-                let tid = match ids[t as usize] {
-                    u32::MAX => {
-                        let tid = self.intern(p.terms.term(t));
-                        ids[t as usize] = tid;
-                        tid
-                    }
-                    tid => tid,
-                };
-                self.postings.push(
-                    tid,
-                    Posting {
-                        chunk: cid,
-                        tf,
-                        sym,
-                    },
-                );
-            }
             file_len = file_len.saturating_add(c.len);
             self.live_chunks += 1;
             self.live_chunk_tokens += u64::from(c.len);
@@ -1100,11 +1124,6 @@ impl Index {
                 alive: true,
             });
         }
-        for t in &p.path_terms {
-            let tid = self.intern(t);
-            self.path_postings.push(tid, fid);
-        }
-        self.postings.maybe_flush();
         self.live_files += 1;
         self.live_file_tokens += u64::from(file_len);
         self.by_path.insert(p.rel.clone(), fid);
@@ -1119,6 +1138,7 @@ impl Index {
             keys: p.keys,
             read_at: p.read_at,
         }));
+        fid
     }
 
     /// The text of an indexed file, from the cache or read again through the scope; `None`

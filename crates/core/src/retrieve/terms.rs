@@ -335,6 +335,33 @@ impl Postings {
         self.pending_len += 1;
     }
 
+    /// Adds `list` to `term`'s postings: [`Postings::push`] for each, with one look-up of
+    /// the term's pending list.
+    pub fn extend(&mut self, term: u32, list: impl IntoIterator<Item = Posting>) {
+        let mut list = list.into_iter().peekable();
+        if list.peek().is_none() {
+            return;
+        }
+        let t = term as usize;
+        if t + 2 == self.starts.len() && !self.pending.contains_key(&term) {
+            let (mut count, mut last) = self.stored(term);
+            for p in list {
+                encode(&mut self.bytes, last, p);
+                last = p.chunk;
+                count += 1;
+                self.total += 1;
+            }
+            self.starts[t + 1] = self.bytes.len() as u64;
+            self.note(term, count, last);
+            return;
+        }
+        let v = self.pending.entry(term).or_default();
+        let before = v.len();
+        v.extend(list);
+        self.pending_len += v.len() - before;
+        self.total += v.len() - before;
+    }
+
     /// Appends the run of a term just added ([`Postings::add_term`]), already encoded as
     /// [`Postings::list`] reads it (a restored index, whose file holds runs in this
     /// encoding and checked them): `count` postings, the last in chunk `last`.
@@ -668,7 +695,7 @@ mod tests {
         // (operation, term pick, gap, tf, sym)
         let ops = prop::collection::vec(
             (
-                0u8..10,
+                0u8..12,
                 any::<prop::sample::Index>(),
                 1u32..70_000,
                 1u16..400,
@@ -698,6 +725,18 @@ mod tests {
                                 .collect();
                         }
                         chunk = chunk - chunk / 3;
+                    }
+                    10 | 11 if !model.is_empty() => {
+                        // Several postings at once (none when `sym` is 0).
+                        let t = pick.index(model.len());
+                        let list: Vec<Posting> = (0..sym * 2)
+                            .map(|i| {
+                                chunk += gap + u32::from(i);
+                                Posting { chunk, tf, sym }
+                            })
+                            .collect();
+                        s.extend(t as u32, list.iter().copied());
+                        model[t].extend(list);
                     }
                     _ if !model.is_empty() => {
                         chunk += gap;
