@@ -17,7 +17,7 @@ use std::time::SystemTime;
 use super::chunk::{self, chunk_file};
 use super::rank;
 use super::roles::{role_of, Role};
-use super::tokenize::{for_each_term, Tokenizer};
+use super::tokenize::{for_each_identifier, for_each_term, Tokenizer};
 use super::walk::{self, Listed, Stamp, Targets, Verdict};
 use super::watch::{DirWatch, Drained};
 use crate::engine::Cancel;
@@ -341,13 +341,12 @@ fn stat_all(root: &std::path::Path, files: &[&FileMeta]) -> Vec<Option<Stamp>> {
 /// counts files read.
 pub(super) fn prepare_batch(scope: &Scope, listed: &[Listed], progress: &AtomicUsize) -> Batch {
     let mut counts = ChunkCounts::default();
-    let mut tokenizer = Tokenizer::default();
     // (term, chunk number in the batch, tf, sym), in chunk order.
     let mut raw: Vec<(u32, u32, u16, u16)> = Vec::new();
     let mut chunk_no = 0u32;
     let mut files = Vec::with_capacity(listed.len());
     for l in listed {
-        let p = prepare(scope, l, &mut counts, &mut tokenizer, |terms| {
+        let p = prepare(scope, l, &mut counts, |terms| {
             raw.extend(terms.iter().map(|&(t, tf, sym)| (t, chunk_no, tf, sym)));
             chunk_no += 1;
         });
@@ -385,7 +384,6 @@ fn prepare(
     scope: &Scope,
     listed: &Listed,
     counts: &mut ChunkCounts,
-    tokenizer: &mut Tokenizer,
     mut chunk: impl FnMut(&[(u32, u16, u16)]),
 ) -> Result<Prepared, SkipReason> {
     let read_at = SystemTime::now();
@@ -410,14 +408,10 @@ fn prepare(
         let lines = starts.len() - 1;
         let (a, b) = (c.start_line as usize - 1, (c.end_line as usize).min(lines));
         if a < b {
-            let slice = &text[starts[a]..starts[b] - 1];
-            tokenizer.each(slice, |t, _| {
-                len += 1;
-                counts.add(t, false);
-            });
+            len = counts.add_text(&text[starts[a]..starts[b] - 1], false);
         }
         for s in &c.symbols {
-            tokenizer.each(s, |t, _| counts.add(t, true));
+            counts.add_text(s, true);
         }
         counts.take();
         if len == 0 {
@@ -455,11 +449,39 @@ struct ChunkCounts {
     seen: Vec<u32>,
     /// The last chunk's (term, tf, sym), from [`ChunkCounts::take`].
     chunk: Vec<(u32, u16, u16)>,
+    /// The identifiers met in the batch, and the terms each gives (`ids[spans[i]]`): an
+    /// identifier seen again (most are: keywords, types, a file's own names) is counted by
+    /// one look-up instead of being split, lowered, stemmed and looked up part by part.
+    idents: TermDict,
+    spans: Vec<(u32, u32)>,
+    ids: Vec<u32>,
+    tokenizer: Tokenizer,
 }
 
 impl ChunkCounts {
-    fn add(&mut self, t: &str, sym: bool) {
-        let (id, _) = self.terms.intern(t);
+    /// Counts the terms of `text` (content, or the names a chunk defines if `sym`), as
+    /// [`for_each_term`] gives them; returns how many.
+    fn add_text(&mut self, text: &str, sym: bool) -> u32 {
+        let mut n = 0u32;
+        for_each_identifier(text, |ident| {
+            let (i, new) = self.idents.intern(ident);
+            if new {
+                let start = self.ids.len() as u32;
+                let (terms, ids) = (&mut self.terms, &mut self.ids);
+                self.tokenizer
+                    .identifier(ident, &mut |t, _| ids.push(terms.intern(t).0));
+                self.spans.push((start, self.ids.len() as u32));
+            }
+            let (a, b) = self.spans[i as usize];
+            for k in a..b {
+                self.add(self.ids[k as usize], sym);
+            }
+            n += b - a;
+        });
+        n
+    }
+
+    fn add(&mut self, id: u32, sym: bool) {
         if id as usize >= self.counts.len() {
             self.counts.resize(id as usize + 1, (0, 0));
         }
@@ -1262,6 +1284,46 @@ impl Index {
             terms: self.terms.len(),
             postings,
             bytes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// Counting a chunk through the batch's identifier cache gives the terms and counts
+        /// that tokenizing it afresh gives, however many texts the cache has seen.
+        #[test]
+        fn cached_identifiers_count_as_fresh_tokens(
+            texts in proptest::collection::vec("[ a-zA-Z0-9_\\n(){}\u{e9}\u{3a3}]{0,60}", 1..8)
+        ) {
+            let mut counts = ChunkCounts::default();
+            for (k, text) in texts.iter().enumerate() {
+                let sym = k % 3 == 2;
+                let n = counts.add_text(text, sym);
+                counts.take();
+                let mut got: Vec<(String, u16, u16)> = counts
+                    .chunk
+                    .iter()
+                    .map(|&(t, tf, s)| (counts.terms.term(t).to_owned(), tf, s))
+                    .collect();
+                let mut want: Vec<(String, u16, u16)> = Vec::new();
+                let mut total = 0u32;
+                for_each_term(text, |t, _| {
+                    total += 1;
+                    match want.iter_mut().find(|w| w.0 == t) {
+                        Some(w) if sym => w.2 += 1,
+                        Some(w) => w.1 += 1,
+                        None => want.push((t.to_owned(), u16::from(!sym), u16::from(sym))),
+                    }
+                });
+                got.sort();
+                want.sort();
+                proptest::prop_assert_eq!(got, want);
+                proptest::prop_assert_eq!(n, total);
+            }
         }
     }
 }

@@ -109,46 +109,13 @@ pub struct Tokenizer {
 impl Tokenizer {
     /// Calls `emit(term, whole)` for every term of `text`, as [`for_each_term`].
     pub fn each(&mut self, text: &str, mut emit: impl FnMut(&str, bool)) {
-        let bytes = text.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            // Fast skip over ASCII non-identifier bytes.
-            let c = bytes[i];
-            if c.is_ascii() && !(c.is_ascii_alphanumeric() || c == b'_') {
-                i += 1;
-                continue;
-            }
-            let start = i;
-            // ASCII identifier bytes first; a non-ASCII character continues by chars.
-            let mut end = start;
-            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
-                end += 1;
-            }
-            if end < bytes.len() && !bytes[end].is_ascii() {
-                let from = end;
-                for (offset, ch) in text[from..].char_indices() {
-                    if ch.is_alphanumeric() || ch == '_' {
-                        end = from + offset + ch.len_utf8();
-                    } else {
-                        break;
-                    }
-                }
-            }
-            if end == start {
-                // A non-ASCII character that is not alphanumeric.
-                i += text[start..].chars().next().map_or(1, char::len_utf8);
-                continue;
-            }
-            let ident = &text[start..end];
-            i = end;
-            if ident.len() > MAX_TOKEN_BYTES {
-                continue;
-            }
-            self.identifier(ident, &mut emit);
-        }
+        for_each_identifier(text, |ident| self.identifier(ident, &mut emit));
     }
 
-    fn identifier(&mut self, ident: &str, emit: &mut impl FnMut(&str, bool)) {
+    /// Calls `emit(term, whole)` for the terms of one identifier of [`for_each_identifier`]:
+    /// the terms of a text are those of its identifiers in turn, so an indexer may keep them
+    /// per identifier instead of deriving them again at every occurrence.
+    pub fn identifier(&mut self, ident: &str, emit: &mut impl FnMut(&str, bool)) {
         let ascii = ident.is_ascii();
         if ascii {
             split_ascii(ident.as_bytes(), &mut self.parts);
@@ -189,6 +156,47 @@ impl Tokenizer {
             }
             let stemmed = stem(word);
             emit(stemmed, false);
+        }
+    }
+}
+
+/// Calls `f(identifier)` for every identifier of `text` (a run of letters, digits and `_`) of
+/// at most [`MAX_TOKEN_BYTES`] bytes, in order.
+pub fn for_each_identifier(text: &str, mut f: impl FnMut(&str)) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        // Fast skip over ASCII non-identifier bytes.
+        let c = bytes[i];
+        if c.is_ascii() && !(c.is_ascii_alphanumeric() || c == b'_') {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        // ASCII identifier bytes first; a non-ASCII character continues by chars.
+        let mut end = start;
+        while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
+            end += 1;
+        }
+        if end < bytes.len() && !bytes[end].is_ascii() {
+            let from = end;
+            for (offset, ch) in text[from..].char_indices() {
+                if ch.is_alphanumeric() || ch == '_' {
+                    end = from + offset + ch.len_utf8();
+                } else {
+                    break;
+                }
+            }
+        }
+        if end == start {
+            // A non-ASCII character that is not alphanumeric.
+            i += text[start..].chars().next().map_or(1, char::len_utf8);
+            continue;
+        }
+        let ident = &text[start..end];
+        i = end;
+        if ident.len() <= MAX_TOKEN_BYTES {
+            f(ident);
         }
     }
 }
