@@ -168,6 +168,19 @@ fn truncate_counted(text: &str, max_line_chars: usize) -> (Cow<'_, str>, usize) 
     if max_line_chars == 0 || text.len() <= max_line_chars {
         return (Cow::Borrowed(text), 0);
     }
+    // The common case, checked by newline positions alone: no line is longer than `max`
+    // bytes.
+    let mut line_start = 0usize;
+    let fits = memchr::memchr_iter(b'\n', text.as_bytes())
+        .chain(std::iter::once(text.len()))
+        .all(|end| {
+            let short = end - line_start <= max_line_chars;
+            line_start = end + 1;
+            short
+        });
+    if fits {
+        return (Cow::Borrowed(text), 0);
+    }
     let mut out: Option<String> = None;
     let mut cut = 0usize;
     let mut start = 0usize;

@@ -208,7 +208,17 @@ fn c_function_name(line: &str) -> Option<&str> {
     if line[open..].contains([';', '=']) {
         return None;
     }
-    let name = c_function_pattern().captures(line)?.name("name")?.as_str();
+    // The pattern's name is the identifier just before that `(` (its prefix ends in a space,
+    // `*` or `::`), so a match needs no captures (which run a backtracker on every
+    // candidate line).
+    if !c_function_pattern().is_match(line) {
+        return None;
+    }
+    let head = line[..open].trim_end_matches([' ', '\t']);
+    let name_start = head
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    let name = &head[name_start..];
     let keyword = matches!(
         name,
         "if" | "for" | "while" | "switch" | "return" | "sizeof" | "defined" | "else" | "do"
@@ -372,6 +382,34 @@ pub fn chunk_file(path: &str, text: &str) -> Vec<Chunk> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The C function name taken without captures is the pattern's `name` group.
+        #[test]
+        fn c_function_name_is_the_patterns_name_group(
+            words in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "static", "int", "*", " ", "\t", "foo_bar", "Foo", "FOO", "x2", "::",
+                    "(", ")", ";", "=", "__init", "Curl_easy", "2a", ",", "{",
+                ]),
+                1..12,
+            )
+        ) {
+            let line: String = words.concat();
+            let want = c_function_pattern()
+                .captures(&line)
+                .and_then(|c| c.name("name"))
+                .map(|m| m.as_str())
+                .filter(|n| {
+                    !matches!(
+                        *n,
+                        "if" | "for" | "while" | "switch" | "return" | "sizeof" | "defined"
+                            | "else" | "do"
+                    ) && !NOT_NAMES.contains(n)
+                });
+            proptest::prop_assert_eq!(c_function_name(&line), want, "{:?}", line);
+        }
+    }
 
     #[test]
     fn finds_c_and_cpp_top_level_functions_only_in_c_family_files() {

@@ -399,7 +399,7 @@ fn prepare(
     // Where each line starts, and one past the text's end: a chunk's lines are one slice
     // (no term spans a line break, so tokenizing the slice gives the terms of its lines).
     let mut starts: Vec<usize> = std::iter::once(0)
-        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
         .collect();
     starts.push(text.len() + 1);
     let mut chunks = Vec::new();

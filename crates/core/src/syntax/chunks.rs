@@ -37,7 +37,13 @@ pub struct Chunk {
 /// The lines of `text` (split at `\n`) and how many remain without the blank ones at the end:
 /// what both chunkers cut.
 pub(crate) fn split_lines(text: &str) -> (Vec<&str>, usize) {
-    let lines: Vec<&str> = text.split('\n').collect();
+    let mut lines: Vec<&str> = Vec::with_capacity(text.len() / 32 + 1);
+    let mut start = 0usize;
+    for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        lines.push(&text[start..end]);
+        start = end + 1;
+    }
+    lines.push(&text[start..]);
     let mut n = lines.len();
     while n > 0 && lines[n - 1].trim().is_empty() {
         n -= 1;
