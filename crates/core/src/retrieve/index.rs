@@ -25,7 +25,7 @@ use crate::fs_scope::{ReadError, ReadLimits, Scope};
 use crate::stamp::racy;
 
 pub(super) use super::terms::Posting;
-use super::terms::{PathPostings, Postings, TermDict};
+use super::terms::{PathPostings, Postings, Stage, TermDict};
 
 /// A chunk of an indexed file.
 #[derive(Debug, Clone)]
@@ -857,13 +857,30 @@ impl Index {
                 path_term[t as usize] = true;
             }
         }
+        let used: Vec<(u32, u64)> = (0..batch.terms.len() as u32)
+            .filter(|&k| {
+                batch.starts[k as usize] < batch.starts[k as usize + 1] || path_term[k as usize]
+            })
+            .map(|k| (k, TermDict::hash(batch.terms.term(k))))
+            .collect();
+        // What interning reads is asked for ahead (see `TermDict::prefetch`): table slots 18
+        // terms ahead, text offsets 12, texts 6. The table must not grow meanwhile.
+        self.terms.reserve(used.len());
         let mut ids = vec![u32::MAX; batch.terms.len()];
-        for (k, id) in ids.iter_mut().enumerate() {
-            let list = &batch.postings[batch.starts[k] as usize..batch.starts[k + 1] as usize];
-            if list.is_empty() && !path_term[k] {
-                continue;
+        for (n, &(k, h)) in used.iter().enumerate() {
+            for (ahead, stage) in [(18, Stage::Slot), (12, Stage::Ends), (6, Stage::Text)] {
+                if let Some(&(_, h)) = used.get(n + ahead) {
+                    self.terms.prefetch(h, stage);
+                }
             }
-            *id = self.intern(batch.terms.term(k as u32));
+            let k = k as usize;
+            let list = &batch.postings[batch.starts[k] as usize..batch.starts[k + 1] as usize];
+            let (tid, new) = self.terms.intern_hashed(batch.terms.term(k as u32), h);
+            if new {
+                self.postings.add_term();
+            }
+            let id = &mut ids[k];
+            *id = tid;
             self.postings.extend(
                 *id,
                 list.iter().map(|&(c, tf, sym)| Posting {
@@ -1118,14 +1135,6 @@ impl Index {
         }
         self.apply(todo, progress);
         Some(changed)
-    }
-
-    fn intern(&mut self, term: &str) -> u32 {
-        let (id, new) = self.terms.intern(term);
-        if new {
-            self.postings.add_term();
-        }
-        id
     }
 
     /// Adds a prepared file's chunks and metadata (its postings come with its batch's), and

@@ -39,6 +39,27 @@ pub(crate) struct TermDict {
 
 const EMPTY: u32 = u32::MAX;
 
+/// What [`TermDict::prefetch`] asks for: a term's table slot; once that is cached, where the
+/// text of the term in it starts; once that is cached, the text.
+#[derive(Clone, Copy)]
+pub(crate) enum Stage {
+    Slot,
+    Ends,
+    Text,
+}
+
+/// A hint to bring the cache line of `p` in; no effect on results (nothing is read).
+#[inline]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch does not access memory; any address is allowed.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Table slots per bucket when a dictionary is built at once ([`TermDict::from_terms`]).
 const BUCKET: usize = 1024;
 
@@ -146,11 +167,56 @@ impl TermDict {
     /// The id of `t`, interned if new; and whether it was new. One hash and one probe: a new
     /// term takes the empty slot its probe ended on.
     pub fn intern(&mut self, t: &str) -> (u32, bool) {
+        self.intern_hashed(t, hash(t))
+    }
+
+    /// The hash [`TermDict::intern_hashed`] and [`TermDict::prefetch`] take.
+    pub fn hash(t: &str) -> u64 {
+        hash(t)
+    }
+
+    /// Room for `more` new terms without growing the table (so that slots found by
+    /// [`TermDict::prefetch`] stay where they are).
+    pub fn reserve(&mut self, more: usize) {
+        while (self.ends.len() + more) * 2 > self.table.len() {
+            self.grow();
+        }
+    }
+
+    /// Asks the processor for what interning a term of hash `h` will read ([`Stage`], each
+    /// stage reading what the one before brought in): a merge interns a batch's terms with
+    /// these issued some terms ahead, so that the slots and texts of a dictionary of millions
+    /// of terms (a cache miss each) are read in parallel instead of one after another.
+    pub fn prefetch(&self, h: u64, stage: Stage) {
+        if self.table.is_empty() {
+            return;
+        }
+        let i = h as usize & (self.table.len() - 1);
+        match stage {
+            Stage::Slot => {
+                prefetch(self.table.as_ptr().wrapping_add(i));
+                prefetch(self.tags.as_ptr().wrapping_add(i));
+            }
+            Stage::Ends | Stage::Text => {
+                let id = self.table[i];
+                if id == EMPTY || id == 0 || self.tags[i] != tag(h) {
+                    return;
+                }
+                let at = id as usize - 1;
+                match stage {
+                    Stage::Ends => prefetch(self.ends.as_ptr().wrapping_add(at)),
+                    _ => prefetch(self.arena.as_ptr().wrapping_add(self.ends[at] as usize)),
+                }
+            }
+        }
+    }
+
+    /// [`TermDict::intern`] of a term whose [`TermDict::hash`] is known.
+    pub fn intern_hashed(&mut self, t: &str, h: u64) -> (u32, bool) {
         if (self.ends.len() + 1) * 2 > self.table.len() {
             self.grow();
         }
         let mask = self.table.len() - 1;
-        let h = hash(t);
         let mut i = h as usize & mask;
         loop {
             let id = self.table[i];
@@ -604,6 +670,26 @@ mod tests {
         }
         assert!(d.get("t5000").is_none());
         assert_eq!(d.len(), 5000);
+    }
+
+    #[test]
+    fn prefetching_and_reserving_change_no_id() {
+        let mut d = TermDict::default();
+        d.prefetch(TermDict::hash("x"), Stage::Slot);
+        for i in 0..3000u32 {
+            d.intern(&format!("t{i}"));
+        }
+        d.reserve(5000);
+        let slots = d.table.len();
+        for i in 0..8000u32 {
+            let t = format!("t{i}");
+            for stage in [Stage::Slot, Stage::Ends, Stage::Text] {
+                d.prefetch(TermDict::hash(&format!("t{}", i + 7)), stage);
+            }
+            assert_eq!(d.intern_hashed(&t, TermDict::hash(&t)), (i, i >= 3000));
+        }
+        assert_eq!(d.table.len(), slots, "reserved room needs no growth");
+        assert_eq!(d.get("t7999"), Some(&7999));
     }
 
     #[test]
