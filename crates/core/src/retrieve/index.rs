@@ -340,7 +340,14 @@ fn stat_all(root: &std::path::Path, files: &[&FileMeta]) -> Vec<Option<Stamp>> {
 /// Reads and tokenizes `listed` (files to add in this order) into one [`Batch`]; `progress`
 /// counts files read.
 pub(super) fn prepare_batch(scope: &Scope, listed: &[Listed], progress: &AtomicUsize) -> Batch {
-    let mut counts = ChunkCounts::default();
+    // A kernel batch of 64 files has ~8k distinct terms (9.6M over 1,216 batches) and about
+    // as many identifiers: room for them up front instead of growing (rehashing) both tables
+    // from empty in every batch.
+    let mut counts = ChunkCounts {
+        terms: TermDict::with_capacity(8192),
+        idents: TermDict::with_capacity(8192),
+        ..ChunkCounts::default()
+    };
     // (term, chunk number in the batch, tf, sym), in chunk order.
     let mut raw: Vec<(u32, u32, u16, u16)> = Vec::new();
     let mut chunk_no = 0u32;

@@ -131,6 +131,13 @@ impl TermDict {
         Some(d)
     }
 
+    /// An empty dictionary with room for `terms` terms before its table grows.
+    pub fn with_capacity(terms: usize) -> TermDict {
+        let mut d = TermDict::default();
+        d.reserve(terms);
+        d
+    }
+
     /// Terms held.
     pub fn len(&self) -> usize {
         self.ends.len()

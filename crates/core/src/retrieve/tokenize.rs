@@ -160,6 +160,28 @@ impl Tokenizer {
     }
 }
 
+/// What a byte is to [`for_each_identifier`]: one table load per byte of every indexed file
+/// instead of a chain of range tests.
+const SEPARATOR: u8 = 0;
+const WORD: u8 = 1;
+const NON_ASCII: u8 = 2;
+static BYTE_CLASS: [u8; 256] = {
+    let mut t = [SEPARATOR; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = if !c.is_ascii() {
+            NON_ASCII
+        } else if c.is_ascii_alphanumeric() || c == b'_' {
+            WORD
+        } else {
+            SEPARATOR
+        };
+        b += 1;
+    }
+    t
+};
+
 /// Calls `f(identifier)` for every identifier of `text` (a run of letters, digits and `_`) of
 /// at most [`MAX_TOKEN_BYTES`] bytes, in order.
 pub fn for_each_identifier(text: &str, mut f: impl FnMut(&str)) {
@@ -167,18 +189,17 @@ pub fn for_each_identifier(text: &str, mut f: impl FnMut(&str)) {
     let mut i = 0;
     while i < bytes.len() {
         // Fast skip over ASCII non-identifier bytes.
-        let c = bytes[i];
-        if c.is_ascii() && !(c.is_ascii_alphanumeric() || c == b'_') {
+        if BYTE_CLASS[bytes[i] as usize] == SEPARATOR {
             i += 1;
             continue;
         }
         let start = i;
         // ASCII identifier bytes first; a non-ASCII character continues by chars.
         let mut end = start;
-        while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
+        while end < bytes.len() && BYTE_CLASS[bytes[end] as usize] == WORD {
             end += 1;
         }
-        if end < bytes.len() && !bytes[end].is_ascii() {
+        if end < bytes.len() && BYTE_CLASS[bytes[end] as usize] == NON_ASCII {
             let from = end;
             for (offset, ch) in text[from..].char_indices() {
                 if ch.is_alphanumeric() || ch == '_' {
@@ -378,6 +399,30 @@ mod tests {
             split_ascii(ident.as_bytes(), &mut a);
             split_parts(&ident, &mut b);
             proptest::prop_assert_eq!(a, b);
+        }
+
+        /// Identifiers are the runs of alphanumeric characters and `_` (of at most
+        /// `MAX_TOKEN_BYTES`), as a plain character scan finds them.
+        #[test]
+        fn identifiers_are_alphanumeric_runs(text in "[ -~\\n\u{e9}\u{3a3}\u{65e5}\u{2026}\u{fe0f}]{0,60}") {
+            let mut want = Vec::new();
+            let mut run: Option<usize> = None;
+            for (i, ch) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
+                let word = ch.is_alphanumeric() || ch == '_';
+                match (word, run) {
+                    (true, None) => run = Some(i),
+                    (false, Some(s)) => {
+                        if i - s <= MAX_TOKEN_BYTES {
+                            want.push(text[s..i].to_owned());
+                        }
+                        run = None;
+                    }
+                    _ => {}
+                }
+            }
+            let mut got = Vec::new();
+            for_each_identifier(&text, |w| got.push(w.to_owned()));
+            proptest::prop_assert_eq!(got, want);
         }
 
         /// One tokenizer reused over many texts gives what a fresh one gives each text.
