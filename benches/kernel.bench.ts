@@ -121,6 +121,7 @@ async function main(): Promise<void> {
   await first
   clearInterval(poll)
   const cold = performance.now() - t
+  const peakBuild = Math.max(peak, process.memoryUsage().rss)
   const status = engine.indexStatus(root)
   console.log(`cold first answer  ${(cold / 1000).toFixed(2)} s  (last progress seen: ${progress || 'none'})`)
   console.log(`index              ${status.files} files, ${status.chunks} chunks, ${status.terms} terms, ${mb(status.bytes)} estimated; mode ${status.freshness ?? 'n/a'}`)
@@ -163,7 +164,7 @@ async function main(): Promise<void> {
   if (global.gc) global.gc()
   clearInterval(sampler)
   const steady = process.memoryUsage().rss
-  console.log(`memory (RSS)       before ${mb(rss0)}, after build ${mb(rssBuilt)}, steady ${mb(steady)}, peak sampled ${mb(peak)}`)
+  console.log(`memory (RSS)       before ${mb(rss0)}, after build ${mb(rssBuilt)}, steady ${mb(steady)}, peak sampled ${mb(peak)} (${mb(peakBuild)} until the first answer)`)
 
   if (cacheDir) {
     const bytes = readdirSync(cacheDir)
