@@ -83,6 +83,42 @@ fn ranks_the_defining_file_first() {
 }
 
 #[test]
+fn a_word_meets_the_path_part_it_is_made_from() {
+    // No path holds "connection" or "utility": the files named after their stems, `connect`
+    // and `util`, answer, over files whose text only repeats the words.
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "lib/connect.c",
+        "int open_socket(struct host *h) {\n  return dial(h->name, h->port);\n}\n\nint reuse(struct conn *c) {\n  return c->alive;\n}\n",
+    );
+    write(
+        r,
+        "lib/filter.c",
+        "/* the filter chain of a connection */\nint filter_chain(struct filter *f) {\n  return f->next != 0;\n}\n",
+    );
+    write(
+        r,
+        "lib/strings/util.c",
+        "char *trim(char *s) {\n  while (*s == ' ') s++;\n  return s;\n}\n",
+    );
+    write(
+        r,
+        "lib/strings/text.c",
+        "/* a utility */\nint text_len(const char *s) {\n  return strlen(s);\n}\n",
+    );
+    let ret = Retrieval::default();
+    let first = |prompt: &str| {
+        ret.retrieve(&request(r, prompt, 10)).unwrap()[0]
+            .path
+            .clone()
+    };
+    assert_eq!(first("how a connection is set up"), "lib/connect.c");
+    assert_eq!(first("utility for strings"), "lib/strings/util.c");
+}
+
+#[test]
 fn skips_ignored_vendored_and_lock_files() {
     let dir = fixture();
     let r = Retrieval::default();
