@@ -871,8 +871,9 @@ impl Index {
             .map(|k| (k, TermDict::hash(batch.terms.term(k))))
             .collect();
         // What interning reads is asked for ahead (see `TermDict::prefetch`): table slots 18
-        // terms ahead, text offsets 12, texts 6. The table must not grow meanwhile.
-        self.terms.reserve(used.len());
+        // terms ahead, text offsets 12, texts 6. (Room is not reserved for all of them: most
+        // are known, and reserving could double the table of an index that ends just below a
+        // growth; a growth in a batch only wastes the prefetches in flight.)
         let mut ids = vec![u32::MAX; batch.terms.len()];
         for (n, &(k, h)) in used.iter().enumerate() {
             for (ahead, stage) in [(18, Stage::Slot), (12, Stage::Ends), (6, Stage::Text)] {
