@@ -219,11 +219,15 @@ fn c_function_name(line: &str) -> Option<&str> {
         .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .map_or(0, |i| i + 1);
     let name = &head[name_start..];
-    let keyword = matches!(
+    (!is_c_keyword(name) && !NOT_NAMES.contains(&name)).then_some(name)
+}
+
+/// C words that a call-like line can start with but that name no function.
+fn is_c_keyword(name: &str) -> bool {
+    matches!(
         name,
         "if" | "for" | "while" | "switch" | "return" | "sizeof" | "defined" | "else" | "do"
-    );
-    (!keyword && !NOT_NAMES.contains(&name)).then_some(name)
+    )
 }
 
 /// Indentation width of a line (a tab counts 4).
@@ -256,9 +260,15 @@ fn is_preamble(trimmed: &str) -> bool {
 /// file always gives the same chunks.
 // One pass over the lines with the heuristic rules inline; the tree-sitter registry
 // (`syntax::chunk_file`) is to replace it.
-#[allow(clippy::too_many_lines)]
 pub fn chunk_file(path: &str, text: &str) -> Vec<Chunk> {
     let (lines, n) = crate::syntax::split_lines(text);
+    chunk_lines(path, &lines, n)
+}
+
+/// [`chunk_file`] of a text already split by [`crate::syntax::split_lines`] (`lines`, the
+/// first `n` of them not all blank to the end), for a caller that needs the lines too.
+#[allow(clippy::too_many_lines)]
+pub fn chunk_lines(path: &str, lines: &[&str], n: usize) -> Vec<Chunk> {
     if n == 0 {
         return Vec::new();
     }
@@ -278,7 +288,7 @@ pub fn chunk_file(path: &str, text: &str) -> Vec<Chunk> {
     // 2 = top-level line after a blank, 1 = after a blank, 0 = none.
     let min_def_indent = defs
         .iter()
-        .zip(&lines)
+        .zip(lines)
         .filter(|(d, _)| d.is_some())
         .map(|(_, l)| indent(l))
         .min()
@@ -403,13 +413,7 @@ mod tests {
                 .and_then(|l| c_function_pattern().captures(l))
                 .and_then(|c| c.name("name"))
                 .map(|m| m.as_str())
-                .filter(|n| {
-                    !matches!(
-                        *n,
-                        "if" | "for" | "while" | "switch" | "return" | "sizeof" | "defined"
-                            | "else" | "do"
-                    ) && !NOT_NAMES.contains(n)
-                });
+                .filter(|n| !is_c_keyword(n) && !NOT_NAMES.contains(n));
             proptest::prop_assert_eq!(c_function_name(&line), want, "{:?}", line);
         }
     }

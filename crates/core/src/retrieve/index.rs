@@ -14,7 +14,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
-use super::chunk::{self, chunk_file};
+use super::chunk;
 use super::rank;
 use super::roles::{role_of, Role};
 use super::tokenize::{for_each_identifier, for_each_term, Tokenizer};
@@ -23,6 +23,7 @@ use super::watch::{DirWatch, Drained};
 use crate::engine::Cancel;
 use crate::fs_scope::{ReadError, ReadLimits, Scope};
 use crate::stamp::racy;
+use crate::syntax::split_lines;
 
 pub(super) use super::terms::Posting;
 use super::terms::{PathPostings, Postings, Stage, TermDict};
@@ -182,7 +183,7 @@ pub(super) struct Batch {
     postings: Vec<(u32, u16, u16)>,
 }
 
-/// Files per [`Batch`] when reading on several threads.
+/// Files per [`Batch`]: read and tokenized together before they are added to the index.
 const BATCH_FILES: usize = 64;
 
 /// Counts of an index, for status and memory reports.
@@ -269,9 +270,6 @@ pub(super) struct Parts {
     pub warnings: Vec<String>,
     pub full_walks: u64,
 }
-
-/// Files read and tokenized together before they are added to the index.
-const PREPARE_BATCH: usize = 512;
 
 /// Most bytes of file text kept for snippets per index.
 pub const TEXT_CACHE_BYTES: usize = 8 * 1024 * 1024;
@@ -403,19 +401,20 @@ fn prepare(
     }
     let language = chunk::language(&listed.rel);
     let text = file.text.as_str();
-    // Where each line starts, and one past the text's end: a chunk's lines are one slice
-    // (no term spans a line break, so tokenizing the slice gives the terms of its lines).
-    let mut starts: Vec<usize> = std::iter::once(0)
-        .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
-        .collect();
-    starts.push(text.len() + 1);
+    // The lines the chunker cuts; a chunk's lines are one slice of the text (no term spans a
+    // line break, so tokenizing the slice gives the terms of its lines).
+    let (lines, n) = split_lines(text);
+    let offset = |line: &str| line.as_ptr() as usize - text.as_ptr() as usize;
     let mut chunks = Vec::new();
-    for c in chunk_file(&listed.rel, text) {
+    for c in chunk::chunk_lines(&listed.rel, &lines, n) {
         let mut len = 0u32;
-        let lines = starts.len() - 1;
-        let (a, b) = (c.start_line as usize - 1, (c.end_line as usize).min(lines));
+        let (a, b) = (
+            c.start_line as usize - 1,
+            (c.end_line as usize).min(lines.len()),
+        );
         if a < b {
-            len = counts.add_text(&text[starts[a]..starts[b] - 1], false);
+            let last = lines[b - 1];
+            len = counts.add_text(&text[offset(lines[a])..offset(last) + last.len()], false);
         }
         for s in &c.symbols {
             counts.add_text(s, true);
@@ -784,7 +783,7 @@ impl Index {
             .map_or(2, std::num::NonZero::get)
             .clamp(1, 8);
         if todo.len() < 64 || threads == 1 {
-            for batch in todo.chunks(PREPARE_BATCH) {
+            for batch in todo.chunks(BATCH_FILES) {
                 if progress.cancel.is_cancelled() {
                     // Files not applied are unknown to the index: walk fully next time.
                     self.walked_at = None;
@@ -883,14 +882,13 @@ impl Index {
             }
             let k = k as usize;
             let list = &batch.postings[batch.starts[k] as usize..batch.starts[k + 1] as usize];
-            let (tid, new) = self.terms.intern_hashed(batch.terms.term(k as u32), h);
+            let (id, new) = self.terms.intern_hashed(batch.terms.term(k as u32), h);
             if new {
                 self.postings.add_term();
             }
-            let id = &mut ids[k];
-            *id = tid;
+            ids[k] = id;
             self.postings.extend(
-                *id,
+                id,
                 list.iter().map(|&(c, tf, sym)| Posting {
                     chunk: first_chunk + c,
                     tf,

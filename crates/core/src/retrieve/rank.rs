@@ -831,10 +831,13 @@ pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
 /// by the code that does it, and its comments and fields match as many words).
 const COMPANION_HEADER: f32 = 0.75;
 
+/// Extensions of C, C++ and Objective-C source files (not headers).
+const C_SOURCE_EXTENSIONS: [&str; 6] = ["c", "cc", "cpp", "cxx", "m", "mm"];
+
 /// Whether `path` is a C, C++ or Objective-C source file (not a header).
 fn is_c_source(path: &str) -> bool {
     path.rsplit_once('.')
-        .is_some_and(|(_, e)| matches!(e, "c" | "cc" | "cpp" | "cxx" | "m" | "mm"))
+        .is_some_and(|(_, e)| C_SOURCE_EXTENSIONS.contains(&e))
 }
 
 /// The folder of a relative path (`""` at the root).
@@ -871,7 +874,7 @@ fn demote_companion_headers(index: &Index, hits: &mut [FileHit]) -> bool {
             continue;
         }
         let beside = source_folders.binary_search(&folder(path)).is_ok()
-            || ["c", "cc", "cpp", "cxx", "m", "mm"]
+            || C_SOURCE_EXTENSIONS
                 .iter()
                 .any(|e| index.by_path.contains_key(&format!("{stem}.{e}")));
         if beside {

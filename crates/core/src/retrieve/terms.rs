@@ -182,8 +182,7 @@ impl TermDict {
         hash(t)
     }
 
-    /// Room for `more` new terms without growing the table (so that slots found by
-    /// [`TermDict::prefetch`] stay where they are).
+    /// Room for `more` new terms without growing the table.
     pub fn reserve(&mut self, more: usize) {
         while (self.ends.len() + more) * 2 > self.table.len() {
             self.grow();
@@ -393,25 +392,8 @@ impl Postings {
         self.total
     }
 
-    /// Adds a posting to `term`, whose postings so far all have smaller chunk ids.
-    pub fn push(&mut self, term: u32, p: Posting) {
-        let t = term as usize;
-        self.total += 1;
-        if t + 2 == self.starts.len() && !self.pending.contains_key(&term) {
-            // The last term's run ends the buffer: append in place (every new term, and
-            // every term of a restored index, which arrive in id order).
-            let (count, last) = self.stored(term);
-            encode(&mut self.bytes, last, p);
-            self.starts[t + 1] = self.bytes.len() as u64;
-            self.note(term, count + 1, p.chunk);
-            return;
-        }
-        self.pending.entry(term).or_default().push(p);
-        self.pending_len += 1;
-    }
-
-    /// Adds `list` to `term`'s postings: [`Postings::push`] for each, with one look-up of
-    /// the term's pending list.
+    /// Adds `list` to `term`'s postings (chunk ids above those it has, in order): at the end
+    /// of its run when it is the last term's, else to its pending list (one look-up for all).
     pub fn extend(&mut self, term: u32, list: impl IntoIterator<Item = Posting>) {
         let mut list = list.into_iter().peekable();
         if list.peek().is_none() {
@@ -547,11 +529,11 @@ impl Postings {
         let mut out = Postings::with_capacity(self.terms(), self.bytes.len());
         for t in 0..self.terms() as u32 {
             out.add_term();
-            for p in self.list(t) {
-                if let Some(chunk) = map(p.chunk) {
-                    out.push(t, Posting { chunk, ..p });
-                }
-            }
+            out.extend(
+                t,
+                self.list(t)
+                    .filter_map(|p| map(p.chunk).map(|chunk| Posting { chunk, ..p })),
+            );
         }
         *self = out;
         self.shrink();
@@ -745,7 +727,7 @@ mod tests {
         for round in 0..3u16 {
             for t in [3u32, 0, 2] {
                 let q = p(chunk, round + 1, if t == 2 { 300 } else { 0 });
-                s.push(t, q);
+                s.extend(t, [q]);
                 want[t as usize].push(q);
                 chunk += 200; // gaps past one byte
             }
@@ -837,7 +819,7 @@ mod tests {
                         chunk += gap;
                         let t = pick.index(model.len());
                         let p = Posting { chunk, tf, sym };
-                        s.push(t as u32, p);
+                        s.extend(t as u32, [p]);
                         model[t].push(p);
                     }
                     _ => {}
