@@ -26,7 +26,7 @@ use crate::stamp::racy;
 use crate::syntax::split_lines;
 
 pub(super) use super::terms::Posting;
-use super::terms::{PathPostings, Postings, Stage, TermDict};
+use super::terms::{fingerprint, PathPostings, Postings, Stage, TermDict, TermIds};
 
 /// A chunk of an indexed file.
 #[derive(Debug, Clone)]
@@ -176,6 +176,8 @@ struct PreparedChunk {
 /// (the merge is serial: it was a third of a kernel build's CPU).
 pub(super) struct Batch {
     terms: TermDict,
+    /// The [`fingerprint`] of each of `terms`, computed on the batch's thread.
+    fps: Vec<u64>,
     files: Vec<Result<Prepared, SkipReason>>,
     /// Term `k`'s postings are `postings[starts[k]..starts[k + 1]]`: (chunk number in the
     /// batch, counting the chunks of its files in order; tf; sym), in chunk order.
@@ -205,7 +207,7 @@ pub struct IndexStats {
 #[derive(Debug)]
 pub struct Index {
     pub(super) scope: Scope,
-    pub(super) terms: TermDict,
+    pub(super) terms: TermIds,
     pub(super) postings: Postings,
     pub(super) path_postings: PathPostings,
     pub(super) chunks: Vec<ChunkMeta>,
@@ -256,7 +258,7 @@ struct Progress<'a> {
 /// The contents of an index restored from disk ([`persist`](super::persist)), already checked
 /// for consistency there; [`Index::from_parts`] derives the counters.
 pub(super) struct Parts {
-    pub terms: TermDict,
+    pub terms: TermIds,
     pub postings: Postings,
     pub path_postings: PathPostings,
     pub chunks: Vec<ChunkMeta>,
@@ -374,8 +376,12 @@ pub(super) fn prepare_batch(scope: &Scope, listed: &[Listed], progress: &AtomicU
         postings[*at as usize] = (c, tf, sym);
         *at += 1;
     }
+    let fps = (0..n as u32)
+        .map(|k| fingerprint(counts.terms.term(k)))
+        .collect();
     Batch {
         terms: counts.terms,
+        fps,
         files,
         starts,
         postings,
@@ -521,7 +527,7 @@ impl Index {
     pub fn new(scope: Scope, max_files: usize) -> Index {
         Index {
             scope,
-            terms: TermDict::default(),
+            terms: TermIds::default(),
             postings: Postings::default(),
             path_postings: PathPostings::default(),
             chunks: Vec::new(),
@@ -867,22 +873,22 @@ impl Index {
             .filter(|&k| {
                 batch.starts[k as usize] < batch.starts[k as usize + 1] || path_term[k as usize]
             })
-            .map(|k| (k, TermDict::hash(batch.terms.term(k))))
+            .map(|k| (k, batch.fps[k as usize]))
             .collect();
-        // What interning reads is asked for ahead (see `TermDict::prefetch`): table slots 18
-        // terms ahead, text offsets 12, texts 6. (Room is not reserved for all of them: most
-        // are known, and reserving could double the table of an index that ends just below a
-        // growth; a growth in a batch only wastes the prefetches in flight.)
+        // What interning reads is asked for ahead (see `TermIds::prefetch`): table slots 16
+        // terms ahead, fingerprints 8. (Room is not reserved for all of them: most are known,
+        // and reserving could double the table of an index that ends just below a growth; a
+        // growth in a batch only wastes the prefetches in flight.)
         let mut ids = vec![u32::MAX; batch.terms.len()];
-        for (n, &(k, h)) in used.iter().enumerate() {
-            for (ahead, stage) in [(18, Stage::Slot), (12, Stage::Ends), (6, Stage::Text)] {
-                if let Some(&(_, h)) = used.get(n + ahead) {
-                    self.terms.prefetch(h, stage);
+        for (n, &(k, fp)) in used.iter().enumerate() {
+            for (ahead, stage) in [(16, Stage::Slot), (8, Stage::Key)] {
+                if let Some(&(_, fp)) = used.get(n + ahead) {
+                    self.terms.prefetch(fp, stage);
                 }
             }
             let k = k as usize;
             let list = &batch.postings[batch.starts[k] as usize..batch.starts[k + 1] as usize];
-            let (id, new) = self.terms.intern_hashed(batch.terms.term(k as u32), h);
+            let (id, new) = self.terms.intern(fp);
             if new {
                 self.postings.add_term();
             }

@@ -28,13 +28,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::chunk;
 use super::index::{ChunkMeta, FileMeta, Index, Parts, SkipReason};
-use super::terms::{PathPostings, Postings, TermDict};
+use super::terms::{PathPostings, Postings, TermIds};
 use super::walk::{Stamp, WatchedDir};
 use crate::fs_scope::Scope;
 
 const MAGIC: &[u8; 8] = b"CEIDX\r\n\0";
 /// Version of the body layout; bump on any change.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// The engine version written in the header; a file from another release is ignored.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Largest cache file read; a larger one is ignored (and rebuilt).
@@ -398,9 +398,7 @@ fn write_terms<W: Write>(b: &mut Out<'_, W>, index: &Index) {
         // Variable-length numbers: most of the millions of terms of a large tree occur once,
         // and a posting is usually a small gap to the previous chunk with tf 1 and no symbol
         // (2-3 bytes instead of 8; the kernel's file shrank from 616 MB).
-        let term = index.terms.term(id).as_bytes();
-        b.var(term.len() as u64);
-        b.raw(term);
+        b.raw(&index.terms.fingerprint(id).to_le_bytes());
         run.clear();
         let n = index.postings.encoded(id, &mut run);
         b.var(n as u64);
@@ -713,19 +711,16 @@ fn check_references(
     Some(by_path)
 }
 
-type Terms = (TermDict, Postings, PathPostings);
+type Terms = (TermIds, Postings, PathPostings);
 
 fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> {
-    let n_terms = r.len(4)?;
-    let mut arena = String::new();
-    let mut ends: Vec<u32> = Vec::with_capacity(n_terms);
+    let n_terms = r.len(10)?;
+    let mut fps: Vec<u64> = Vec::with_capacity(n_terms);
     // The runs take about what they take in the file (the same encoding).
     let mut postings = Postings::with_capacity(n_terms, r.b.len());
     let mut path_postings = PathPostings::default();
     for id in 0..n_terms {
-        let n = r.var_len(1)?;
-        arena.push_str(std::str::from_utf8(r.take(n)?).ok()?);
-        ends.push(u32::try_from(arena.len()).ok()?);
+        fps.push(u64::from_le_bytes(r.take(8)?.try_into().ok()?));
         let n = r.var_len(2)?;
         postings.add_term();
         // The run is in the in-memory encoding: checked posting by posting here, then copied
@@ -756,8 +751,8 @@ fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> 
         }
         path_postings.insert(id as u32, list);
     }
-    // Empty and repeated terms are refused here.
-    let terms = TermDict::from_terms(arena, ends)?;
+    // Repeated terms are refused here.
+    let terms = TermIds::from_fingerprints(fps)?;
     postings.shrink();
     Some((terms, postings, path_postings))
 }

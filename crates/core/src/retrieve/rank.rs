@@ -115,7 +115,7 @@ fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
         .iter()
         .enumerate()
         .filter_map(|(k, (t, w))| {
-            let &id = index.terms.get(t.as_str())?;
+            let id = index.terms.get(t.as_str())?;
             let df = index.postings.len(id) + index.path_postings[id as usize].len();
             (df > 0).then_some((
                 Term {
@@ -138,11 +138,11 @@ fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
     // shortened to (`connection` meets `connect.c`, `utility` meets `StringUtils.java`).
     for (t, w) in &query.terms {
         let in_paths = |id: u32| !index.path_postings[id as usize].is_empty();
-        if index.terms.get(t.as_str()).is_some_and(|&id| in_paths(id)) {
+        if index.terms.get(t.as_str()).is_some_and(in_paths) {
             continue;
         }
         for part in path_forms(t, &query.symbols) {
-            let Some(&id) = index.terms.get(part) else {
+            let Some(id) = index.terms.get(part) else {
                 continue;
             };
             if in_paths(id) && !out.iter().any(|o| o.id == id) {
@@ -157,7 +157,7 @@ fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
     // Phrases the index knows as identifiers: rare by nature, so they are added after the
     // rarest-terms cut instead of competing in it.
     for p in &query.phrases {
-        if let Some(&id) = index.terms.get(p.as_str()) {
+        if let Some(id) = index.terms.get(p.as_str()) {
             if !out.iter().any(|t| t.id == id) {
                 out.push(Term {
                     id,

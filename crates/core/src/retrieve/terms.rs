@@ -1,12 +1,13 @@
 //! The compact parts of the index: the term dictionary and the posting lists.
 //!
 //! A large tree has millions of distinct terms (the Linux kernel: 4.1M, most of them seen once:
-//! hex constants, unique identifiers) and tens of millions of postings, so
-//! what a term and a posting cost decides the index's size. Here a term is its bytes in one
-//! shared arena, an end offset (4 bytes) and a slot in an open-addressing table of term ids
-//! (4 bytes, at most half full); its postings are a run of variable-length numbers in one
-//! shared buffer (2-3 bytes a posting, 8 bytes of bookkeeping a term: [`Postings`]); and path
-//! postings, which only a few thousand terms have, live in a side map.
+//! hex constants, unique identifiers) and tens of millions of postings, so what a term and a
+//! posting cost decides the index's size. Here the index knows a term by its 64-bit
+//! fingerprint (8 bytes, whatever the term's length) and a slot in an open-addressing table
+//! of term ids (5 bytes, at most half full): [`TermIds`]; its postings are a run of
+//! variable-length numbers in one shared buffer (2-3 bytes a posting, 8 bytes of bookkeeping a
+//! term: [`Postings`]); and path postings, which only a few thousand terms have, live in a
+//! side map. Only the dictionary of a batch of files being indexed keeps texts ([`TermDict`]).
 
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::Hasher;
@@ -21,31 +22,22 @@ pub(crate) struct Posting {
     pub sym: u16,
 }
 
-/// Interned terms: id -> text and text -> id, in one arena.
+const EMPTY: u32 = u32::MAX;
+
+/// An open-addressing table of ids (linear probing, a power of two long, at most half full),
+/// with eight bits of each occupied slot's hash beside it: a probe compares an entry's key
+/// (a cache miss) only when they match (interning the kernel's 4.1M terms on restart spent
+/// 40% of it comparing at every occupied slot). The keys live with the table's owner, which
+/// passes the comparison.
 #[derive(Debug, Default)]
-pub(crate) struct TermDict {
-    arena: String,
-    /// End offset in `arena` of each term, by id.
-    ends: Vec<u32>,
-    /// Open addressing, linear probing; `EMPTY` or a term id. Length a power of two, at most
-    /// half full.
-    table: Vec<u32>,
-    /// Eight bits of each occupied slot's hash, beside `table`: a probe compares a term's
-    /// text only when they match, instead of reading its offsets and bytes (two cache misses)
-    /// at every occupied slot (interning the kernel's 4.1M terms on restart spent 40% of it
-    /// there).
+struct Slots {
+    ids: Vec<u32>,
     tags: Vec<u8>,
 }
 
-const EMPTY: u32 = u32::MAX;
-
-/// What [`TermDict::prefetch`] asks for: a term's table slot; once that is cached, where the
-/// text of the term in it starts; once that is cached, the text.
-#[derive(Clone, Copy)]
-pub(crate) enum Stage {
-    Slot,
-    Ends,
-    Text,
+/// The tag of a hash: bits the slot index (its low bits) does not use.
+fn tag(h: u64) -> u8 {
+    (h >> 56) as u8
 }
 
 /// A hint to bring the cache line of `p` in; no effect on results (nothing is read).
@@ -60,8 +52,104 @@ fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
-/// Table slots per bucket when a dictionary is built at once ([`TermDict::from_terms`]).
+/// Table slots per bucket when a table is filled at once ([`Slots::fill`]).
 const BUCKET: usize = 1024;
+
+impl Slots {
+    /// The slot holding the id whose key `same` accepts, or the empty slot where a key of
+    /// hash `h` goes.
+    #[inline]
+    fn probe(&self, h: u64, same: impl Fn(u32) -> bool) -> Result<usize, usize> {
+        let mask = self.ids.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let id = self.ids[i];
+            if id == EMPTY {
+                return Err(i);
+            }
+            if self.tags[i] == tag(h) && same(id) {
+                return Ok(i);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn set(&mut self, i: usize, id: u32, h: u64) {
+        self.ids[i] = id;
+        self.tags[i] = tag(h);
+    }
+
+    /// Whether one more id fits (at most half full).
+    fn fits(&self, held: usize) -> bool {
+        (held + 1) * 2 <= self.ids.len()
+    }
+
+    /// An empty table with room for `n` ids.
+    fn sized(n: usize) -> Slots {
+        let size = (n * 2).next_power_of_two().max(1024);
+        Slots {
+            ids: vec![EMPTY; size],
+            tags: vec![0; size],
+        }
+    }
+
+    /// A larger table holding ids `0..n`, of hashes `hash(id)`, with room for one more.
+    fn grown(n: usize, hash: impl Fn(u32) -> u64) -> Slots {
+        let mut s = Slots::sized(n + 1);
+        for id in 0..n as u32 {
+            let h = hash(id);
+            if let Err(i) = s.probe(h, |_| false) {
+                s.set(i, id, h);
+            }
+        }
+        s
+    }
+
+    /// Places ids `0..hashes.len()` of hashes `hashes` in an empty table in the order of
+    /// their home slots, in buckets of [`BUCKET`] slots, so that its writes go through memory
+    /// once instead of missing the cache at every id (4.1M interns were a third of the
+    /// kernel's restart); `false` if two keys are the same (`same(a, b)`).
+    fn fill(&mut self, hashes: &[u64], same: impl Fn(u32, u32) -> bool) -> bool {
+        let mask = self.ids.len() - 1;
+        let bucket = |h: u64| (h as usize & mask) / BUCKET;
+        let mut firsts = vec![0usize; self.ids.len() / BUCKET + 2];
+        for &h in hashes {
+            firsts[bucket(h) + 1] += 1;
+        }
+        for b in 1..firsts.len() {
+            firsts[b] += firsts[b - 1];
+        }
+        let mut order = vec![0u32; hashes.len()];
+        for (id, &h) in hashes.iter().enumerate() {
+            let at = &mut firsts[bucket(h)];
+            order[*at] = id as u32;
+            *at += 1;
+        }
+        for id in order {
+            let h = hashes[id as usize];
+            match self.probe(h, |other| same(other, id)) {
+                Ok(_) => return false,
+                Err(i) => self.set(i, id, h),
+            }
+        }
+        true
+    }
+
+    fn bytes(&self) -> usize {
+        self.ids.len() * 5
+    }
+}
+
+/// A batch's terms with their texts: id -> text and text -> id, in one arena. A batch of
+/// files being indexed numbers its terms here; the index keeps only their fingerprints
+/// ([`TermIds`]).
+#[derive(Debug, Default)]
+pub(crate) struct TermDict {
+    arena: String,
+    /// End offset in `arena` of each term, by id.
+    ends: Vec<u32>,
+    slots: Slots,
+}
 
 fn hash(t: &str) -> u64 {
     let mut h = rustc_hash::FxHasher::default();
@@ -69,73 +157,13 @@ fn hash(t: &str) -> u64 {
     h.finish()
 }
 
-/// The tag of a hash: bits the slot index (its low bits) does not use.
-fn tag(h: u64) -> u8 {
-    (h >> 56) as u8
-}
-
 impl TermDict {
-    /// A dictionary of the terms `arena` holds, term `i` ending at `ends[i]` (a restored
-    /// index's, in id order); `None` if a term is empty, not on a character boundary, or
-    /// repeated. The table is filled in the order of the terms' home slots, in buckets of
-    /// [`BUCKET`] slots, so its writes go through memory once instead of missing the cache
-    /// at every term (4.1M interns were a third of the kernel's restart).
-    pub fn from_terms(arena: String, ends: Vec<u32>) -> Option<TermDict> {
-        let n = ends.len();
-        let slots = (n * 2 + 2).next_power_of_two().max(1024);
-        let mut d = TermDict {
-            arena,
-            ends,
-            table: vec![EMPTY; slots],
-            tags: vec![0; slots],
-        };
-        d.shrink();
-        let mut start = 0usize;
-        for &end in &d.ends {
-            let end = end as usize;
-            if end <= start || end > d.arena.len() || !d.arena.is_char_boundary(end) {
-                return None;
-            }
-            start = end;
-        }
-        if start != d.arena.len() {
-            return None;
-        }
-        let mask = slots - 1;
-        let hashes: Vec<u64> = (0..n as u32).map(|id| hash(d.term(id))).collect();
-        let bucket = |h: u64| (h as usize & mask) / BUCKET;
-        let mut firsts = vec![0usize; slots / BUCKET + 1];
-        for &h in &hashes {
-            firsts[bucket(h) + 1] += 1;
-        }
-        for b in 1..firsts.len() {
-            firsts[b] += firsts[b - 1];
-        }
-        let mut order = vec![(0u32, 0u64); n];
-        for (id, h) in hashes.into_iter().enumerate() {
-            let at = &mut firsts[bucket(h)];
-            order[*at] = (id as u32, h);
-            *at += 1;
-        }
-        for (id, h) in order {
-            let mut i = h as usize & mask;
-            while d.table[i] != EMPTY {
-                if d.tags[i] == tag(h) && d.term(d.table[i]) == d.term(id) {
-                    return None;
-                }
-                i = (i + 1) & mask;
-            }
-            d.table[i] = id;
-            d.tags[i] = tag(h);
-        }
-        Some(d)
-    }
-
     /// An empty dictionary with room for `terms` terms before its table grows.
     pub fn with_capacity(terms: usize) -> TermDict {
-        let mut d = TermDict::default();
-        d.reserve(terms);
-        d
+        TermDict {
+            slots: Slots::sized(terms),
+            ..TermDict::default()
+        }
     }
 
     /// Terms held.
@@ -150,127 +178,146 @@ impl TermDict {
         &self.arena[start..self.ends[i] as usize]
     }
 
-    /// The id of `t`, if interned (a reference into the table, so callers can write
-    /// `let &id = dict.get(t)?`).
-    pub fn get(&self, t: &str) -> Option<&u32> {
-        if self.table.is_empty() {
-            return None;
-        }
-        let mask = self.table.len() - 1;
-        let h = hash(t);
-        let mut i = h as usize & mask;
-        loop {
-            let id = &self.table[i];
-            if *id == EMPTY {
-                return None;
-            }
-            if self.tags[i] == tag(h) && self.term(*id) == t {
-                return Some(id);
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
     /// The id of `t`, interned if new; and whether it was new. One hash and one probe: a new
     /// term takes the empty slot its probe ended on.
     pub fn intern(&mut self, t: &str) -> (u32, bool) {
-        self.intern_hashed(t, hash(t))
-    }
-
-    /// The hash [`TermDict::intern_hashed`] and [`TermDict::prefetch`] take.
-    pub fn hash(t: &str) -> u64 {
-        hash(t)
-    }
-
-    /// Room for `more` new terms without growing the table.
-    pub fn reserve(&mut self, more: usize) {
-        while (self.ends.len() + more) * 2 > self.table.len() {
-            self.grow();
+        if !self.slots.fits(self.ends.len()) {
+            self.slots = Slots::grown(self.ends.len(), |id| hash(self.term(id)));
+        }
+        let h = hash(t);
+        match self.slots.probe(h, |id| self.term(id) == t) {
+            Ok(i) => (self.slots.ids[i], false),
+            Err(i) => {
+                let id = self.ends.len() as u32;
+                self.arena.push_str(t);
+                self.ends.push(self.arena.len() as u32);
+                self.slots.set(i, id, h);
+                (id, true)
+            }
         }
     }
 
-    /// Asks the processor for what interning a term of hash `h` will read ([`Stage`], each
-    /// stage reading what the one before brought in): a merge interns a batch's terms with
-    /// these issued some terms ahead, so that the slots and texts of a dictionary of millions
-    /// of terms (a cache miss each) are read in parallel instead of one after another.
-    pub fn prefetch(&self, h: u64, stage: Stage) {
-        if self.table.is_empty() {
+    #[cfg(test)]
+    fn get(&self, t: &str) -> Option<u32> {
+        if self.ends.is_empty() {
+            return None;
+        }
+        let i = self.slots.probe(hash(t), |id| self.term(id) == t).ok()?;
+        Some(self.slots.ids[i])
+    }
+}
+
+/// The fingerprint the index knows a term by: 64 bits of XXH3, a hash with a fixed
+/// definition (the cache file stores fingerprints, so they must not change with a compiler
+/// or platform). Two different terms share one with a probability of about n² / 2⁶⁵ for n
+/// terms (5·10⁻⁷ for the kernel's 4.1M); if they did, each would also find the other's
+/// postings.
+pub(crate) fn fingerprint(t: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(t.as_bytes())
+}
+
+/// What [`TermIds::prefetch`] asks for: a fingerprint's table slot; once that is cached, the
+/// fingerprint of the term in it.
+#[derive(Clone, Copy)]
+pub(crate) enum Stage {
+    Slot,
+    Key,
+}
+
+/// The index's terms by [`fingerprint`]: id -> fingerprint and fingerprint -> id. 8 bytes a
+/// term instead of its text and offset (the kernel's 4.1M terms took 90 MB as texts, 33 as
+/// fingerprints); ranking looks terms up and the cache file stores them, neither needs
+/// their text.
+#[derive(Debug, Default)]
+pub(crate) struct TermIds {
+    fps: Vec<u64>,
+    slots: Slots,
+}
+
+impl TermIds {
+    /// The terms of fingerprints `fps`, term `i` of `fps[i]` (a restored index's, in id
+    /// order); `None` if one is repeated.
+    pub fn from_fingerprints(fps: Vec<u64>) -> Option<TermIds> {
+        let mut slots = Slots::sized(fps.len());
+        slots
+            .fill(&fps, |a, b| fps[a as usize] == fps[b as usize])
+            .then_some(TermIds { fps, slots })
+    }
+
+    /// Terms held.
+    pub fn len(&self) -> usize {
+        self.fps.len()
+    }
+
+    /// The fingerprint of term `id`.
+    pub fn fingerprint(&self, id: u32) -> u64 {
+        self.fps[id as usize]
+    }
+
+    /// The id of `t`, if known.
+    pub fn get(&self, t: &str) -> Option<u32> {
+        self.get_fingerprint(fingerprint(t))
+    }
+
+    /// The id of the term of fingerprint `fp`, if known.
+    pub fn get_fingerprint(&self, fp: u64) -> Option<u32> {
+        if self.fps.is_empty() {
+            return None;
+        }
+        let i = self
+            .slots
+            .probe(fp, |id| self.fps[id as usize] == fp)
+            .ok()?;
+        Some(self.slots.ids[i])
+    }
+
+    /// The id of the term of fingerprint `fp`, added if new; and whether it was new.
+    pub fn intern(&mut self, fp: u64) -> (u32, bool) {
+        if !self.slots.fits(self.fps.len()) {
+            self.slots = Slots::grown(self.fps.len(), |id| self.fps[id as usize]);
+        }
+        match self.slots.probe(fp, |id| self.fps[id as usize] == fp) {
+            Ok(i) => (self.slots.ids[i], false),
+            Err(i) => {
+                let id = self.fps.len() as u32;
+                self.fps.push(fp);
+                self.slots.set(i, id, fp);
+                (id, true)
+            }
+        }
+    }
+
+    /// Asks the processor for what interning `fp` will read ([`Stage`], the second reading
+    /// what the first brought in): a merge interns a batch's terms with these issued some
+    /// terms ahead, so that the slots and fingerprints of a dictionary of millions of terms (a
+    /// cache miss each) are read in parallel instead of one after another.
+    pub fn prefetch(&self, fp: u64, stage: Stage) {
+        if self.fps.is_empty() {
             return;
         }
-        let i = h as usize & (self.table.len() - 1);
+        let i = fp as usize & (self.slots.ids.len() - 1);
         match stage {
             Stage::Slot => {
-                prefetch(self.table.as_ptr().wrapping_add(i));
-                prefetch(self.tags.as_ptr().wrapping_add(i));
+                prefetch(self.slots.ids.as_ptr().wrapping_add(i));
+                prefetch(self.slots.tags.as_ptr().wrapping_add(i));
             }
-            Stage::Ends | Stage::Text => {
-                let id = self.table[i];
-                if id == EMPTY || id == 0 || self.tags[i] != tag(h) {
-                    return;
-                }
-                let at = id as usize - 1;
-                match stage {
-                    Stage::Ends => prefetch(self.ends.as_ptr().wrapping_add(at)),
-                    _ => prefetch(self.arena.as_ptr().wrapping_add(self.ends[at] as usize)),
+            Stage::Key => {
+                let id = self.slots.ids[i];
+                if id != EMPTY && self.slots.tags[i] == tag(fp) {
+                    prefetch(self.fps.as_ptr().wrapping_add(id as usize));
                 }
             }
-        }
-    }
-
-    /// [`TermDict::intern`] of a term whose [`TermDict::hash`] is known.
-    pub fn intern_hashed(&mut self, t: &str, h: u64) -> (u32, bool) {
-        if (self.ends.len() + 1) * 2 > self.table.len() {
-            self.grow();
-        }
-        let mask = self.table.len() - 1;
-        let mut i = h as usize & mask;
-        loop {
-            let id = self.table[i];
-            if id == EMPTY {
-                break;
-            }
-            if self.tags[i] == tag(h) && self.term(id) == t {
-                return (id, false);
-            }
-            i = (i + 1) & mask;
-        }
-        let id = self.ends.len() as u32;
-        self.arena.push_str(t);
-        self.ends.push(self.arena.len() as u32);
-        self.table[i] = id;
-        self.tags[i] = tag(h);
-        (id, true)
-    }
-
-    fn place(&mut self, id: u32) {
-        let mask = self.table.len() - 1;
-        let h = hash(self.term(id));
-        let mut i = h as usize & mask;
-        while self.table[i] != EMPTY {
-            i = (i + 1) & mask;
-        }
-        self.table[i] = id;
-        self.tags[i] = tag(h);
-    }
-
-    fn grow(&mut self) {
-        let size = (self.table.len() * 2).max(1024);
-        self.table = vec![EMPTY; size];
-        self.tags = vec![0; size];
-        for id in 0..self.ends.len() as u32 {
-            self.place(id);
         }
     }
 
     /// Releases spare capacity (after a build).
     pub fn shrink(&mut self) {
-        self.arena.shrink_to_fit();
-        self.ends.shrink_to_fit();
+        self.fps.shrink_to_fit();
     }
 
     /// Approximate heap bytes.
     pub fn bytes(&self) -> usize {
-        self.arena.len() + self.ends.len() * 4 + self.table.len() * 5
+        self.fps.len() * 8 + self.slots.bytes()
     }
 }
 
@@ -656,62 +703,68 @@ mod tests {
         }
         assert_eq!(d.intern("t42"), (42, false));
         for i in 0..5000u32 {
-            assert_eq!(d.get(&format!("t{i}")), Some(&i));
+            assert_eq!(d.get(&format!("t{i}")), Some(i));
             assert_eq!(d.term(i), format!("t{i}"));
         }
         assert!(d.get("t5000").is_none());
         assert_eq!(d.len(), 5000);
-    }
-
-    #[test]
-    fn prefetching_and_reserving_change_no_id() {
-        let mut d = TermDict::default();
-        d.prefetch(TermDict::hash("x"), Stage::Slot);
+        let mut d = TermDict::with_capacity(3000);
+        let slots = d.slots.ids.len();
         for i in 0..3000u32 {
             d.intern(&format!("t{i}"));
         }
-        d.reserve(5000);
-        let slots = d.table.len();
+        assert_eq!(d.slots.ids.len(), slots, "reserved room needs no growth");
+    }
+
+    #[test]
+    fn fingerprints_intern_across_growth_and_prefetching_changes_no_id() {
+        let fp = |i: u32| fingerprint(&format!("t{i}"));
+        let mut d = TermIds::default();
+        assert!(d.get("t0").is_none());
+        d.prefetch(fp(0), Stage::Slot);
         for i in 0..8000u32 {
-            let t = format!("t{i}");
-            for stage in [Stage::Slot, Stage::Ends, Stage::Text] {
-                d.prefetch(TermDict::hash(&format!("t{}", i + 7)), stage);
+            for stage in [Stage::Slot, Stage::Key] {
+                d.prefetch(fp(i + 7), stage);
             }
-            assert_eq!(d.intern_hashed(&t, TermDict::hash(&t)), (i, i >= 3000));
+            assert_eq!(d.intern(fp(i)), (i, true));
         }
-        assert_eq!(d.table.len(), slots, "reserved room needs no growth");
-        assert_eq!(d.get("t7999"), Some(&7999));
+        assert_eq!(d.intern(fp(42)), (42, false));
+        for i in 0..8000u32 {
+            assert_eq!(d.get(&format!("t{i}")), Some(i));
+            assert_eq!(d.fingerprint(i), fp(i));
+        }
+        assert!(d.get("t8000").is_none());
+        assert_eq!(d.len(), 8000);
+    }
+
+    #[test]
+    fn fingerprints_are_fixed() {
+        // The cache file stores them: a change of hash would silently break every restore.
+        // XXH3-64 of the reference implementation (C xxhash 0.8, through Python's `xxhash`).
+        assert_eq!(fingerprint(""), 0x2d06_8005_38d3_94c2);
+        assert_eq!(fingerprint("copy_from_user"), 0x39dc_4673_32ad_e5a8);
     }
 
     #[test]
     fn a_dictionary_built_at_once_finds_every_term_and_refuses_repeats() {
-        let mut arena = String::new();
-        let mut ends = Vec::new();
+        let fps: Vec<u64> = (0..5000u32)
+            .map(|i| fingerprint(&format!("t{i}é")))
+            .collect();
+        let d = TermIds::from_fingerprints(fps.clone()).expect("valid");
         for i in 0..5000u32 {
-            arena.push_str(&format!("t{i}é"));
-            ends.push(arena.len() as u32);
-        }
-        let d = TermDict::from_terms(arena.clone(), ends.clone()).expect("valid");
-        for i in 0..5000u32 {
-            assert_eq!(d.get(&format!("t{i}é")), Some(&i));
+            assert_eq!(d.get(&format!("t{i}é")), Some(i));
         }
         assert!(d.get("t5000é").is_none());
         let mut d = d;
-        assert_eq!(d.intern("new"), (5000, true));
-        assert_eq!(d.intern("t7é"), (7, false));
-        // A repeated term, an empty one, a cut inside a character, a short arena.
-        let mut rep = arena.clone();
-        rep.push_str("t3é");
-        let mut rep_ends = ends.clone();
-        rep_ends.push(rep.len() as u32);
-        assert!(TermDict::from_terms(rep, rep_ends).is_none());
-        let mut empty = ends.clone();
-        empty.insert(1, ends[0]);
-        assert!(TermDict::from_terms(arena.clone(), empty).is_none());
-        let mut cut = ends.clone();
-        cut[0] -= 1;
-        assert!(TermDict::from_terms(arena.clone(), cut).is_none());
-        assert!(TermDict::from_terms(arena, ends[..10].to_vec()).is_none());
+        assert_eq!(d.intern(fingerprint("new")), (5000, true));
+        assert_eq!(d.intern(fingerprint("t7é")), (7, false));
+        let mut rep = fps;
+        rep.push(rep[3]);
+        assert!(TermIds::from_fingerprints(rep).is_none());
+        assert_eq!(
+            TermIds::from_fingerprints(Vec::new()).unwrap().get("x"),
+            None
+        );
     }
 
     #[test]
