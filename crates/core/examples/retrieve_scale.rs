@@ -7,7 +7,8 @@
 //! ```
 //! `PROMPTS_FILE`: one prompt per line. `--out` writes every result list (path, lines, score)
 //! of the last round, to compare two builds with `cmp`. `--pause` sleeps after the cold build
-//! (time to attach `perf record -p PID`).
+//! (time to attach `perf record -p PID`). Resident memory is printed after the build and after
+//! the warm calls (Linux).
 
 use std::time::Instant;
 
@@ -23,6 +24,18 @@ fn pct(xs: &[f64], p: f64) -> f64 {
     s.sort_by(f64::total_cmp);
     let k = ((p / 100.0) * s.len() as f64).ceil() as usize;
     s[k.clamp(1, s.len()) - 1]
+}
+
+/// Resident memory now and at its peak (Linux; "n/a" elsewhere).
+fn rss() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map_or("n/a".to_owned(), |v| v.trim().to_owned())
+    };
+    format!("{} (peak {})", field("VmRSS:"), field("VmHWM:"))
 }
 
 fn main() {
@@ -42,6 +55,7 @@ fn main() {
     if let Some(n) = arg(&args, "--max-files") {
         options.max_files = n.parse().expect("max files");
     }
+    let options_cache = options.cache_dir.is_some();
     let retrieval = Retrieval::new(options);
     let ask = |prompt: &str| {
         retrieval
@@ -65,6 +79,7 @@ fn main() {
         stats.bytes / 1_000_000,
         std::process::id()
     );
+    println!("RSS after build: {}", rss());
     if let Some(s) = arg(&args, "--pause") {
         std::thread::sleep(std::time::Duration::from_secs(s.parse().expect("pause")));
     }
@@ -99,6 +114,12 @@ fn main() {
         pct(&all, 50.0),
         pct(&all, 95.0)
     );
+    println!("RSS after the warm calls: {}", rss());
+    if options_cache {
+        // A background save follows the build; let it finish.
+        std::thread::sleep(std::time::Duration::from_secs(8));
+        println!("RSS 8 s later: {}", rss());
+    }
     if let Some(path) = arg(&args, "--out") {
         std::fs::write(path, out).expect("write results");
     }

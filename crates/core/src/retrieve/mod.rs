@@ -434,6 +434,8 @@ impl Retrieval {
                 }
                 // Cleared under the lock: a change after this queues a new save.
                 queued.saving.store(false, Ordering::Release);
+                drop(guard);
+                index::release_free_memory();
                 break;
             });
         match handle {
