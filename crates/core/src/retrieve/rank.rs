@@ -18,7 +18,7 @@
 //!
 //! Every part of a file's score is kept in its [`Signals`], which `explain` shows.
 
-use super::index::Index;
+use super::index::{Index, Posting};
 use super::prompt::normalize_name;
 pub use super::prompt::Query;
 use super::roles::Role;
@@ -349,21 +349,30 @@ impl Scores {
         self.touched.clear();
         self.hits.clear();
         let mut df_chunks = 0f32;
-        for p in index.postings.list(term.id).filter(|_| !term.path_only) {
-            let c = &index.chunks[p.chunk as usize];
-            if !c.alive {
-                continue;
-            }
-            df_chunks += 1.0;
-            self.chunked[c.file as usize] = true;
-            let tf = f32::from(p.tf) + w_symbol * f32::from(p.sym);
-            self.hits.push((p.chunk, c.len, tf));
-            let slot = &mut self.file_tf[c.file as usize];
-            if *slot == 0.0 {
-                self.touched.push(c.file);
-            }
-            *slot += tf;
-        }
+        let list = if term.path_only {
+            super::terms::PostingIter::default()
+        } else {
+            index.postings.list(term.id)
+        };
+        let chunks = index.chunks.as_ptr();
+        list.for_each_prefetched(
+            |p| Some(chunks.wrapping_add(p.chunk as usize)),
+            |p| {
+                let c = &index.chunks[p.chunk as usize];
+                if !c.alive {
+                    return;
+                }
+                df_chunks += 1.0;
+                self.chunked[c.file as usize] = true;
+                let tf = f32::from(p.tf) + w_symbol * f32::from(p.sym);
+                self.hits.push((p.chunk, c.len, tf));
+                let slot = &mut self.file_tf[c.file as usize];
+                if *slot == 0.0 {
+                    self.touched.push(c.file);
+                }
+                *slot += tf;
+            },
+        );
         if df_chunks > 0.0 {
             let idf_c = idf(self.n_chunks, df_chunks);
             for &(chunk, len, tf) in &self.hits {
@@ -404,11 +413,17 @@ impl Scores {
             return;
         }
         let list = || index.postings.list(term.id);
+        // Only the chunks that define the term are read.
+        let chunks = index.chunks.as_ptr();
+        let at = |p: Posting| (p.sym > 0).then(|| chunks.wrapping_add(p.chunk as usize));
         self.touched.clear();
-        for p in list() {
+        list().for_each_prefetched(at, |p| {
+            if p.sym == 0 {
+                return;
+            }
             let c = &index.chunks[p.chunk as usize];
-            if p.sym == 0 || !c.alive {
-                continue;
+            if !c.alive {
+                return;
             }
             // `file_tf` (all zero between terms) marks the files already listed.
             let seen = &mut self.file_tf[c.file as usize];
@@ -416,7 +431,7 @@ impl Scores {
                 *seen = 1.0;
                 self.touched.push(c.file);
             }
-        }
+        });
         for &f in &self.touched {
             self.file_tf[f as usize] = 0.0;
             self.chunked[f as usize] = true;
@@ -694,25 +709,40 @@ fn contains_normalized(line: &str, name: &str) -> bool {
         return true;
     }
     let line = line.as_bytes();
-    (0..line.len()).any(|start| {
-        let mut k = 0;
-        for &b in &line[start..] {
-            if !b.is_ascii_alphanumeric() {
-                if k == 0 {
-                    return false;
-                }
-                continue;
-            }
-            if b.to_ascii_lowercase() != name[k] {
+    // Only where the name's first character is (in either case) can it start: found by
+    // memchr, not tried at every byte (this runs on every line of the top files).
+    let first = name[0];
+    let mut from = 0;
+    while let Some(i) = memchr::memchr2(first, first.to_ascii_uppercase(), &line[from..]) {
+        let start = from + i;
+        if matches_at(line, start, name) {
+            return true;
+        }
+        from = start + 1;
+    }
+    false
+}
+
+/// Whether `name` (lowercase letters and digits) is spelled at `line[start..]`, reading only
+/// letters and digits there and ignoring case.
+fn matches_at(line: &[u8], start: usize, name: &[u8]) -> bool {
+    let mut k = 0;
+    for &b in &line[start..] {
+        if !b.is_ascii_alphanumeric() {
+            if k == 0 {
                 return false;
             }
-            k += 1;
-            if k == name.len() {
-                return true;
-            }
+            continue;
         }
-        false
-    })
+        if b.to_ascii_lowercase() != name[k] {
+            return false;
+        }
+        k += 1;
+        if k == name.len() {
+            return true;
+        }
+    }
+    false
 }
 
 /// Step 7, for short prompts naming a symbol (`SqlMapper`, `Vitest`): among the top files
@@ -914,6 +944,18 @@ mod tests {
         assert!(path_forms("header", none).is_empty());
         // A short prompt's symbol is meant as typed.
         assert!(path_forms("connection", &["connection".to_owned()]).is_empty());
+    }
+
+    proptest::proptest! {
+        /// The memchr search finds a name exactly where trying every start does.
+        #[test]
+        fn contains_normalized_agrees_with_trying_every_start(
+            line in "[ a-cA-C0-2_(){}]{0,40}",
+            name in "[a-c0-2]{1,4}",
+        ) {
+            let every = (0..line.len()).any(|s| matches_at(line.as_bytes(), s, name.as_bytes()));
+            proptest::prop_assert_eq!(contains_normalized(&line, &name), every);
+        }
     }
 
     #[test]
