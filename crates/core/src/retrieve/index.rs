@@ -71,6 +71,10 @@ pub enum SkipReason {
     Unreadable,
     /// Its head says it is generated code.
     Generated,
+    /// Created since the last full walk while the root was at `maxFilesPerRoot`, after every
+    /// file that walk kept in path order: it cannot displace one, so it is not read (and a
+    /// change to it needs no walk). The next full walk counts it with the others.
+    OverLimit,
 }
 
 impl SkipReason {
@@ -81,6 +85,7 @@ impl SkipReason {
             SkipReason::TooLarge => 1,
             SkipReason::Unreadable => 2,
             SkipReason::Generated => 3,
+            SkipReason::OverLimit => 4,
         }
     }
 
@@ -91,6 +96,7 @@ impl SkipReason {
             1 => SkipReason::TooLarge,
             2 => SkipReason::Unreadable,
             3 => SkipReason::Generated,
+            4 => SkipReason::OverLimit,
             _ => return None,
         })
     }
@@ -195,6 +201,15 @@ pub(super) fn release_free_memory() {
     unsafe {
         libc::malloc_trim(0);
     }
+}
+
+/// Whether a file skipped for `reason` was listed, so counts toward the cap (a file too large
+/// is not listed; one over the cap is the cap).
+fn kept_for_content(reason: SkipReason) -> bool {
+    matches!(
+        reason,
+        SkipReason::Binary | SkipReason::Unreadable | SkipReason::Generated
+    )
 }
 
 /// Files per [`Batch`]: read and tokenized together before they are added to the index.
@@ -634,6 +649,7 @@ impl Index {
                 SkipReason::TooLarge => skipped.too_large += 1,
                 SkipReason::Unreadable => skipped.unreadable += 1,
                 SkipReason::Generated => skipped.generated += 1,
+                SkipReason::OverLimit => skipped.over_limit += 1,
             }
         }
         Coverage {
@@ -745,8 +761,11 @@ impl Index {
                     }
                 }
                 None => match self.skipped.get(&l.rel) {
-                    // Skipped before and unchanged: not read again, not a change.
-                    Some(&(stamp, reason)) if stamp == l.stamp => {
+                    // Skipped before and unchanged: not read again, not a change (unless it
+                    // was over the cap, which this walk decides again).
+                    Some(&(stamp, reason))
+                        if stamp == l.stamp && reason != SkipReason::OverLimit =>
+                    {
                         still_skipped.insert(l.rel, (stamp, reason));
                     }
                     _ => todo.push(l),
@@ -930,7 +949,8 @@ impl Index {
         if changes.is_empty() {
             return Some(0);
         }
-        let live_before = self.live_files;
+        let kept_before = self.kept();
+        let over_before = self.over_cap();
         let root = self.scope.root().to_path_buf();
         let mut targets = Targets::default();
         let mut check: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
@@ -1049,18 +1069,76 @@ impl Index {
             .filter(|l| !self.by_path.contains_key(&l.rel))
             .count();
         // At the cap the indexed files are the first in path order: a new file may displace
-        // one, a removed one lets the next in. Only a full listing knows which.
-        if self.live_files as usize + new_files > self.max_files
-            || (self.over_limit > 0 && new_files > 0)
-        {
+        // one, a removed one lets the next in. Only a full listing knows which, unless every
+        // new file comes after all the files the last walk kept (a busy directory at the end
+        // of a tree over the cap): those displace none, and the first take what room is left.
+        if over_before && self.kept() < kept_before {
             return None;
+        }
+        if self.kept() + new_files > self.max_files || (over_before && new_files > 0) {
+            if !self.after_kept(&todo) {
+                return None;
+            }
+            // The kept files stay; the first new ones in path order take what room is left.
+            let (mut new, known): (Vec<Listed>, Vec<Listed>) = std::mem::take(&mut todo)
+                .into_iter()
+                .partition(|l| !self.by_path.contains_key(&l.rel));
+            new.sort_by(|a, b| a.rel.cmp(&b.rel));
+            let room = self.max_files.saturating_sub(self.kept());
+            let over = new.split_off(room.min(new.len()));
+            todo = known;
+            todo.extend(new);
+            for l in over {
+                self.skipped.insert(l.rel, (l.stamp, SkipReason::OverLimit));
+            }
         }
         self.apply(todo, progress);
-        if self.over_limit > 0 && self.live_files < live_before {
-            return None;
-        }
         self.maybe_compact();
         Some(changed)
+    }
+
+    /// Whether files of the root are not indexed because of the cap.
+    fn over_cap(&self) -> bool {
+        self.over_limit > 0
+            || self
+                .skipped
+                .values()
+                .any(|(_, r)| *r == SkipReason::OverLimit)
+    }
+
+    /// Files a walk would count toward the cap now: indexed, or skipped for their content
+    /// (the walk lists them before reading them).
+    fn kept(&self) -> usize {
+        self.live_files as usize
+            + self
+                .skipped
+                .values()
+                .filter(|(_, r)| kept_for_content(*r))
+                .count()
+    }
+
+    /// Whether every file of `todo` the index does not hold sorts after every file the last
+    /// full walk kept (indexed, or skipped for its content), in the walk's path order.
+    fn after_kept(&self, todo: &[Listed]) -> bool {
+        let Some(first_new) = todo
+            .iter()
+            .map(|l| l.rel.as_str())
+            .filter(|rel| !self.by_path.contains_key(*rel))
+            .min()
+        else {
+            return true;
+        };
+        let last_kept = self
+            .by_path
+            .keys()
+            .chain(
+                self.skipped
+                    .iter()
+                    .filter(|(_, (_, r))| kept_for_content(*r))
+                    .map(|(k, _)| k),
+            )
+            .max();
+        last_kept.is_some_and(|last| last.as_str() < first_new)
     }
 
     /// Drops `rel` from the index and from the skipped files.
@@ -1135,19 +1213,25 @@ impl Index {
             }
         }
         let mut skipped_changed = Vec::new();
-        for (rel, (stamp, _)) in &self.skipped {
+        for (rel, &(stamp, reason)) in &self.skipped {
             match walk::stamp_of(&root.join(rel)) {
-                Some(now) if now == *stamp => {}
+                Some(now) if now == stamp => {}
                 None => return None,
-                Some(now) => skipped_changed.push(Listed {
-                    rel: rel.clone(),
-                    stamp: now,
-                }),
+                Some(now) => skipped_changed.push((
+                    Listed {
+                        rel: rel.clone(),
+                        stamp: now,
+                    },
+                    reason,
+                )),
             }
         }
-        for l in skipped_changed {
+        for (l, reason) in skipped_changed {
             changed += 1;
-            if walk::verdict(l.stamp.size) == Verdict::TooLarge {
+            if reason == SkipReason::OverLimit {
+                // Still after the kept files: not read.
+                self.skipped.insert(l.rel, (l.stamp, reason));
+            } else if walk::verdict(l.stamp.size) == Verdict::TooLarge {
                 self.skipped.insert(l.rel, (l.stamp, SkipReason::TooLarge));
             } else {
                 todo.push(l);
@@ -1320,6 +1404,15 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_skip_reason_survives_the_cache_file_code() {
+        use SkipReason::*;
+        for r in [Binary, TooLarge, Unreadable, Generated, OverLimit] {
+            assert_eq!(SkipReason::from_code(r.code()), Some(r));
+        }
+        assert_eq!(SkipReason::from_code(5), None);
+    }
 
     proptest::proptest! {
         /// Counting a chunk through the batch's identifier cache gives the terms and counts

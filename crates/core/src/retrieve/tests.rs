@@ -776,6 +776,68 @@ fn at_the_cap_a_deleted_file_lets_the_next_one_in() {
     );
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn at_the_cap_files_created_after_the_kept_ones_need_no_walk() {
+    use std::sync::atomic::AtomicUsize;
+    let dir = fixture();
+    let root = dir.path();
+    // Listed in path order: README.md, src/cookie.ts, src/router.ts, src/utils/url.ts.
+    let mut index = Index::new(Scope::new(root).unwrap(), 2);
+    let progress = AtomicUsize::new(0);
+    index.refresh(&progress);
+    assert_eq!(index.freshness(), Freshness::Watching);
+    let over = |index: &Index| index.coverage().skipped.over_limit;
+    assert_eq!((index.stats().files, over(&index)), (2, 2));
+    let found =
+        |index: &Index, prompt: &str| !rank::rank(index, &Query::parse(prompt), 5).is_empty();
+    // Created after every kept file: over the cap, not read, no walk; its edits neither.
+    write(root, "zz/late.ts", "export function lateComer() {}\n");
+    index.refresh(&progress);
+    assert_eq!((index.full_walks, over(&index)), (1, 3));
+    assert!(!found(&index, "lateComer"));
+    write(root, "zz/late.ts", "export function lateComerToo() {}\n");
+    index.refresh(&progress);
+    assert_eq!((index.full_walks, over(&index)), (1, 3));
+    fs::remove_file(root.join("zz/late.ts")).unwrap();
+    index.refresh(&progress);
+    assert_eq!((index.full_walks, over(&index)), (1, 2));
+    // Created before a kept file: it displaces one, which only a walk decides.
+    write(root, "AAA.ts", "export function earlyBird() {}\n");
+    index.refresh(&progress);
+    assert_eq!(index.full_walks, 2);
+    assert!(found(&index, "earlyBird"));
+    assert_eq!((index.stats().files, over(&index)), (2, 3));
+    // What the events kept equals a fresh build's.
+    write(root, "zz/late.ts", "export function lateComer() {}\n");
+    index.refresh(&progress);
+    let mut fresh = Index::new(Scope::new(root).unwrap(), 2);
+    fresh.refresh(&progress);
+    let mut a: Vec<_> = index.by_path.keys().cloned().collect();
+    let mut b: Vec<_> = fresh.by_path.keys().cloned().collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+    assert_eq!(over(&index), over(&fresh));
+
+    // Exactly at the cap (nothing over it yet): the same, and a deletion lets it in.
+    let dir = fixture();
+    let root = dir.path();
+    let mut index = Index::new(Scope::new(root).unwrap(), 4);
+    index.refresh(&progress);
+    assert_eq!((index.stats().files, over(&index)), (4, 0));
+    write(root, "zz/late.ts", "export function lateComer() {}\n");
+    write(root, "zz/later.ts", "export function laterStill() {}\n");
+    index.refresh(&progress);
+    assert_eq!((index.full_walks, over(&index)), (1, 2));
+    fs::remove_file(root.join("src/cookie.ts")).unwrap();
+    index.refresh(&progress);
+    assert_eq!(index.full_walks, 2);
+    assert!(found(&index, "lateComer"));
+    assert!(!found(&index, "laterStill"));
+    assert_eq!((index.stats().files, over(&index)), (4, 1));
+}
+
 /// The paths of a response, in rank order, each once.
 fn files(out: &[Snippet]) -> Vec<&str> {
     let mut seen: Vec<&str> = Vec::new();
