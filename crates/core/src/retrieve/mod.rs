@@ -345,7 +345,14 @@ impl Retrieval {
         scope: Scope,
         cancel: &Cancel,
     ) -> Result<&'a mut Index> {
-        cancel.check()?;
+        if let Err(e) = cancel.check() {
+            // Cancelled before a first build began: no entry may stay behind (its status
+            // would say "building" for a build that never runs).
+            if guard.is_none() {
+                self.forget(slot);
+            }
+            return Err(e);
+        }
         slot.building.store(true, Ordering::Relaxed);
         slot.files_read.store(0, Ordering::Relaxed);
         slot.files_total.store(0, Ordering::Relaxed);

@@ -1138,3 +1138,17 @@ fn a_header_ranks_below_the_sources_of_its_folder() {
     assert!(pos("lib/pool.c") < pos("lib/state.h"), "{f:?}");
     assert!(pos("include/state.h") < pos("lib/state.h"), "{f:?}");
 }
+
+#[test]
+fn a_build_cancelled_before_it_starts_leaves_no_entry() {
+    let dir = fixture();
+    let root = dir.path().to_str().unwrap();
+    let r = Retrieval::new(RetrievalOptions::default());
+    let cancel = crate::engine::Cancel::new();
+    cancel.cancel();
+    assert!(r.prepare_cancellable(root, &cancel).is_err());
+    assert_eq!(r.status(root).unwrap().state, IndexState::Absent);
+    // The next call builds as usual.
+    assert!(!paths_for(&r, dir.path(), "parseCookie").is_empty());
+    assert_eq!(r.status(root).unwrap().state, IndexState::Ready);
+}
