@@ -14,6 +14,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
+use super::central;
 use super::chunk;
 use super::rank;
 use super::roles::{role_of, Role};
@@ -167,6 +168,9 @@ pub(super) struct Prepared {
     chunks: Vec<PreparedChunk>,
     /// The path's terms, as numbers of the batch's terms.
     path_terms: Vec<u32>,
+    /// The terms of the names the file defines ([`central::name_terms`]), as numbers of the
+    /// batch's terms.
+    names: Vec<u32>,
 }
 
 struct PreparedChunk {
@@ -271,6 +275,11 @@ pub struct Index {
     text_bytes: usize,
     /// Full walks and quick (stat-only) updates done, for tests and status.
     pub(super) full_walks: u64,
+    /// Files added or removed so far: what a cache of values that depend on the live files
+    /// compares to know whether they may have changed.
+    pub(super) generation: u64,
+    /// What ranking learned of files' [centrality](super::central) (ranking holds `&Index`).
+    pub(super) central: std::sync::Mutex<super::central::Central>,
 }
 
 /// Counters of an update in progress: files read of files to read.
@@ -439,6 +448,7 @@ fn prepare(
     let (lines, n) = split_lines(text);
     let offset = |line: &str| line.as_ptr() as usize - text.as_ptr() as usize;
     let mut chunks = Vec::new();
+    let mut names = Vec::new();
     for c in chunk::chunk_lines(&listed.rel, &lines, n) {
         let mut len = 0u32;
         let (a, b) = (
@@ -451,6 +461,8 @@ fn prepare(
         }
         for s in &c.symbols {
             counts.add_text(s, true);
+            let (tokenizer, terms) = (&mut counts.tokenizer, &mut counts.terms);
+            central::name_terms(tokenizer, s, |t| names.push(terms.intern(t).0));
         }
         counts.take();
         if len == 0 {
@@ -476,6 +488,7 @@ fn prepare(
         keys: rank::FileKeys::of(&listed.rel),
         path_terms,
         chunks,
+        names,
     })
 }
 
@@ -579,6 +592,8 @@ impl Index {
             texts: std::collections::VecDeque::new(),
             text_bytes: 0,
             full_walks: 0,
+            generation: 0,
+            central: std::sync::Mutex::default(),
         }
     }
 
@@ -804,6 +819,10 @@ impl Index {
         self.chunks.shrink_to_fit();
         self.files.shrink_to_fit();
         self.file_lens.shrink_to_fit();
+        self.central
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .shrink();
         release_free_memory();
     }
 
@@ -872,7 +891,7 @@ impl Index {
     /// index, in order.
     fn merge(&mut self, listed: &[Listed], batch: Batch) {
         let first_chunk = self.chunks.len() as u32;
-        let mut added: Vec<(u32, Vec<u32>)> = Vec::new();
+        let mut added: Vec<(u32, Vec<u32>, Vec<u32>)> = Vec::new();
         for (l, p) in listed.iter().zip(batch.files) {
             if let Some(fid) = self.by_path.get(&l.rel).copied() {
                 self.remove(fid);
@@ -881,7 +900,8 @@ impl Index {
                 Ok(mut p) => {
                     self.skipped.remove(&l.rel);
                     let path_terms = std::mem::take(&mut p.path_terms);
-                    added.push((self.add(p), path_terms));
+                    let names = std::mem::take(&mut p.names);
+                    added.push((self.add(p), path_terms, names));
                 }
                 Err(reason) => {
                     self.skipped.insert(l.rel.clone(), (l.stamp, reason));
@@ -891,7 +911,7 @@ impl Index {
         // The batch's terms in the order first seen (a term with neither postings nor a
         // path is not added), each with its postings at once.
         let mut path_term = vec![false; batch.terms.len()];
-        for (_, terms) in &added {
+        for (_, terms, _) in &added {
             for &t in terms {
                 path_term[t as usize] = true;
             }
@@ -929,10 +949,21 @@ impl Index {
                 }),
             );
         }
-        for (fid, terms) in added {
+        let central = self
+            .central
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (fid, terms, names) in added {
             for t in terms {
                 self.path_postings.push(ids[t as usize], fid);
             }
+            // A name whose chunk held no token has no postings (and no id): not one.
+            let mut names: Vec<u32> = names
+                .into_iter()
+                .map(|k| ids[k as usize])
+                .filter(|&id| id != u32::MAX)
+                .collect();
+            central.record(fid, &mut names);
         }
         self.postings.maybe_flush();
     }
@@ -1244,6 +1275,7 @@ impl Index {
     /// Adds a prepared file's chunks and metadata (its postings come with its batch's), and
     /// returns its id.
     fn add(&mut self, p: Prepared) -> u32 {
+        self.generation += 1;
         let fid = self.files.len() as u32;
         let first = self.chunks.len() as u32;
         let mut file_len = 0u32;
@@ -1303,10 +1335,32 @@ impl Index {
         Some(text)
     }
 
+    /// The text of an indexed file, from the cache or read again (not kept): for ranking,
+    /// which holds the index shared.
+    pub(super) fn read_text(&self, fid: u32) -> Option<std::sync::Arc<str>> {
+        if let Some((_, t)) = self.texts.iter().find(|(f, _)| *f == fid) {
+            return Some(t.clone());
+        }
+        let meta = self.files.get(fid as usize)?.as_ref()?;
+        let resolved = self.scope.resolve(&meta.rel).ok()?;
+        Some(
+            self.scope
+                .read_resolved(&resolved, &read_limits())
+                .ok()?
+                .text
+                .into(),
+        )
+    }
+
     fn remove(&mut self, fid: u32) {
         let Some(meta) = self.files[fid as usize].take() else {
             return;
         };
+        self.generation += 1;
+        self.central
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .forget(fid);
         self.file_lens[fid as usize] = 0;
         if let Some(i) = self.texts.iter().position(|(f, _)| *f == fid) {
             if let Some((_, t)) = self.texts.remove(i) {
@@ -1340,6 +1394,7 @@ impl Index {
 
     /// Renumbers live files and chunks densely and drops every posting of a dead one.
     fn compact(&mut self) {
+        self.generation += 1;
         let mut file_map: Vec<u32> = vec![u32::MAX; self.files.len()];
         let mut chunk_map: Vec<u32> = vec![u32::MAX; self.chunks.len()];
         let mut files: Vec<Option<FileMeta>> = Vec::with_capacity(self.live_files as usize);
@@ -1368,12 +1423,22 @@ impl Index {
         for fid in self.by_path.values_mut() {
             *fid = file_map[*fid as usize];
         }
+        self.central
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remap(&file_map, files.len());
         self.texts.clear();
         self.text_bytes = 0;
         self.file_lens = file_lens(&files);
         self.files = files;
         self.chunks = chunks;
         self.dead_chunks = 0;
+    }
+
+    /// Heap bytes of what ranking keeps of files' [centrality](super::central) (the names
+    /// each file defines, recorded as it is indexed; not saved with the index).
+    pub(super) fn central_bytes(&self) -> usize {
+        self.central.lock().map_or(0, |c| c.heap_bytes())
     }
 
     /// Counts and approximate memory.
@@ -1390,7 +1455,8 @@ impl Index {
             + self.terms.bytes()
             + self.chunks.len() * std::mem::size_of::<ChunkMeta>()
             + file_bytes
-            + self.text_bytes;
+            + self.text_bytes
+            + self.central_bytes();
         IndexStats {
             files: self.live_files as usize,
             chunks: self.live_chunks as usize,

@@ -18,6 +18,7 @@
 //! Every file is read through [`fs_scope`](crate::fs_scope); snippet text is redacted with
 //! [`secrets::redact`](crate::secrets::redact) before it leaves the engine.
 
+mod central;
 pub mod chunk;
 pub mod index;
 pub mod persist;
@@ -328,7 +329,7 @@ impl Retrieval {
         } else {
             limit.max(rank::EXACT_DEFINITION_CANDIDATES)
         };
-        let mut hits = rank::rank(index, &query, candidates);
+        let mut hits = rank::rank_shown(index, &query, candidates, limit);
         rank::exact_definitions(index, &query, &mut hits);
         hits.truncate(limit);
         let out = snippets(index, &hits, limit, *options);

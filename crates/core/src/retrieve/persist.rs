@@ -923,7 +923,12 @@ mod tests {
         let index = built(dir.path());
         let bytes = encode(&index, ENGINE_VERSION);
         let back = decode(&bytes, index.scope().clone(), 1000, ENGINE_VERSION).unwrap();
-        assert_eq!(back.stats(), index.stats());
+        // Ranking's record of the names files define is not saved (it is read again).
+        let without_names = |i: &Index| super::super::index::IndexStats {
+            bytes: i.stats().bytes - i.central_bytes(),
+            ..i.stats()
+        };
+        assert_eq!(without_names(&back), without_names(&index));
         assert_eq!(back.by_path, index.by_path);
         assert_eq!(back.dirs, index.dirs);
         assert_eq!(back.walked_at, index.walked_at);

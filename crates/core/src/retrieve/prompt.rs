@@ -58,6 +58,8 @@ pub struct Query {
     /// ("reflection equals" → `reflectionequals` and `reflection_equals`): ranking looks them
     /// up as terms, so a question's words meet the identifier they spell.
     pub phrases: Vec<String>,
+    /// Non-empty lines of the prompt (a one-line question or search, or more).
+    pub lines: usize,
 }
 
 fn is_code_style(token: &str) -> bool {
@@ -185,6 +187,7 @@ impl Query {
             symbols,
             symbol_words,
             phrases: phrases(prompt),
+            lines,
         }
     }
 }

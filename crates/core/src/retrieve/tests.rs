@@ -1152,3 +1152,101 @@ fn a_build_cancelled_before_it_starts_leaves_no_entry() {
     assert!(!paths_for(&r, dir.path(), "parseCookie").is_empty());
     assert_eq!(r.status(root).unwrap().state, IndexState::Ready);
 }
+
+#[test]
+fn a_one_line_question_prefers_the_file_whose_names_others_use() {
+    // Two files match the question alike; the rest of the tree calls only `beginRun`.
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    let runner = |name: &str| {
+        format!("// runs the test files\nexport function {name}() {{\n  return 1\n}}\n")
+    };
+    write(r, "src/a.ts", &runner("startRun"));
+    write(r, "src/b.ts", &runner("beginRun"));
+    for k in 0..3 {
+        write(
+            r,
+            &format!("src/user{k}.ts"),
+            "import { beginRun } from './b'\nbeginRun()\n",
+        );
+    }
+    let ret = Retrieval::default();
+    let paths = |prompt: &str| -> Vec<String> {
+        ret.retrieve(&request(r, prompt, 10))
+            .unwrap()
+            .into_iter()
+            .map(|s| s.path)
+            .collect()
+    };
+    let first = paths("how the test files are run");
+    assert_eq!(first[..2], ["src/b.ts", "src/a.ts"], "{first:?}");
+    // A prompt of several lines (a change to make) gets no such prior: the tie goes by path.
+    let change = paths("test files: run them\n\nThe runner should run the test files.");
+    assert_eq!(change[..2], ["src/a.ts", "src/b.ts"], "{change:?}");
+}
+
+/// Two files that match "how the test files are run" alike (`src/a.ts` defines `startRun`,
+/// `src/b.ts` `beginRun`), and three files calling `name`.
+fn runners(r: &Path, name: &str) {
+    let runner = |name: &str| {
+        format!("// runs the test files\nexport function {name}() {{\n  return 1\n}}\n")
+    };
+    write(r, "src/a.ts", &runner("startRun"));
+    write(r, "src/b.ts", &runner("beginRun"));
+    for k in 0..3 {
+        write(
+            r,
+            &format!("src/user{k}.ts"),
+            &format!("import {{ {name} }} from './x'\n{name}()\n"),
+        );
+    }
+}
+
+#[test]
+fn centrality_follows_the_files_whatever_the_edits_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    runners(r, "beginRun");
+    let prompt = "how the test files are run";
+    let ret = Retrieval::default();
+    let first = ret.retrieve(&request(r, prompt, 10)).unwrap();
+    assert_eq!(first[0].path, "src/b.ts", "{first:?}");
+    // The callers now call the other one: what ranking learned of the names is stale.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    runners(r, "startRunning");
+    for k in 0..3 {
+        write(
+            r,
+            &format!("src/user{k}.ts"),
+            "import { startRun } from './a'\nstartRun()\nstartRun()\n",
+        );
+    }
+    let after = ret.retrieve(&request(r, prompt, 10)).unwrap();
+    assert_eq!(after[0].path, "src/a.ts", "{after:?}");
+    // The same as an index built over these files at once.
+    let fresh = Retrieval::default()
+        .retrieve(&request(r, prompt, 10))
+        .unwrap();
+    assert_eq!(after, fresh);
+}
+
+#[test]
+fn centrality_is_the_same_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    runners(r, "beginRun");
+    let options = RetrievalOptions {
+        cache_dir: Some(cache.path().to_path_buf()),
+        ..RetrievalOptions::default()
+    };
+    let prompt = "how the test files are run";
+    let first = Retrieval::new(options.clone());
+    let before = first.retrieve(&request(r, prompt, 10)).unwrap();
+    assert_eq!(before[0].path, "src/b.ts", "{before:?}");
+    // Dropping waits for the save. The restored index did not record the files' names: they
+    // are read from the texts.
+    drop(first);
+    let second = Retrieval::new(options);
+    assert_eq!(second.retrieve(&request(r, prompt, 10)).unwrap(), before);
+}
