@@ -10,44 +10,22 @@
 
 use std::time::Instant;
 
-use context_engine_core::retrieve::{Request, Retrieval, RetrievalOptions};
+use context_engine_core::retrieve::{Retrieval, RetrievalOptions};
 
-fn arg(args: &[String], name: &str) -> Option<String> {
-    let i = args.iter().position(|a| a == name)?;
-    args.get(i + 1).cloned()
-}
-
-fn pct(xs: &[f64], p: f64) -> f64 {
-    let mut s = xs.to_vec();
-    s.sort_by(f64::total_cmp);
-    let k = ((p / 100.0) * s.len() as f64).ceil() as usize;
-    s[k.clamp(1, s.len()) - 1]
-}
+mod scale_common;
+use scale_common::{arg, ask, cpu_seconds, prompts, rss, summary};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let root = args.get(1).expect("ROOT").clone();
-    let prompts: Vec<String> = std::fs::read_to_string(args.get(2).expect("PROMPTS_FILE"))
-        .expect("prompts file")
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_owned)
-        .collect();
+    let prompts = prompts(args.get(2).expect("PROMPTS_FILE"));
     let edits: Vec<String> = arg(&args, "--edit")
         .expect("--edit FILES")
         .split(',')
         .map(str::to_owned)
         .collect();
     let retrieval = Retrieval::new(RetrievalOptions::default());
-    let ask = |prompt: &str| {
-        retrieval
-            .retrieve(&Request {
-                prompt: prompt.to_owned(),
-                root: root.clone(),
-                limit: 20,
-            })
-            .expect("retrieve")
-    };
+    let ask = |prompt: &str| ask(&retrieval, &root, prompt);
     let t = Instant::now();
     ask(&prompts[0]);
     println!("cold {:.2} s", t.elapsed().as_secs_f64());
@@ -61,21 +39,9 @@ fn main() {
             }
         }
     }
-    println!(
-        "warm: p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
-        pct(&warm, 50.0),
-        pct(&warm, 95.0),
-        pct(&warm, 100.0)
-    );
-    let rss = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .map(str::to_owned)
-        })
-        .unwrap_or_default();
-    println!("after the warm rounds: {rss}");
+    println!("warm: {}", summary(&warm));
+    println!("RSS after the warm rounds: {}", rss());
+    let cpu0 = cpu_seconds();
     let mut after = Vec::new();
     let mut out = String::new();
     for (k, p) in prompts.iter().enumerate() {
@@ -97,12 +63,14 @@ fn main() {
             out.push_str(&format!("{} {:.6}\n", s.source, s.score));
         }
     }
-    println!(
-        "after an edit: p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
-        pct(&after, 50.0),
-        pct(&after, 95.0),
-        pct(&after, 100.0)
-    );
+    println!("after an edit: {}", summary(&after));
+    if let (Some(a), Some(b)) = (cpu0, cpu_seconds()) {
+        // Includes the edits' writes and the refresh each one causes.
+        println!(
+            "after an edit, CPU (whole process): {:.2} ms a call",
+            (b - a) * 1000.0 / after.len() as f64
+        );
+    }
     if let Some(path) = arg(&args, "--out") {
         std::fs::write(path, out).expect("write results");
     }

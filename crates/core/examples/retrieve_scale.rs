@@ -12,57 +12,15 @@
 
 use std::time::Instant;
 
-use context_engine_core::retrieve::{Request, Retrieval, RetrievalOptions};
+use context_engine_core::retrieve::{Retrieval, RetrievalOptions};
 
-fn arg(args: &[String], name: &str) -> Option<String> {
-    let i = args.iter().position(|a| a == name)?;
-    args.get(i + 1).cloned()
-}
-
-fn pct(xs: &[f64], p: f64) -> f64 {
-    let mut s = xs.to_vec();
-    s.sort_by(f64::total_cmp);
-    let k = ((p / 100.0) * s.len() as f64).ceil() as usize;
-    s[k.clamp(1, s.len()) - 1]
-}
-
-/// Resident memory now and at its peak (Linux; "n/a" elsewhere).
-fn rss() -> String {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .map_or("n/a".to_owned(), |v| v.trim().to_owned())
-    };
-    format!("{} (peak {})", field("VmRSS:"), field("VmHWM:"))
-}
-
-/// User plus system CPU time of the process so far (unix).
-fn cpu_seconds() -> Option<f64> {
-    #[cfg(unix)]
-    {
-        // SAFETY: getrusage writes the struct it is given.
-        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &raw mut u) } != 0 {
-            return None;
-        }
-        let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
-        Some(t(u.ru_utime) + t(u.ru_stime))
-    }
-    #[cfg(not(unix))]
-    None
-}
+mod scale_common;
+use scale_common::{arg, ask, cpu_seconds, prompts, rss, summary};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let root = args.get(1).expect("ROOT").clone();
-    let prompts: Vec<String> = std::fs::read_to_string(args.get(2).expect("PROMPTS_FILE"))
-        .expect("prompts file")
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_owned)
-        .collect();
+    let prompts = prompts(args.get(2).expect("PROMPTS_FILE"));
     let rounds: usize = arg(&args, "--rounds").map_or(3, |r| r.parse().expect("rounds"));
     let mut options = RetrievalOptions {
         cache_dir: arg(&args, "--cache-dir").map(Into::into),
@@ -73,15 +31,7 @@ fn main() {
     }
     let options_cache = options.cache_dir.is_some();
     let retrieval = Retrieval::new(options);
-    let ask = |prompt: &str| {
-        retrieval
-            .retrieve(&Request {
-                prompt: prompt.to_owned(),
-                root: root.clone(),
-                limit: 20,
-            })
-            .expect("retrieve")
-    };
+    let ask = |prompt: &str| ask(&retrieval, &root, prompt);
     let t = Instant::now();
     ask(&prompts[0]);
     let stats = retrieval.prepare(&root).expect("stats");
@@ -117,20 +67,10 @@ fn main() {
                 }
             }
         }
-        println!(
-            "round {round}: p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
-            pct(&times, 50.0),
-            pct(&times, 95.0),
-            pct(&times, 100.0)
-        );
+        println!("round {round}: {}", summary(&times));
         all.extend(times);
     }
-    println!(
-        "all {} calls: p50 {:.2} ms, p95 {:.2} ms",
-        all.len(),
-        pct(&all, 50.0),
-        pct(&all, 95.0)
-    );
+    println!("all {} calls: {}", all.len(), summary(&all));
     if let (Some(a), Some(b)) = (cpu0, cpu_seconds()) {
         // CPU time moves less than wall time when the machine is shared.
         println!(

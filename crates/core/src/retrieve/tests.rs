@@ -498,16 +498,36 @@ fn paths_for(r: &Retrieval, root: &Path, prompt: &str) -> Vec<String> {
         .collect()
 }
 
+/// A watching index of `root` (at most `max_files` files), built.
+#[cfg(target_os = "linux")]
+fn watched_index(root: &Path, max_files: usize) -> Index {
+    let mut index = Index::new(Scope::new(root).unwrap(), max_files);
+    index.refresh(&std::sync::atomic::AtomicUsize::new(0));
+    assert_eq!(index.freshness(), Freshness::Watching);
+    index
+}
+
+/// Asserts that what `index` holds after its updates equals a fresh build of `root`.
+#[cfg(target_os = "linux")]
+fn assert_same_as_fresh(index: &Index, root: &Path, max_files: usize) {
+    let fresh = watched_index(root, max_files);
+    let mut a: Vec<_> = index.by_path.keys().cloned().collect();
+    let mut b: Vec<_> = fresh.by_path.keys().cloned().collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+    assert_eq!(index.stats().chunks, fresh.stats().chunks);
+    assert_eq!(index.coverage().skipped, fresh.coverage().skipped);
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn watching_sees_edits_new_and_deleted_files_on_the_next_call_without_walking() {
     use std::sync::atomic::AtomicUsize;
     let dir = fixture();
     let root = dir.path();
-    let mut index = Index::new(Scope::new(root).unwrap(), 1000);
+    let mut index = watched_index(root, 1000);
     let progress = AtomicUsize::new(0);
-    index.refresh(&progress);
-    assert_eq!(index.freshness(), Freshness::Watching);
     assert_eq!(index.full_walks, 1);
     let top = |index: &Index, prompt: &str| -> Option<String> {
         let hits = rank::rank(index, &Query::parse(prompt), 5);
@@ -581,14 +601,7 @@ fn watching_sees_edits_new_and_deleted_files_on_the_next_call_without_walking() 
     assert_eq!(top(&index, "ignoredThing").as_deref(), Some("ignored.ts"));
     assert_eq!(index.freshness(), Freshness::Watching);
     // Everything the events built equals a fresh build.
-    let mut fresh = Index::new(Scope::new(root).unwrap(), 1000);
-    fresh.refresh(&progress);
-    let mut a: Vec<_> = index.by_path.keys().cloned().collect();
-    let mut b: Vec<_> = fresh.by_path.keys().cloned().collect();
-    a.sort();
-    b.sort();
-    assert_eq!(a, b);
-    assert_eq!(index.stats().chunks, fresh.stats().chunks);
+    assert_same_as_fresh(&index, root, 1000);
 }
 
 #[test]
@@ -783,10 +796,8 @@ fn at_the_cap_files_created_after_the_kept_ones_need_no_walk() {
     let dir = fixture();
     let root = dir.path();
     // Listed in path order: README.md, src/cookie.ts, src/router.ts, src/utils/url.ts.
-    let mut index = Index::new(Scope::new(root).unwrap(), 2);
+    let mut index = watched_index(root, 2);
     let progress = AtomicUsize::new(0);
-    index.refresh(&progress);
-    assert_eq!(index.freshness(), Freshness::Watching);
     let over = |index: &Index| index.coverage().skipped.over_limit;
     assert_eq!((index.stats().files, over(&index)), (2, 2));
     let found =
@@ -811,20 +822,12 @@ fn at_the_cap_files_created_after_the_kept_ones_need_no_walk() {
     // What the events kept equals a fresh build's.
     write(root, "zz/late.ts", "export function lateComer() {}\n");
     index.refresh(&progress);
-    let mut fresh = Index::new(Scope::new(root).unwrap(), 2);
-    fresh.refresh(&progress);
-    let mut a: Vec<_> = index.by_path.keys().cloned().collect();
-    let mut b: Vec<_> = fresh.by_path.keys().cloned().collect();
-    a.sort();
-    b.sort();
-    assert_eq!(a, b);
-    assert_eq!(over(&index), over(&fresh));
+    assert_same_as_fresh(&index, root, 2);
 
     // Exactly at the cap (nothing over it yet): the same, and a deletion lets it in.
     let dir = fixture();
     let root = dir.path();
-    let mut index = Index::new(Scope::new(root).unwrap(), 4);
-    index.refresh(&progress);
+    let mut index = watched_index(root, 4);
     assert_eq!((index.stats().files, over(&index)), (4, 0));
     write(root, "zz/late.ts", "export function lateComer() {}\n");
     write(root, "zz/later.ts", "export function laterStill() {}\n");
@@ -836,6 +839,7 @@ fn at_the_cap_files_created_after_the_kept_ones_need_no_walk() {
     assert!(found(&index, "lateComer"));
     assert!(!found(&index, "laterStill"));
     assert_eq!((index.stats().files, over(&index)), (4, 1));
+    assert_same_as_fresh(&index, root, 4);
 }
 
 /// The paths of a response, in rank order, each once.
