@@ -24,21 +24,31 @@ pub(crate) struct Posting {
 
 const EMPTY: u32 = u32::MAX;
 
-/// An open-addressing table of ids (linear probing, a power of two long, at most half full),
-/// with eight bits of each occupied slot's hash beside it: a probe compares an entry's key
-/// (a cache miss) only when they match (interning the kernel's 4.1M terms on restart spent
-/// 40% of it comparing at every occupied slot). The keys live with the table's owner, which
-/// passes the comparison.
+/// An open-addressing table of ids (linear probing from the slot the hash's high bits pick,
+/// any length, at most [`MAX_LOAD_TENTHS`] tenths full), with eight bits of each occupied
+/// slot's hash beside it: a probe compares an entry's key (a cache miss) only when they match
+/// (interning the kernel's 4.1M terms on restart spent 40% of it comparing at every occupied
+/// slot). The keys live with the table's owner, which passes the comparison. Any length,
+/// rather than a power of two, lets a finished table be sized to what it holds
+/// ([`TermIds::shrink`]): the kernel's took 42 MB at a power of two, half full.
 #[derive(Debug, Default)]
 struct Slots {
     ids: Vec<u32>,
     tags: Vec<u8>,
 }
 
-/// The tag of a hash: bits the slot index (its low bits) does not use.
+/// The tag of a hash: bits the slot index (from its high bits) does not use.
 fn tag(h: u64) -> u8 {
-    (h >> 56) as u8
+    h as u8
 }
+
+/// Most tenths of a table's slots in use; a table grows (doubles) past it.
+const MAX_LOAD_TENTHS: usize = 7;
+
+/// Tenths of a table's slots in use when it is sized to what it holds (after a build, on
+/// restore): below [`MAX_LOAD_TENTHS`], so that the terms of later edits fit without doubling
+/// it (the kernel: room for ~0.7M new terms).
+const FITTED_LOAD_TENTHS: usize = 6;
 
 /// A hint to bring the cache line of `p` in; no effect on results (nothing is read).
 #[inline]
@@ -60,8 +70,7 @@ impl Slots {
     /// hash `h` goes.
     #[inline]
     fn probe(&self, h: u64, same: impl Fn(u32) -> bool) -> Result<usize, usize> {
-        let mask = self.ids.len() - 1;
-        let mut i = h as usize & mask;
+        let mut i = self.home(h);
         loop {
             let id = self.ids[i];
             if id == EMPTY {
@@ -70,8 +79,17 @@ impl Slots {
             if self.tags[i] == tag(h) && same(id) {
                 return Ok(i);
             }
-            i = (i + 1) & mask;
+            i += 1;
+            if i == self.ids.len() {
+                i = 0;
+            }
         }
+    }
+
+    /// The first slot a key of hash `h` may take: the hash's high bits scaled to the length.
+    #[inline]
+    fn home(&self, h: u64) -> usize {
+        ((u128::from(h) * self.ids.len() as u128) >> 64) as usize
     }
 
     fn set(&mut self, i: usize, id: u32, h: u64) {
@@ -79,23 +97,38 @@ impl Slots {
         self.tags[i] = tag(h);
     }
 
-    /// Whether one more id fits (at most half full).
+    /// Whether one more id fits.
     fn fits(&self, held: usize) -> bool {
-        (held + 1) * 2 <= self.ids.len()
+        (held + 1) * 10 <= self.ids.len() * MAX_LOAD_TENTHS
+    }
+
+    /// The length of a table with room for `n` ids.
+    fn size_for(n: usize) -> usize {
+        (n * 10).div_ceil(MAX_LOAD_TENTHS).max(1024)
+    }
+
+    /// The length of a table fitted to `n` ids, with room for more ([`FITTED_LOAD_TENTHS`]).
+    fn fitted_size(n: usize) -> usize {
+        (n * 10).div_ceil(FITTED_LOAD_TENTHS).max(1024)
     }
 
     /// An empty table with room for `n` ids.
     fn sized(n: usize) -> Slots {
-        let size = (n * 2).next_power_of_two().max(1024);
+        Slots::of_len(Slots::size_for(n))
+    }
+
+    /// An empty table of `size` slots.
+    fn of_len(size: usize) -> Slots {
         Slots {
             ids: vec![EMPTY; size],
             tags: vec![0; size],
         }
     }
 
-    /// A larger table holding ids `0..n`, of hashes `hash(id)`, with room for one more.
-    fn grown(n: usize, hash: impl Fn(u32) -> u64) -> Slots {
-        let mut s = Slots::sized(n + 1);
+    /// A table twice as large (or more) holding ids `0..n`, of hashes `hash(id)`, with room
+    /// for one more.
+    fn grown(&self, n: usize, hash: impl Fn(u32) -> u64) -> Slots {
+        let mut s = Slots::sized((n + 1).max(self.ids.len() * MAX_LOAD_TENTHS / 5));
         for id in 0..n as u32 {
             let h = hash(id);
             if let Err(i) = s.probe(h, |_| false) {
@@ -110,8 +143,7 @@ impl Slots {
     /// once instead of missing the cache at every id (4.1M interns were a third of the
     /// kernel's restart); `false` if two keys are the same (`same(a, b)`).
     fn fill(&mut self, hashes: &[u64], same: impl Fn(u32, u32) -> bool) -> bool {
-        let mask = self.ids.len() - 1;
-        let bucket = |h: u64| (h as usize & mask) / BUCKET;
+        let bucket = |h: u64| self.home(h) / BUCKET;
         let mut firsts = vec![0usize; self.ids.len() / BUCKET + 2];
         for &h in hashes {
             firsts[bucket(h) + 1] += 1;
@@ -182,7 +214,7 @@ impl TermDict {
     /// term takes the empty slot its probe ended on.
     pub fn intern(&mut self, t: &str) -> (u32, bool) {
         if !self.slots.fits(self.ends.len()) {
-            self.slots = Slots::grown(self.ends.len(), |id| hash(self.term(id)));
+            self.slots = self.slots.grown(self.ends.len(), |id| hash(self.term(id)));
         }
         let h = hash(t);
         match self.slots.probe(h, |id| self.term(id) == t) {
@@ -238,7 +270,7 @@ impl TermIds {
     /// The terms of fingerprints `fps`, term `i` of `fps[i]` (a restored index's, in id
     /// order); `None` if one is repeated.
     pub fn from_fingerprints(fps: Vec<u64>) -> Option<TermIds> {
-        let mut slots = Slots::sized(fps.len());
+        let mut slots = Slots::of_len(Slots::fitted_size(fps.len()));
         slots
             .fill(&fps, |a, b| fps[a as usize] == fps[b as usize])
             .then_some(TermIds { fps, slots })
@@ -274,7 +306,7 @@ impl TermIds {
     /// The id of the term of fingerprint `fp`, added if new; and whether it was new.
     pub fn intern(&mut self, fp: u64) -> (u32, bool) {
         if !self.slots.fits(self.fps.len()) {
-            self.slots = Slots::grown(self.fps.len(), |id| self.fps[id as usize]);
+            self.slots = self.slots.grown(self.fps.len(), |id| self.fps[id as usize]);
         }
         match self.slots.probe(fp, |id| self.fps[id as usize] == fp) {
             Ok(i) => (self.slots.ids[i], false),
@@ -295,7 +327,7 @@ impl TermIds {
         if self.fps.is_empty() {
             return;
         }
-        let i = fp as usize & (self.slots.ids.len() - 1);
+        let i = self.slots.home(fp);
         match stage {
             Stage::Slot => {
                 prefetch(self.slots.ids.as_ptr().wrapping_add(i));
@@ -310,9 +342,20 @@ impl TermIds {
         }
     }
 
-    /// Releases spare capacity (after a build).
+    /// Releases spare capacity (after a build): the table, grown by doubling, is refilled at
+    /// the size its terms need (the old one is dropped first, so this needs no second table).
     pub fn shrink(&mut self) {
         self.fps.shrink_to_fit();
+        let size = Slots::fitted_size(self.fps.len());
+        if size < self.slots.ids.len() {
+            self.slots = Slots::default();
+            self.slots = Slots::of_len(size);
+            let fps = &self.fps;
+            let unique = self
+                .slots
+                .fill(fps, |a, b| fps[a as usize] == fps[b as usize]);
+            debug_assert!(unique, "interned fingerprints are distinct");
+        }
     }
 
     /// Approximate heap bytes.
@@ -840,6 +883,22 @@ mod tests {
         }
         assert!(d.get("t8000").is_none());
         assert_eq!(d.len(), 8000);
+        // Grown by doubling, then refilled at the size it needs: every term still found.
+        let grown = d.slots.ids.len();
+        d.shrink();
+        assert!(d.slots.ids.len() < grown, "{grown}");
+        assert_eq!(d.slots.ids.len(), 8000 * 10 / FITTED_LOAD_TENTHS + 1);
+        for i in 0..8000u32 {
+            assert_eq!(d.get(&format!("t{i}")), Some(i));
+        }
+        let fitted = d.slots.ids.len();
+        assert_eq!(d.intern(fp(8000)), (8000, true));
+        assert_eq!(d.get("t8000"), Some(8000));
+        assert_eq!(
+            d.slots.ids.len(),
+            fitted,
+            "a fitted table has room for new terms"
+        );
     }
 
     #[test]
