@@ -4,7 +4,7 @@
 //! hex constants, unique identifiers) and tens of millions of postings, so what a term and a
 //! posting cost decides the index's size. Here the index knows a term by its 64-bit
 //! fingerprint (8 bytes, whatever the term's length) and a slot in an open-addressing table
-//! of term ids (5 bytes, at most half full): [`TermIds`]; its postings are a run of
+//! of term ids (5 bytes, 60-70% full): [`TermIds`]; its postings are a run of
 //! variable-length numbers in one shared buffer (1-3 bytes a posting, 8 bytes of bookkeeping a
 //! term: [`Postings`]); and path postings, which only a few thousand terms have, live in a
 //! side map. Only the dictionary of a batch of files being indexed keeps texts ([`TermDict`]).
