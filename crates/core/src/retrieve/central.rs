@@ -23,6 +23,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::chunk;
 use super::index::Index;
+use super::terms::{get_var, put_var};
 use super::tokenize::{for_each_identifier, Tokenizer};
 
 /// Fixed-point unit of a name's contribution, so that a sum does not depend on the order of
@@ -74,13 +75,8 @@ impl Central {
         let start = self.bytes.len() as u32;
         let mut prev = 0u32;
         for &t in terms.iter() {
-            let mut d = t - prev;
+            put_var(&mut self.bytes, u64::from(t - prev));
             prev = t;
-            while d >= 0x80 {
-                self.bytes.push((d as u8) | 0x80);
-                d >>= 7;
-            }
-            self.bytes.push(d as u8);
         }
         let i = fid as usize;
         if self.spans.len() <= i {
@@ -134,17 +130,11 @@ impl Central {
             self.record(fid, &mut terms);
             return terms;
         }
-        let mut out = Vec::new();
-        let (mut prev, mut d, mut shift) = (0u32, 0u32, 0u32);
-        for &byte in &self.bytes[a as usize..b as usize] {
-            d |= u32::from(byte & 0x7f) << shift;
-            if byte & 0x80 == 0 {
-                prev += d;
-                out.push(prev);
-                (d, shift) = (0, 0);
-            } else {
-                shift += 7;
-            }
+        let run = &self.bytes[a as usize..b as usize];
+        let (mut out, mut prev, mut at) = (Vec::new(), 0u32, 0usize);
+        while at < run.len() {
+            prev += get_var(run, &mut at) as u32;
+            out.push(prev);
         }
         out
     }

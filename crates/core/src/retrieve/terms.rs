@@ -447,7 +447,8 @@ impl Default for Postings {
     }
 }
 
-fn put_var(out: &mut Vec<u8>, mut v: u64) {
+/// Appends `v` as a LEB128 number (seven bits a byte, low first), the encoding of the runs.
+pub(super) fn put_var(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -712,24 +713,28 @@ pub(crate) struct PostingIter<'a> {
     pending: std::slice::Iter<'a, Posting>,
 }
 
-impl PostingIter<'_> {
-    #[inline]
-    fn var(&mut self) -> u64 {
-        let mut v = 0u64;
-        let mut shift = 0u32;
-        loop {
-            let b = self.bytes[self.at];
-            self.at += 1;
-            v |= u64::from(b & 0x7f).wrapping_shl(shift);
-            if b & 0x80 == 0 {
-                return v;
-            }
-            shift += 7;
+/// The LEB128 number [`put_var`] wrote at `bytes[*at..]`, moving `at` past it.
+#[inline]
+pub(super) fn get_var(bytes: &[u8], at: &mut usize) -> u64 {
+    let mut v = 0u64;
+    let mut shift = 0u32;
+    loop {
+        let b = bytes[*at];
+        *at += 1;
+        v |= u64::from(b & 0x7f).wrapping_shl(shift);
+        if b & 0x80 == 0 {
+            return v;
         }
+        shift += 7;
     }
 }
 
 impl PostingIter<'_> {
+    #[inline]
+    fn var(&mut self) -> u64 {
+        get_var(self.bytes, &mut self.at)
+    }
+
     /// Calls `f` with each posting, in order, after `at(posting)` (if any) was prefetched for it and
     /// the next ones of a group of [`GROUP`]: ranking reads a chunk's metadata for every
     /// posting of a query term, in chunks scattered over a large index, and one cache miss
