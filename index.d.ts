@@ -1053,8 +1053,14 @@ export interface IndexStatus {
   chunks: number
   /** Distinct terms. */
   terms: number
-  /** Approximate memory held by the index, in bytes. */
+  /** Approximate heap memory held by the index, in bytes. */
   bytes: number
+  /**
+   * Bytes of the index read from its memory-mapped cache file instead of the heap (with
+   * `indexCacheDir`, on Unix, once the index is saved or loaded): the system maps in only
+   * the pages queries read, and can drop them again under memory pressure.
+   */
+  mappedBytes: number
   /**
    * Files the current (or last) build or update is to read (`filesRead` of `filesTotal` is
    * its progress).

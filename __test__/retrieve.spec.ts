@@ -298,6 +298,7 @@ test('engines keep their own indexes; status, prepare and evict', async () => {
   assert.equal(status.state, 'ready')
   assert.equal(status.files, 4)
   assert.ok(status.chunks >= 4 && status.terms > 10 && status.bytes > 0)
+  assert.equal(status.mappedBytes, 0, 'without indexCacheDir the index is all on the heap')
   const other = repo()
   await engine.retrieve(req(other, 'router'))
   assert.equal(engine.indexStatus(root).state, 'absent', 'least recently used root evicted')
@@ -409,6 +410,13 @@ test('indexCacheDir: a new engine over the same directory answers identically wi
   assert.equal(status.state, 'ready')
   assert.equal(status.filesRead, 0, 'no file re-read after the restart')
   assert.equal(status.files, 4)
+  if (process.platform === 'linux') {
+    // The loaded index reads its terms and postings from the mapped file, not the heap.
+    assert.ok(status.mappedBytes > 0)
+    const heapOnly = new ContextEngine()
+    await heapOnly.prepareIndex(root)
+    assert.ok(status.bytes < heapOnly.indexStatus(root).bytes)
+  }
 
   // Changes made while "down" are seen by the next engine.
   write(root, 'src/session.ts', 'export function loadSession(token: string) {\n  return token\n}\n')

@@ -121,8 +121,12 @@ pub struct IndexStatus {
     pub chunks: u32,
     /// Distinct terms.
     pub terms: u32,
-    /// Approximate memory held by the index, in bytes.
+    /// Approximate heap memory held by the index, in bytes.
     pub bytes: f64,
+    /// Bytes of the index read from its memory-mapped cache file instead of the heap (with
+    /// `indexCacheDir`, on Unix, once the index is saved or loaded): the system maps in only
+    /// the pages queries read, and can drop them again under memory pressure.
+    pub mapped_bytes: f64,
     /// Files the current (or last) build or update is to read (`filesRead` of `filesTotal` is
     /// its progress).
     pub files_total: u32,
@@ -167,6 +171,7 @@ impl From<CoreStatus> for IndexStatus {
             chunks: u32_of(s.stats.chunks),
             terms: u32_of(s.stats.terms),
             bytes: s.stats.bytes as f64,
+            mapped_bytes: s.stats.mapped_bytes as f64,
             files_total: u32_of(s.files_total),
             freshness: s.freshness.map(|f| f.as_str().to_owned()),
             ignored_files: u32_of(s.coverage.ignored),

@@ -232,6 +232,9 @@ pub struct IndexStats {
     pub postings: usize,
     /// Approximate heap bytes held by the index.
     pub bytes: usize,
+    /// Bytes read from the index's memory-mapped cache file instead of the heap
+    /// ([`super::mapped`]).
+    pub mapped_bytes: usize,
 }
 
 /// The index of one root.
@@ -280,6 +283,8 @@ pub struct Index {
     pub(super) generation: u64,
     /// What ranking learned of files' [centrality](super::central) (ranking holds `&Index`).
     pub(super) central: std::sync::Mutex<super::central::Central>,
+    /// Bounds the resident pages of the mapped cache file (see [`Index::bound_residency`]).
+    residency: super::mapped::Residency,
 }
 
 /// Counters of an update in progress: files read of files to read.
@@ -594,6 +599,7 @@ impl Index {
             full_walks: 0,
             generation: 0,
             central: std::sync::Mutex::default(),
+            residency: super::mapped::Residency::default(),
         }
     }
 
@@ -1435,6 +1441,27 @@ impl Index {
         self.dead_chunks = 0;
     }
 
+    /// Reads the term fingerprints, posting runs and run starts from `parts`, the mapped
+    /// cache file a save of this index in its present state just wrote, instead of their
+    /// heap copies ([`super::mapped`]).
+    pub(super) fn serve_mapped(&mut self, parts: super::persist::MappedParts) {
+        if parts.fps.len() != self.terms.len() || parts.starts.len() != self.postings.terms() + 1 {
+            return;
+        }
+        self.terms.map_fingerprints(parts.fps);
+        self.postings.attach(parts.runs, parts.starts);
+        self.residency.reset();
+    }
+
+    /// Releases the pages of the mapped cache file this index reads from once requests have
+    /// made the process's resident file pages grow past [`super::mapped::RESIDENT_BUDGET`]
+    /// (call after a request).
+    pub(super) fn bound_residency(&mut self) {
+        if let Some(map) = self.postings.map() {
+            self.residency.after_request(map);
+        }
+    }
+
     /// Heap bytes of what ranking keeps of files' [centrality](super::central) (the names
     /// each file defines, recorded as it is indexed; not saved with the index).
     pub(super) fn central_bytes(&self) -> usize {
@@ -1463,6 +1490,7 @@ impl Index {
             terms: self.terms.len(),
             postings,
             bytes,
+            mapped_bytes: self.terms.mapped_bytes() + self.postings.mapped_bytes(),
         }
     }
 }

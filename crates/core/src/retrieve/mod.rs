@@ -21,6 +21,7 @@
 mod central;
 pub mod chunk;
 pub mod index;
+mod mapped;
 pub mod persist;
 pub mod prompt;
 pub mod rank;
@@ -333,6 +334,7 @@ impl Retrieval {
         rank::exact_definitions(index, &query, &mut hits);
         hits.truncate(limit);
         let out = snippets(index, &hits, limit, *options);
+        index.bound_residency();
         drop(guard);
         self.enforce_budget(&slot);
         Ok(out)
@@ -430,10 +432,20 @@ impl Retrieval {
                 while queued.waiting.load(Ordering::Acquire) > 0 {
                     std::thread::sleep(std::time::Duration::from_millis(20));
                 }
-                let guard = lock(&queued.index);
-                let result = match guard.as_ref() {
-                    Some(index) => persist::save_yielding(&dir, index, Some(&queued.waiting)),
-                    None => Ok(0),
+                let mut guard = lock(&queued.index);
+                let result = match guard.as_mut() {
+                    Some(index) => {
+                        persist::save_yielding(&dir, index, Some(&queued.waiting)).map(|saved| {
+                            // The index reads what the file holds from its pages from now
+                            // on, instead of the heap copies (the lock is still held: the
+                            // file is this index as it is).
+                            if let Some(parts) = saved.mapped {
+                                index.serve_mapped(parts);
+                                lock(&queued.report).stats = index.stats();
+                            }
+                        })
+                    }
+                    None => Ok(()),
                 };
                 if matches!(&result, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock) {
                     drop(guard);

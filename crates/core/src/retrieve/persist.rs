@@ -13,9 +13,12 @@
 //!
 //! Hostile cache directories: [`load`] opens without following a symlink and without blocking
 //! (a FIFO), checks on the open descriptor that it is a regular file no larger than
-//! [`MAX_CACHE_BYTES`], and reads at most that. [`save`] streams the index into a temporary
+//! [`MAX_CACHE_BYTES`], and maps it (Unix; see [`super::mapped`]) or reads at most that. [`save`] streams the index into a temporary
 //! file with an unpredictable name created exclusively (`O_CREAT | O_EXCL`, so a link planted
 //! at that name is never followed), then renames it over the old file.
+//!
+//! The terms' fingerprints, run starts and posting runs are laid out as the index reads them,
+//! so that a loaded or just-saved index reads them from the mapped file instead of the heap.
 //!
 //! A loaded index is only a starting point: the caller runs the usual freshness check
 //! ([`Index::refresh`]), which stats the known files and walks changed directories, so files
@@ -28,13 +31,15 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::chunk;
 use super::index::{ChunkMeta, FileMeta, Index, Parts, SkipReason};
+use super::mapped::{Bytes, Map, Region, Seq};
 use super::terms::{PathPostings, Postings, TermIds};
 use super::walk::{Stamp, WatchedDir};
 use crate::fs_scope::Scope;
+use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEIDX\r\n\0";
 /// Version of the body layout; bump on any change.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// The engine version written in the header; a file from another release is ignored.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Largest cache file read; a larger one is ignored (and rebuilt).
@@ -64,7 +69,8 @@ fn unpredictable() -> u64 {
 /// Creates a new file exclusively, never through a symlink, readable by the owner only.
 fn create_exclusive(path: &Path) -> std::io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
+    // Readable too: a save maps the file it wrote.
+    options.read(true).write(true).create_new(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -76,16 +82,58 @@ fn create_exclusive(path: &Path) -> std::io::Result<std::fs::File> {
 /// Saves `index` in `dir` (created if needed), replacing the root's previous file atomically.
 /// Returns the bytes written.
 pub fn save(dir: &Path, index: &Index) -> std::io::Result<u64> {
-    save_yielding(dir, index, None)
+    save_yielding(dir, index, None).map(|s| s.bytes)
+}
+
+/// What a save wrote.
+#[derive(Debug)]
+pub(crate) struct Saved {
+    /// Bytes written.
+    pub bytes: u64,
+    /// The written file's fingerprints, runs and run starts, mapped (where mapping is
+    /// available) for [`Index::serve_mapped`].
+    pub mapped: Option<MappedParts>,
+}
+
+/// The parts of a cache file an index can read instead of its heap copies
+/// ([`super::mapped`]).
+#[derive(Debug)]
+pub(crate) struct MappedParts {
+    pub fps: Seq<u64>,
+    pub runs: Region,
+    pub starts: Seq<u32>,
+}
+
+/// Where the mappable parts of a file being written lie.
+#[derive(Clone, Copy, Default)]
+struct Layout {
+    fps: (u64, u64),
+    runs: (u64, u64),
+    starts: (u64, u64),
+}
+
+impl Layout {
+    fn map(self, map: &Arc<Map>) -> Option<MappedParts> {
+        let region = |(at, len): (u64, u64)| {
+            Region::new(map, usize::try_from(at).ok()?, usize::try_from(len).ok()?)
+        };
+        Some(MappedParts {
+            fps: Seq::mapped(region(self.fps)?),
+            runs: region(self.runs)?,
+            starts: Seq::mapped(region(self.starts)?),
+        })
+    }
 }
 
 /// [`save`], abandoned with [`std::io::ErrorKind::WouldBlock`] (the old file left in place)
-/// as soon as `waiting` is non-zero, checked after every block written.
-pub fn save_yielding(
+/// as soon as `waiting` is non-zero, checked after every block written. The written file is
+/// mapped through the descriptor that wrote it (so what is mapped is what this save wrote,
+/// whatever replaces the file by name later).
+pub(crate) fn save_yielding(
     dir: &Path,
     index: &Index,
     waiting: Option<&std::sync::atomic::AtomicUsize>,
-) -> std::io::Result<u64> {
+) -> std::io::Result<Saved> {
     std::fs::create_dir_all(dir)?;
     let target = cache_path(dir, index.scope().root());
     let stem = target
@@ -108,15 +156,15 @@ pub fn save_yielding(
     };
     let result = (|| {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, Yielding { file, waiting });
-        let n = encode_into(index, ENGINE_VERSION, &mut w)?;
+        let (n, layout) = encode_into(index, ENGINE_VERSION, &mut w)?;
         let file = w
             .into_inner()
             .map_err(std::io::IntoInnerError::into_error)?
             .file;
         file.sync_all()?;
-        drop(file);
         std::fs::rename(&tmp, &target)?;
-        Ok(n)
+        let mapped = Map::of(&file).and_then(|m| layout.map(&m));
+        Ok(Saved { bytes: n, mapped })
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -146,9 +194,9 @@ impl Write for Yielding<'_> {
     }
 }
 
-/// The bytes of the cache file at `path` if it is a regular file of at most
-/// [`MAX_CACHE_BYTES`]: opened without following a symlink and without blocking.
-fn read_cache_file(path: &Path) -> Option<Vec<u8>> {
+/// The cache file at `path` if it is a regular file of at most [`MAX_CACHE_BYTES`]: opened
+/// without following a symlink and without blocking.
+fn open_cache_file(path: &Path) -> Option<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -158,20 +206,37 @@ fn read_cache_file(path: &Path) -> Option<Vec<u8>> {
     }
     let file = options.open(path).ok()?;
     let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.len() > MAX_CACHE_BYTES {
-        return None;
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).ok()?);
-    file.take(MAX_CACHE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    (bytes.len() as u64 <= MAX_CACHE_BYTES).then_some(bytes)
+    (meta.is_file() && meta.len() <= MAX_CACHE_BYTES).then_some(file)
 }
 
 /// The saved index of `scope`'s root in `dir`, or `None` if there is none or it cannot be
-/// used (any mismatch or damage, or not a regular file).
+/// used (any mismatch or damage, or not a regular file). Where mapping is available, the
+/// file is mapped, checked in full, and its fingerprints, runs and run starts are then read
+/// from the mapping ([`super::mapped`]); elsewhere it is read.
 pub fn load(dir: &Path, scope: &Scope, max_files: usize) -> Option<Index> {
-    let bytes = read_cache_file(&cache_path(dir, scope.root()))?;
+    let file = open_cache_file(&cache_path(dir, scope.root()))?;
+    if let Some(map) = Map::of(&file) {
+        if map.bytes().len() as u64 > MAX_CACHE_BYTES {
+            return None;
+        }
+        let index = decode_in(
+            map.bytes(),
+            Some(&map),
+            scope.clone(),
+            max_files,
+            ENGINE_VERSION,
+        );
+        // The check read every page: only what queries read stays mapped.
+        map.release_pages();
+        return index;
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_CACHE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    if bytes.len() as u64 > MAX_CACHE_BYTES {
+        return None;
+    }
     decode(&bytes, scope.clone(), max_files, ENGINE_VERSION)
 }
 
@@ -248,11 +313,17 @@ impl Checksum {
 struct Out<'w, W: Write> {
     w: &'w mut W,
     hash: Checksum,
+    /// The file position of this writer's first byte, and bytes written since.
+    base: u64,
     len: u64,
     err: Option<std::io::Error>,
 }
 
 impl<W: Write> Out<'_, W> {
+    /// The file position of the next byte.
+    fn pos(&self) -> u64 {
+        self.base + self.len
+    }
     fn raw(&mut self, b: &[u8]) {
         if self.err.is_some() {
             return;
@@ -328,11 +399,16 @@ pub(crate) fn encode(index: &Index, version: &str) -> Vec<u8> {
     v
 }
 
-/// Writes `index` to `w`; returns the bytes written.
-fn encode_into<W: Write>(index: &Index, version: &str, w: &mut W) -> std::io::Result<u64> {
+/// Writes `index` to `w`; returns the bytes written and where the mappable parts are.
+fn encode_into<W: Write>(
+    index: &Index,
+    version: &str,
+    w: &mut W,
+) -> std::io::Result<(u64, Layout)> {
     let mut h = Out {
         w,
         hash: Checksum::new(),
+        base: 0,
         len: 0,
         err: None,
     };
@@ -344,17 +420,18 @@ fn encode_into<W: Write>(index: &Index, version: &str, w: &mut W) -> std::io::Re
     let mut b = Out {
         w,
         hash: Checksum::new(),
+        base: header,
         len: 0,
         err: None,
     };
     write_files(&mut b, index);
-    write_terms(&mut b, index);
+    let layout = write_terms(&mut b, index)?;
     write_walk(&mut b, index);
     let (hash, body) = (b.hash.finish(), b.len);
     b.finish()?;
     w.write_all(&body.to_le_bytes())?;
     w.write_all(&hash.to_le_bytes())?;
-    Ok(header + body + 16)
+    Ok((header + body + 16, layout))
 }
 
 fn write_files<W: Write>(b: &mut Out<'_, W>, index: &Index) {
@@ -386,29 +463,73 @@ fn write_files<W: Write>(b: &mut Out<'_, W>, index: &Index) {
     }
 }
 
-fn write_terms<W: Write>(b: &mut Out<'_, W>, index: &Index) {
-    b.len(index.terms.len());
-    // A term's postings in the run encoding of `terms::Postings`, which is the in-memory one.
-    let mut run = Vec::new();
-    for id in 0..index.terms.len() as u32 {
-        if b.err.is_some() {
-            // Abandoned (a request is waiting): stop at once, not after millions of no-ops.
-            return;
+/// The terms: their fingerprints (8 bytes each, little-endian), the start of each term's
+/// run of postings in the runs that follow (4 bytes each, one more than terms: the last is
+/// the runs' length), the runs (in the in-memory encoding of `terms::Postings`, one after
+/// another in term order), then the path postings of the terms that have any. The first
+/// three are laid out as the index reads them, so that it can read them from the mapped
+/// file. Each part is written in blocks, so that a save gives way to a waiting request
+/// within one block (no pass over the terms runs without writing).
+fn write_terms<W: Write>(b: &mut Out<'_, W>, index: &Index) -> std::io::Result<Layout> {
+    const BLOCK: usize = 1 << 16;
+    let n = index.terms.len();
+    let mut layout = Layout::default();
+    b.len(n);
+    let mut buf = Vec::with_capacity(BLOCK + 64);
+    let block = |b: &mut Out<'_, W>, buf: &mut Vec<u8>, last: bool| {
+        if buf.len() >= BLOCK || last {
+            b.raw(buf);
+            buf.clear();
         }
-        // The fingerprint, then the postings as variable-length numbers: most of the millions
-        // of terms of a large tree occur once, and a posting is usually a small gap to the
-        // previous chunk with tf 1 and no symbol (1.8 bytes on the kernel instead of 8).
-        b.raw(&index.terms.fingerprint(id).to_le_bytes());
-        run.clear();
-        let n = index.postings.encoded(id, &mut run);
-        b.var(n as u64);
-        b.raw(&run);
-        let paths = &index.path_postings[id as usize];
-        b.var(paths.len() as u64);
-        for &f in paths {
+        // Abandoned (a request is waiting): stop at once, not after millions of no-ops.
+        b.err.is_some()
+    };
+    let at = b.pos();
+    for id in 0..n as u32 {
+        buf.extend_from_slice(&index.terms.fingerprint(id).to_le_bytes());
+        if block(b, &mut buf, false) {
+            return Ok(layout);
+        }
+    }
+    block(b, &mut buf, true);
+    layout.fps = (at, b.pos() - at);
+    let at = b.pos();
+    let mut start = 0u64;
+    buf.extend_from_slice(&0u32.to_le_bytes());
+    for id in 0..n as u32 {
+        start += index.postings.encoded_len(id) as u64;
+        let Ok(start) = u32::try_from(start) else {
+            return Err(std::io::Error::other(
+                "the index is too large for a cache file",
+            ));
+        };
+        buf.extend_from_slice(&start.to_le_bytes());
+        if block(b, &mut buf, false) {
+            return Ok(layout);
+        }
+    }
+    block(b, &mut buf, true);
+    layout.starts = (at, b.pos() - at);
+    let at = b.pos();
+    for id in 0..n as u32 {
+        index.postings.encoded(id, &mut buf);
+        if block(b, &mut buf, false) {
+            return Ok(layout);
+        }
+    }
+    block(b, &mut buf, true);
+    layout.runs = (at, b.pos() - at);
+    let with_paths = index.path_postings.terms_sorted();
+    b.len(with_paths.len());
+    for t in with_paths {
+        let files = &index.path_postings[t as usize];
+        b.var(u64::from(t));
+        b.var(files.len() as u64);
+        for &f in files {
             b.var(u64::from(f));
         }
     }
+    Ok(layout)
 }
 
 fn write_walk<W: Write>(b: &mut Out<'_, W>, index: &Index) {
@@ -474,25 +595,13 @@ impl<'a> In<'a> {
     }
     /// A number written by `Out::var`; `None` past 64 bits.
     fn var(&mut self) -> Option<u64> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.u8()?;
-            let part = u64::from(b & 0x7f);
-            if shift == 63 && part > 1 {
-                return None;
-            }
-            v |= part << shift;
-            if b & 0x80 == 0 {
-                return Some(v);
-            }
-        }
-        None
+        let mut at = 0;
+        let v = super::terms::checked_var(self.b, &mut at)?;
+        self.b = &self.b[at..];
+        Some(v)
     }
     fn var_u32(&mut self) -> Option<u32> {
         u32::try_from(self.var()?).ok()
-    }
-    fn var_u16(&mut self) -> Option<u16> {
-        u16::try_from(self.var()?).ok()
     }
     /// [`In::len`] written by `Out::var`.
     fn var_len(&mut self, min: usize) -> Option<usize> {
@@ -558,11 +667,24 @@ fn inside(root: &Path, p: &Path) -> bool {
 /// The index in `bytes`, checked in full, or `None`. The steps follow the layout: header and
 /// trailer, files, chunks (then their cross-references), terms, the last walk.
 pub(crate) fn decode(bytes: &[u8], scope: Scope, max_files: usize, version: &str) -> Option<Index> {
+    decode_in(bytes, None, scope, max_files, version)
+}
+
+/// [`decode`]; when `bytes` are all of `map`, the index reads its fingerprints, runs and run
+/// starts from the mapping instead of heap copies.
+fn decode_in(
+    bytes: &[u8],
+    map: Option<&Arc<Map>>,
+    scope: Scope,
+    max_files: usize,
+    version: &str,
+) -> Option<Index> {
     let mut r = checked_body(bytes, &scope, version)?;
     let files = read_files(&mut r)?;
     let chunks = read_chunks(&mut r, files.len())?;
     let by_path = check_references(&files, &chunks)?;
-    let (terms, postings, path_postings) = read_terms(&mut r, files.len(), chunks.len())?;
+    let whole = map.map(|m| (bytes, m));
+    let (terms, postings, path_postings) = read_terms(&mut r, whole, files.len(), chunks.len())?;
     let dirs = read_dirs(&mut r, scope.root())?;
     let walked_at = r.time()?;
     let skipped = read_skipped(&mut r)?;
@@ -713,38 +835,29 @@ fn check_references(
 
 type Terms = (TermIds, Postings, PathPostings);
 
-fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> {
-    let n_terms = r.len(10)?;
-    let mut fps: Vec<u64> = Vec::with_capacity(n_terms);
-    // The runs take about what they take in the file (the same encoding).
-    let mut postings = Postings::with_capacity(n_terms, r.b.len());
+/// The terms as `write_terms` lays them out. With `whole` (all the file's bytes, and their
+/// mapping), the fingerprints, runs and run starts are read from the mapping once checked.
+fn read_terms(
+    r: &mut In<'_>,
+    whole: Option<(&[u8], &Arc<Map>)>,
+    n_files: usize,
+    n_chunks: usize,
+) -> Option<Terms> {
+    let n_terms = r.len(8)?;
+    let fps = r.take(n_terms * 8)?;
+    let starts = r.take(n_terms.checked_add(1)?.checked_mul(4)?)?;
+    // The last start is the runs' length (checked again with every start below).
+    let runs_len = u32::from_le_bytes(starts[starts.len() - 4..].try_into().ok()?);
+    let runs = r.take(runs_len as usize)?;
     let mut path_postings = PathPostings::default();
-    for id in 0..n_terms {
-        fps.push(u64::from_le_bytes(r.take(8)?.try_into().ok()?));
-        let n = r.var_len(2)?;
-        postings.add_term();
-        // The run is in the in-memory encoding: checked posting by posting here, then copied
-        // as it is.
-        let run = r.b;
-        let mut prev = 0u32;
-        for k in 0..n {
-            // `gap << 2 | code`, and for code 3 `tf << 1 | has_sym` and `sym` (`terms::encode`).
-            let v = r.var()?;
-            let gap = u32::try_from(v >> 2).ok()?;
-            let chunk = prev.checked_add(gap)?;
-            if (k > 0 && gap == 0) || chunk as usize >= n_chunks {
-                return None;
-            }
-            prev = chunk;
-            if v & 3 == 3 {
-                let tf = r.var()?;
-                u16::try_from(tf >> 1).ok()?;
-                if tf & 1 == 1 && r.var_u16()? == 0 {
-                    return None;
-                }
-            }
+    let n_paths = r.len(3)?;
+    let mut next = 0u64;
+    for _ in 0..n_paths {
+        let t = r.var()?;
+        if t < next || t >= n_terms as u64 {
+            return None;
         }
-        postings.push_run(&run[..run.len() - r.b.len()], u32::try_from(n).ok()?, prev);
+        next = t + 1;
         let n = r.var_len(1)?;
         let mut list = Vec::with_capacity(n);
         for _ in 0..n {
@@ -754,11 +867,39 @@ fn read_terms(r: &mut In<'_>, n_files: usize, n_chunks: usize) -> Option<Terms> 
             }
             list.push(f);
         }
-        path_postings.insert(id as u32, list);
+        path_postings.insert(u32::try_from(t).ok()?, list);
     }
     // Repeated terms are refused here.
-    let terms = TermIds::from_fingerprints(fps)?;
-    postings.shrink();
+    let mut terms = TermIds::from_fingerprints(
+        fps.chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+            .collect(),
+    )?;
+    let postings = match whole {
+        Some((all, map)) => {
+            let region = |part: &[u8]| {
+                let at = (part.as_ptr() as usize).checked_sub(all.as_ptr() as usize)?;
+                Region::new(map, at, part.len())
+            };
+            let postings = Postings::checked(
+                Bytes::Mapped(region(runs)?),
+                Seq::mapped(region(starts)?),
+                n_chunks,
+            )?;
+            terms.map_fingerprints(Seq::mapped(region(fps)?));
+            postings
+        }
+        None => Postings::checked(
+            Bytes::Heap(runs.to_vec()),
+            Seq::from_vec(
+                starts
+                    .chunks_exact(4)
+                    .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+                    .collect(),
+            ),
+            n_chunks,
+        )?,
+    };
     Some((terms, postings, path_postings))
 }
 
@@ -831,6 +972,7 @@ mod tests {
         let mut out = Out {
             w: &mut buf,
             hash: Checksum::new(),
+            base: 0,
             len: 0,
             err: None,
         };
@@ -959,6 +1101,80 @@ mod tests {
         let status = second.status(root.to_str().unwrap()).unwrap();
         assert_eq!(status.files_read, 0, "nothing re-read after a restart");
         assert_eq!(status.stats.files, 3);
+    }
+
+    /// Waits (up to 20 s) until the root's index reads from a mapped cache file.
+    #[cfg(unix)]
+    fn wait_mapped(r: &Retrieval, root: &Path) -> usize {
+        for _ in 0..400 {
+            let m = r.status(root.to_str().unwrap()).unwrap().stats.mapped_bytes;
+            if m > 0 {
+                return m;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("the saved index was never mapped");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_mapped_index_answers_as_a_fresh_one_through_edits_saves_and_restarts() {
+        let dir = tree();
+        let cache = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let prompts = [
+            "parse cookie header",
+            "Router addRoute",
+            "legacy handler request cookies",
+            "serializeCookie loadSession token",
+        ];
+        let fresh_answers = || {
+            let fresh = Retrieval::new(RetrievalOptions::default());
+            prompts.map(|p| ask(&fresh, root, p))
+        };
+        let r = Retrieval::new(options(cache.path()));
+        let before = prompts.map(|p| ask(&r, root, p));
+        // The background save maps the file it wrote.
+        wait_mapped(&r, root);
+        assert_eq!(prompts.map(|p| ask(&r, root, p)), before);
+        assert_eq!(before, fresh_answers());
+
+        // Edits to a mapped index: an old term's postings and new terms wait beside the
+        // mapping; answers are a fresh build's.
+        write(root, "src/cookie.ts", "export function serializeCookie(name: string, value: string) {\n  return name + '=' + value + parseCookie(name)\n}\n", 1800);
+        write(
+            root,
+            "src/session.ts",
+            "export function loadSession(token: string) {\n  return token\n}\n",
+            1800,
+        );
+        fs::remove_file(root.join("lib/old.py")).unwrap();
+        let after = prompts.map(|p| ask(&r, root, p));
+        assert_eq!(after, fresh_answers());
+        assert!(after[3].iter().any(|s| s.path == "src/session.ts"));
+        assert!(after[2].iter().all(|s| s.path != "lib/old.py"));
+        // The change is saved and mapped again, and answers stay the same.
+        std::thread::sleep(Duration::from_millis(200));
+        wait_mapped(&r, root);
+        assert_eq!(prompts.map(|p| ask(&r, root, p)), after);
+        drop(r);
+
+        // A restart reads the mapped file: same answers, nothing re-read.
+        let second = Retrieval::new(options(cache.path()));
+        assert_eq!(prompts.map(|p| ask(&second, root, p)), after);
+        let status = second.status(root.to_str().unwrap()).unwrap();
+        assert_eq!(status.files_read, 0);
+        assert!(
+            status.stats.mapped_bytes > 0,
+            "a loaded index reads its file's pages"
+        );
+        write(
+            root,
+            "src/extra.ts",
+            "export function extraCookieJar() {}\n",
+            1800,
+        );
+        assert_eq!(prompts.map(|p| ask(&second, root, p)), fresh_answers());
     }
 
     #[test]

@@ -12,6 +12,9 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::Hasher;
 
+use super::mapped::{Bytes, Map, Region, Seq};
+use std::sync::Arc;
+
 /// One posting: a chunk and the term's frequencies in its fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Posting {
@@ -262,7 +265,9 @@ pub(crate) enum Stage {
 /// their text.
 #[derive(Debug, Default)]
 pub(crate) struct TermIds {
-    fps: Vec<u64>,
+    /// Term `i`'s fingerprint; read from the cache file once one is mapped
+    /// ([`TermIds::map_fingerprints`]).
+    fps: Seq<u64>,
     slots: Slots,
 }
 
@@ -273,7 +278,19 @@ impl TermIds {
         let mut slots = Slots::of_len(Slots::fitted_size(fps.len()));
         slots
             .fill(&fps, |a, b| fps[a as usize] == fps[b as usize])
-            .then_some(TermIds { fps, slots })
+            .then(|| TermIds {
+                fps: Seq::from_vec(fps),
+                slots,
+            })
+    }
+
+    /// Reads the fingerprints from `fps` from now on, a mapped copy of them (of a cache file
+    /// just written or checked): their heap copy is released.
+    pub fn map_fingerprints(&mut self, fps: Seq<u64>) {
+        debug_assert!(
+            fps.len() == self.fps.len() && (0..fps.len()).all(|i| fps.get(i) == self.fps.get(i))
+        );
+        self.fps = fps;
     }
 
     /// Terms held.
@@ -283,7 +300,7 @@ impl TermIds {
 
     /// The fingerprint of term `id`.
     pub fn fingerprint(&self, id: u32) -> u64 {
-        self.fps[id as usize]
+        self.fps.get(id as usize)
     }
 
     /// The id of `t`, if known.
@@ -298,7 +315,7 @@ impl TermIds {
         }
         let i = self
             .slots
-            .probe(fp, |id| self.fps[id as usize] == fp)
+            .probe(fp, |id| self.fps.get(id as usize) == fp)
             .ok()?;
         Some(self.slots.ids[i])
     }
@@ -306,9 +323,11 @@ impl TermIds {
     /// The id of the term of fingerprint `fp`, added if new; and whether it was new.
     pub fn intern(&mut self, fp: u64) -> (u32, bool) {
         if !self.slots.fits(self.fps.len()) {
-            self.slots = self.slots.grown(self.fps.len(), |id| self.fps[id as usize]);
+            self.slots = self
+                .slots
+                .grown(self.fps.len(), |id| self.fps.get(id as usize));
         }
-        match self.slots.probe(fp, |id| self.fps[id as usize] == fp) {
+        match self.slots.probe(fp, |id| self.fps.get(id as usize) == fp) {
             Ok(i) => (self.slots.ids[i], false),
             Err(i) => {
                 let id = self.fps.len() as u32;
@@ -336,7 +355,7 @@ impl TermIds {
             Stage::Key => {
                 let id = self.slots.ids[i];
                 if id != EMPTY && self.slots.tags[i] == tag(fp) {
-                    prefetch(self.fps.as_ptr().wrapping_add(id as usize));
+                    prefetch(self.fps.addr(id as usize));
                 }
             }
         }
@@ -351,7 +370,16 @@ impl TermIds {
 
     /// Approximate heap bytes.
     pub fn bytes(&self) -> usize {
-        self.fps.len() * 8 + self.slots.bytes()
+        self.fps.heap_bytes() + self.slots.bytes()
+    }
+
+    /// Bytes read from a mapped cache file.
+    pub fn mapped_bytes(&self) -> usize {
+        if self.fps.is_mapped() {
+            self.fps.len() * 8
+        } else {
+            0
+        }
     }
 }
 
@@ -363,7 +391,10 @@ impl TermIds {
 /// that moves each stored run once ([`Postings::flush`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Postings {
-    bytes: Vec<u8>,
+    /// The runs: on the heap, or read from a mapped cache file ([`Postings::attach`]), in
+    /// which case postings added later all wait in `pending` (the mapping is read-only) until
+    /// the next save maps the merged runs it wrote.
+    bytes: Bytes,
     /// Start of term `i`'s run in `bytes`; `starts[i + 1]` is its end (one more entry than
     /// terms).
     starts: Starts,
@@ -382,7 +413,7 @@ pub(crate) struct Postings {
 /// 101 MB), so the kernel's 4.1M run starts take 16 MB instead of 33.
 #[derive(Debug, Clone, Default)]
 struct Starts {
-    low: Vec<u32>,
+    low: Seq<u32>,
     /// `steps[k]`: the first index whose value is at least `(k + 1) << 32`.
     steps: Vec<u32>,
 }
@@ -390,7 +421,7 @@ struct Starts {
 impl Starts {
     fn zero() -> Starts {
         Starts {
-            low: vec![0],
+            low: Seq::from_vec(vec![0]),
             steps: Vec::new(),
         }
     }
@@ -402,7 +433,11 @@ impl Starts {
         } else {
             self.steps.partition_point(|&s| s as usize <= i) as u64
         };
-        high << 32 | u64::from(self.low[i])
+        high << 32 | u64::from(self.low.get(i))
+    }
+
+    fn len(&self) -> usize {
+        self.low.len()
     }
 
     /// Appends `v`, at least the last value.
@@ -414,9 +449,11 @@ impl Starts {
         self.low.push(v as u32);
     }
 
-    /// Raises the last value to `v`.
+    /// Raises the last value to `v` (on the heap: a mapped run is never extended in place).
     fn set_last(&mut self, v: u64) {
-        self.low.pop();
+        self.low
+            .pop_tail()
+            .expect("the last run start is on the heap");
         let i = self.low.len() as u32;
         while self.steps.last() == Some(&i) {
             self.steps.pop();
@@ -431,13 +468,18 @@ impl Starts {
 /// 1M instead of 2M took the in-process peak from 463-479 to 440-450 MB for ~2% more CPU.
 const FLUSH_AT: usize = 1 << 20;
 
+/// Pending postings of an index whose runs are mapped above which they are merged anyway,
+/// into a heap copy of the runs (a save maps merged runs again): only when saves keep
+/// failing while files change.
+const MAPPED_FLUSH_AT: usize = 4 * FLUSH_AT;
+
 /// Runs at least this long keep their count and last chunk in [`Postings::long`].
 const LONG_RUN: usize = 48;
 
 impl Default for Postings {
     fn default() -> Postings {
         Postings {
-            bytes: Vec::new(),
+            bytes: Bytes::default(),
             starts: Starts::zero(),
             long: HashMap::default(),
             pending: HashMap::default(),
@@ -483,13 +525,13 @@ impl Postings {
     pub fn with_capacity(terms: usize, bytes: usize) -> Postings {
         let mut p = Postings::default();
         p.starts.low.reserve(terms);
-        p.bytes.reserve(bytes);
+        p.bytes.heap().reserve(bytes);
         p
     }
 
     /// Terms held.
     pub fn terms(&self) -> usize {
-        self.starts.low.len() - 1
+        self.starts.len() - 1
     }
 
     /// Adds a term with no postings; its id is the previous [`Postings::terms`].
@@ -499,8 +541,8 @@ impl Postings {
 
     /// The stored run of term `t` (empty for an unknown term).
     fn run(&self, t: usize) -> &[u8] {
-        if t + 1 < self.starts.low.len() {
-            &self.bytes[self.starts.get(t) as usize..self.starts.get(t + 1) as usize]
+        if t + 1 < self.starts.len() {
+            &self.bytes.as_slice()[self.starts.get(t) as usize..self.starts.get(t + 1) as usize]
         } else {
             &[]
         }
@@ -544,15 +586,20 @@ impl Postings {
             return;
         }
         let t = term as usize;
-        if t + 2 == self.starts.low.len() && !self.pending.contains_key(&term) {
+        if t + 2 == self.starts.len()
+            && !self.pending.contains_key(&term)
+            && !self.bytes.is_mapped()
+        {
             let (mut count, mut last) = self.stored(term);
+            let buf = self.bytes.heap();
             for p in list {
-                encode(&mut self.bytes, last, p);
+                encode(buf, last, p);
                 last = p.chunk;
                 count += 1;
                 self.total += 1;
             }
-            self.starts.set_last(self.bytes.len() as u64);
+            let end = buf.len() as u64;
+            self.starts.set_last(end);
             self.note(term, count, last);
             return;
         }
@@ -563,18 +610,6 @@ impl Postings {
         self.total += v.len() - before;
     }
 
-    /// Appends the run of a term just added ([`Postings::add_term`]), already encoded as
-    /// [`Postings::list`] reads it (a restored index, whose file holds runs in this
-    /// encoding and checked them): `count` postings, the last in chunk `last`.
-    pub fn push_run(&mut self, run: &[u8], count: u32, last: u32) {
-        let t = self.starts.low.len() - 2;
-        debug_assert!(self.run(t).is_empty() && self.pending.is_empty());
-        self.bytes.extend_from_slice(run);
-        self.starts.set_last(self.bytes.len() as u64);
-        self.note(t as u32, count, last);
-        self.total += count as usize;
-    }
-
     /// Merges pending postings when enough have gathered (call between files).
     pub fn maybe_flush(&mut self) {
         if self.pending_len >= FLUSH_AT {
@@ -582,11 +617,21 @@ impl Postings {
         }
     }
 
+    /// The limit of pending postings above which [`Postings::flush`] merges them.
+    fn flush_limit(&self) -> usize {
+        if self.bytes.is_mapped() {
+            MAPPED_FLUSH_AT
+        } else {
+            0
+        }
+    }
+
     /// Merges every pending posting into the stored runs: the buffer grows by their encoded
     /// size once, and each run moves once, from the last term down (in place, so a merge
-    /// needs no second buffer).
+    /// needs no second buffer). Mapped runs are left as they are unless
+    /// [`MAPPED_FLUSH_AT`] postings wait.
     pub fn flush(&mut self) {
-        if self.pending.is_empty() {
+        if self.pending.is_empty() || self.pending_len < self.flush_limit() {
             return;
         }
         // (term, encoded postings, count and last chunk of the run they extend).
@@ -604,22 +649,23 @@ impl Postings {
             .collect();
         self.pending_len = 0;
         adds.sort_unstable_by_key(|a| a.0);
-        let old_len = self.bytes.len();
+        let bytes = self.bytes.heap();
+        let old_len = bytes.len();
         let mut shift: usize = adds.iter().map(|a| a.1.len()).sum();
-        self.bytes.resize(old_len + shift, 0);
+        bytes.resize(old_len + shift, 0);
         let mut hi = old_len;
         for (t, enc, ..) in adds.iter().rev() {
             let end = self.starts.get(*t as usize + 1) as usize;
-            self.bytes.copy_within(end..hi, end + shift);
+            bytes.copy_within(end..hi, end + shift);
             shift -= enc.len();
-            self.bytes[end + shift..end + shift + enc.len()].copy_from_slice(enc);
+            bytes[end + shift..end + shift + enc.len()].copy_from_slice(enc);
             hi = end;
         }
         // Each start moves by what was added to the terms before it.
         let mut added = 0u64;
         let mut next = adds.iter().peekable();
         let mut moved = Starts::default();
-        for i in 0..self.starts.low.len() {
+        for i in 0..self.starts.len() {
             moved.push(self.starts.get(i) + added);
             while let Some((t, enc, ..)) = next.next_if(|a| a.0 as usize == i) {
                 debug_assert_eq!(*t as usize, i);
@@ -668,10 +714,100 @@ impl Postings {
         count as usize + pending.len()
     }
 
+    /// The postings of a cache file: term `t`'s run is `runs[starts[t]..starts[t + 1]]`.
+    /// Everything is checked (starts from 0, non-decreasing, ending at the runs' end; every
+    /// run well formed, its chunk ids increasing and below `n_chunks`): `None` otherwise.
+    pub fn checked(runs: Bytes, starts: Seq<u32>, n_chunks: usize) -> Option<Postings> {
+        let all = runs.as_slice();
+        if starts.is_empty()
+            || starts.get(0) != 0
+            || u64::from(starts.get(starts.len() - 1)) != all.len() as u64
+        {
+            return None;
+        }
+        let mut long = HashMap::default();
+        let mut total = 0usize;
+        for t in 0..starts.len() - 1 {
+            let (a, b) = (starts.get(t) as usize, starts.get(t + 1) as usize);
+            let run = all.get(a..b)?;
+            let (count, last) = check_run(run, n_chunks)?;
+            if run.len() >= LONG_RUN {
+                long.insert(t as u32, (count, last));
+            }
+            total += count as usize;
+        }
+        Some(Postings {
+            bytes: runs,
+            starts: Starts {
+                low: starts,
+                steps: Vec::new(),
+            },
+            long,
+            pending: HashMap::default(),
+            pending_len: 0,
+            total,
+        })
+    }
+
+    /// Reads the runs from `runs` and their starts from `starts` from now on: a mapped copy
+    /// of what [`Postings::encoded`] gives for every term (the stored and pending postings
+    /// merged), written by a save of this index in this state. The heap runs and the
+    /// pending postings are released.
+    pub fn attach(&mut self, runs: Region, starts: Seq<u32>) {
+        debug_assert_eq!(starts.len(), self.starts.len());
+        let merged: Vec<u32> = self.pending.keys().copied().collect();
+        self.bytes = Bytes::Mapped(runs);
+        self.starts = Starts {
+            low: starts,
+            steps: Vec::new(),
+        };
+        self.pending = HashMap::default();
+        self.pending_len = 0;
+        for t in merged {
+            self.long.remove(&t);
+            let (count, last) = self.stored(t);
+            self.note(t, count, last);
+        }
+    }
+
+    /// The mapped cache file the runs are read from, if they are.
+    pub fn map(&self) -> Option<&Arc<Map>> {
+        match &self.bytes {
+            Bytes::Mapped(r) => Some(r.map()),
+            Bytes::Heap(_) => None,
+        }
+    }
+
+    /// Bytes of the runs and their starts read from a mapped cache file.
+    pub fn mapped_bytes(&self) -> usize {
+        self.bytes.mapped_bytes()
+            + if self.starts.low.is_mapped() {
+                self.starts.len() * 4
+            } else {
+                0
+            }
+    }
+
+    /// The length of what [`Postings::encoded`] appends for `term`.
+    pub fn encoded_len(&self, term: u32) -> usize {
+        let run = self.run(term as usize).len();
+        match self.pending.get(&term) {
+            None => run,
+            Some(list) => {
+                let (_, mut prev) = self.stored(term);
+                let mut enc = Vec::with_capacity(list.len() * 3);
+                for p in list {
+                    encode(&mut enc, prev, *p);
+                    prev = p.chunk;
+                }
+                run + enc.len()
+            }
+        }
+    }
+
     /// Keeps the postings whose chunk `map` gives a new id for (in the same order: a
     /// compaction renumbers densely), rewriting the runs.
     pub fn remap(&mut self, map: impl Fn(u32) -> Option<u32>) {
-        self.flush();
         let mut out = Postings::with_capacity(self.terms(), self.bytes.len());
         for t in 0..self.terms() as u32 {
             out.add_term();
@@ -685,10 +821,13 @@ impl Postings {
         self.shrink();
     }
 
-    /// Merges pending postings and releases spare capacity (after a build).
+    /// Merges pending postings (unless the runs are mapped) and releases spare capacity
+    /// (after a build).
     pub fn shrink(&mut self) {
         self.flush();
-        self.bytes.shrink_to_fit();
+        if let Bytes::Heap(b) = &mut self.bytes {
+            b.shrink_to_fit();
+        }
         self.starts.low.shrink_to_fit();
         self.long.shrink_to_fit();
         self.pending.shrink_to_fit();
@@ -696,12 +835,55 @@ impl Postings {
 
     /// Approximate heap bytes.
     pub fn bytes(&self) -> usize {
-        self.bytes.len()
-            + self.starts.low.len() * 4
+        self.bytes.heap_bytes()
+            + self.starts.low.heap_bytes()
             + self.long.len() * 16
             + self.pending.len() * 32
             + self.pending_len * std::mem::size_of::<Posting>()
     }
+}
+
+/// A LEB128 number of at most 64 bits at `b[*at..]`, checked (`None` past the end or 64
+/// bits); moves `at` past it.
+pub(super) fn checked_var(b: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let x = *b.get(*at)?;
+        *at += 1;
+        let part = u64::from(x & 0x7f);
+        if shift == 63 && part > 1 {
+            return None;
+        }
+        v |= part << shift;
+        if x & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// The number of postings in `run` and the chunk of its last, if `run` is a well-formed run
+/// ([`encode`]) of increasing chunk ids below `n_chunks` that ends where its last posting does.
+fn check_run(run: &[u8], n_chunks: usize) -> Option<(u32, u32)> {
+    let (mut at, mut count, mut prev) = (0usize, 0u32, 0u32);
+    while at < run.len() {
+        let v = checked_var(run, &mut at)?;
+        let gap = u32::try_from(v >> 2).ok()?;
+        let chunk = prev.checked_add(gap)?;
+        if (count > 0 && gap == 0) || chunk as usize >= n_chunks {
+            return None;
+        }
+        if v & 3 == ESCAPE {
+            let f = checked_var(run, &mut at)?;
+            u16::try_from(f >> 1).ok()?;
+            if f & 1 == 1 && u16::try_from(checked_var(run, &mut at)?).ok()? == 0 {
+                return None;
+            }
+        }
+        prev = chunk;
+        count = count.checked_add(1)?;
+    }
+    Some((count, prev))
 }
 
 /// The postings of one term: its stored run, decoded as it goes, then its pending ones.
@@ -822,6 +1004,13 @@ impl PathPostings {
     pub fn bytes(&self) -> usize {
         self.map.values().map(|v| v.len() * 4 + 48).sum::<usize>()
     }
+
+    /// The terms that have files, in order.
+    pub fn terms_sorted(&self) -> Vec<u32> {
+        let mut t: Vec<u32> = self.map.keys().copied().collect();
+        t.sort_unstable();
+        t
+    }
 }
 
 impl std::ops::Index<usize> for PathPostings {
@@ -880,7 +1069,7 @@ mod tests {
         assert!(d.get("t8000").is_none());
         assert_eq!(d.len(), 8000);
         // Restored at the size it needs, with room for new terms: every term still found.
-        let mut d = TermIds::from_fingerprints(d.fps.clone()).unwrap();
+        let mut d = TermIds::from_fingerprints(d.fps.to_vec()).unwrap();
         assert_eq!(d.slots.ids.len(), 8000 * 10 / FITTED_LOAD_TENTHS + 1);
         for i in 0..8000u32 {
             assert_eq!(d.get(&format!("t{i}")), Some(i));
@@ -1086,15 +1275,128 @@ mod tests {
             for (t, want) in model.iter().enumerate() {
                 prop_assert_eq!(&s.list(t as u32).collect::<Vec<_>>(), want);
                 prop_assert_eq!(s.len(t as u32), want.len());
-                // What the cache file stores, read back as a restored run.
-                let mut run = Vec::new();
-                prop_assert_eq!(s.encoded(t as u32, &mut run), want.len());
-                let mut back = Postings::default();
-                back.add_term();
-                back.push_run(&run, want.len() as u32, want.last().map_or(0, |p| p.chunk));
-                prop_assert_eq!(&back.list(0).collect::<Vec<_>>(), want);
+            }
+            // What the cache file stores, read back as checked runs.
+            let (runs, starts) = file_runs(&s);
+            let back = Postings::checked(Bytes::Heap(runs), Seq::from_vec(starts), usize::MAX)
+                .expect("well formed");
+            prop_assert_eq!(back.total(), s.total());
+            for (t, want) in model.iter().enumerate() {
+                prop_assert_eq!(&back.list(t as u32).collect::<Vec<_>>(), want);
+                prop_assert_eq!(back.len(t as u32), want.len());
             }
         });
+    }
+
+    /// The runs and run starts a cache file stores for `p`.
+    fn file_runs(p: &Postings) -> (Vec<u8>, Vec<u32>) {
+        let mut runs = Vec::new();
+        let mut starts = vec![0u32];
+        for t in 0..p.terms() as u32 {
+            p.encoded(t, &mut runs);
+            starts.push(runs.len() as u32);
+        }
+        (runs, starts)
+    }
+
+    #[test]
+    fn checked_runs_refuse_every_malformed_file() {
+        let p = |c, tf, sym| Posting { chunk: c, tf, sym };
+        let mut s = Postings::default();
+        s.add_term();
+        s.extend(0, [p(1, 1, 0), p(5, 9, 2), p(300, 2, 0)]);
+        s.add_term();
+        s.extend(1, [p(2, 1, 0)]);
+        let (runs, starts) = file_runs(&s);
+        let ok = |runs: &[u8], starts: &[u32], n| {
+            Postings::checked(
+                Bytes::Heap(runs.to_vec()),
+                Seq::from_vec(starts.to_vec()),
+                n,
+            )
+            .is_some()
+        };
+        assert!(ok(&runs, &starts, 301));
+        assert!(!ok(&runs, &starts, 300), "a chunk id out of range");
+        let mut cut = starts.clone();
+        cut[1] -= 1;
+        assert!(!ok(&runs, &cut, 301), "a run ending inside a posting");
+        let mut back = starts.clone();
+        back[1] = back[2] + 1;
+        assert!(!ok(&runs, &back, 301), "starts going back");
+        let mut short = starts.clone();
+        *short.last_mut().unwrap() -= 1;
+        assert!(!ok(&runs, &short, 301), "runs longer than the starts say");
+        assert!(!ok(&runs, &[], 301));
+        let mut repeated = runs.clone();
+        repeated.extend([0]);
+        let mut st = starts.clone();
+        *st.last_mut().unwrap() += 1;
+        assert!(!ok(&repeated, &st, 301), "a repeated chunk (gap 0)");
+        let mut long = runs.clone();
+        long.splice(0..0, [0xff; 10]);
+        let st: Vec<u32> = std::iter::once(0)
+            .chain(starts[1..].iter().map(|s| s + 10))
+            .collect();
+        assert!(!ok(&long, &st, 301), "a number past 64 bits");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn attached_runs_read_as_the_heap_ones_and_take_later_postings() {
+        use super::super::mapped::{Map, Region};
+        use std::io::Write;
+        let p = |c, tf, sym| Posting { chunk: c, tf, sym };
+        let mut s = Postings::default();
+        let mut model: Vec<Vec<Posting>> = Vec::new();
+        for t in 0..40u32 {
+            s.add_term();
+            let list: Vec<Posting> = (0..t * 3)
+                .map(|i| p(i * 2 + t, 1 + (i % 5) as u16, (i % 3) as u16))
+                .collect();
+            s.extend(t, list.iter().copied());
+            model.push(list);
+        }
+        // Later postings for an early term wait as pending ones, merged by the save.
+        s.extend(3, [p(500, 1, 0)]);
+        model[3].push(p(500, 1, 0));
+        let (runs, starts) = file_runs(&s);
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(b"head").unwrap();
+        f.write_all(&runs).unwrap();
+        for x in &starts {
+            f.write_all(&x.to_le_bytes()).unwrap();
+        }
+        let map = Map::of(&f).unwrap();
+        s.attach(
+            Region::new(&map, 4, runs.len()).unwrap(),
+            Seq::mapped(Region::new(&map, 4 + runs.len(), starts.len() * 4).unwrap()),
+        );
+        assert_eq!(s.mapped_bytes(), runs.len() + starts.len() * 4);
+        let check = |s: &Postings, model: &[Vec<Posting>]| {
+            for (t, want) in model.iter().enumerate() {
+                assert_eq!(&s.list(t as u32).collect::<Vec<_>>(), want, "term {t}");
+                assert_eq!(s.len(t as u32), want.len());
+            }
+        };
+        check(&s, &model);
+        // Edits after: to existing and new terms; none writes into the mapping.
+        s.extend(39, [p(900, 2, 0)]);
+        model[39].push(p(900, 2, 0));
+        s.add_term();
+        s.extend(40, [p(901, 1, 1)]);
+        model.push(vec![p(901, 1, 1)]);
+        s.shrink();
+        assert!(
+            s.bytes.is_mapped(),
+            "a few pending postings do not copy the runs"
+        );
+        check(&s, &model);
+        let mut out = Vec::new();
+        assert_eq!(s.encoded(39, &mut out), model[39].len());
+        s.remap(Some);
+        assert!(!s.bytes.is_mapped());
+        check(&s, &model);
     }
 
     #[test]
