@@ -11,7 +11,7 @@
 // last round, to check that two builds answer identically. With `--cache-dir` the script also measures a restart: a second
 // engine on the same cache directory, time to its first answer.
 import { execFileSync } from 'node:child_process'
-import { readdirSync, statSync, writeFileSync, rmSync, mkdirSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync, writeFileSync, rmSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createRequire } from 'node:module'
 
@@ -75,6 +75,16 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]
 }
 const mb = (n: number) => `${(n / 1e6).toFixed(0)} MB`
+/** Linux: resident anonymous memory (heap) and resident file pages (code, mapped files). */
+function procStatus(): string {
+  try {
+    const s = readFileSync('/proc/self/status', 'utf8')
+    const f = (k: string) => s.match(new RegExp(`^${k}:\\s*(\\d+) kB`, 'm'))?.[1]
+    return `RssAnon ${Math.round(Number(f('RssAnon')) / 1000)} MB, RssFile ${Math.round(Number(f('RssFile')) / 1000)} MB`
+  } catch {
+    return 'no /proc/self/status'
+  }
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 async function main(): Promise<void> {
@@ -163,8 +173,20 @@ async function main(): Promise<void> {
   await sleep(cacheDir ? 15000 : 1000)
   if (global.gc) global.gc()
   clearInterval(sampler)
+  const idle = process.memoryUsage().rss
+  // Steady is measured after one more round of every prompt: an index read from its mapped
+  // cache file counts the pages those queries touched.
+  const mappedWarm: number[] = []
+  for (const p of prompts) {
+    t = performance.now()
+    await ask(engine, p)
+    mappedWarm.push(performance.now() - t)
+  }
+  if (global.gc) global.gc()
   const steady = process.memoryUsage().rss
-  console.log(`memory (RSS)       before ${mb(rss0)}, after build ${mb(rssBuilt)}, steady ${mb(steady)}, peak sampled ${mb(peak)} (${mb(peakBuild)} until the first answer)`)
+  console.log(`memory (RSS)       before ${mb(rss0)}, after build ${mb(rssBuilt)}, idle after the save ${mb(idle)}, steady (after one more round) ${mb(steady)}, peak sampled ${mb(peak)} (${mb(peakBuild)} until the first answer)`)
+  console.log(`memory detail      ${procStatus()}; index ${mb(engine.indexStatus(root).bytes)} heap estimate, ${mb(engine.indexStatus(root).mappedBytes ?? 0)} read from the mapped cache file`)
+  if (engine.indexStatus(root).mappedBytes) console.log(`warm, mapped index (${mappedWarm.length} calls after the save) p50 ${pct(mappedWarm, 50).toFixed(1)} ms  p95 ${pct(mappedWarm, 95).toFixed(1)} ms  max ${Math.max(...mappedWarm).toFixed(1)} ms`)
 
   if (cacheDir) {
     const bytes = readdirSync(cacheDir)
@@ -175,6 +197,15 @@ async function main(): Promise<void> {
     t = performance.now()
     await ask(again, prompts[1])
     console.log(`restart            first answer ${(performance.now() - t).toFixed(0)} ms (files read ${again.indexStatus(root).filesRead})`)
+    const restarted: number[] = []
+    for (let r = 0; r < rounds; r++) {
+      for (const p of prompts) {
+        t = performance.now()
+        await ask(again, p)
+        restarted.push(performance.now() - t)
+      }
+    }
+    console.log(`warm after restart (${restarted.length} calls) p50 ${pct(restarted, 50).toFixed(1)} ms  p95 ${pct(restarted, 95).toFixed(1)} ms  max ${Math.max(...restarted).toFixed(1)} ms; RSS ${mb(process.memoryUsage().rss)} (both engines), ${procStatus()}`)
   }
 }
 

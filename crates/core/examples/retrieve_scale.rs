@@ -82,7 +82,18 @@ fn main() {
     if options_cache {
         // A background save follows the build; let it finish.
         std::thread::sleep(std::time::Duration::from_secs(8));
-        println!("RSS 8 s later: {}", rss());
+        let stats = retrieval.status(&root).expect("status").stats;
+        println!(
+            "RSS 8 s later: {}; {} MB estimated on the heap, {} MB read from the mapped file",
+            rss(),
+            stats.bytes / 1_000_000,
+            stats.mapped_bytes / 1_000_000
+        );
+        // Each prompt once more: a mapped index counts the pages they touch.
+        for p in &prompts {
+            ask(p);
+        }
+        println!("RSS after one more round: {}", rss());
     }
     if let Some(path) = arg(&args, "--out") {
         std::fs::write(path, out).expect("write results");

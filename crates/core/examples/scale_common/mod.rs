@@ -46,7 +46,13 @@ pub fn rss() -> String {
             .find_map(|l| l.strip_prefix(name))
             .map_or("n/a".to_owned(), |v| v.trim().to_owned())
     };
-    format!("{} (peak {})", field("VmRSS:"), field("VmHWM:"))
+    format!(
+        "{} (peak {}; anonymous {}, file pages {})",
+        field("VmRSS:"),
+        field("VmHWM:"),
+        field("RssAnon:"),
+        field("RssFile:")
+    )
 }
 
 /// User plus system CPU time of the process so far (unix), which a shared machine disturbs
