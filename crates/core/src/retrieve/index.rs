@@ -299,6 +299,7 @@ struct Progress<'a> {
 /// The contents of an index restored from disk ([`persist`](super::persist)), already checked
 /// for consistency there; [`Index::from_parts`] derives the counters.
 pub(super) struct Parts {
+    pub central: central::Central,
     pub terms: TermIds,
     pub postings: Postings,
     pub path_postings: PathPostings,
@@ -618,6 +619,7 @@ impl Index {
                 index.dead_chunks += 1;
             }
         }
+        index.central = std::sync::Mutex::new(p.central);
         index.terms = p.terms;
         index.postings = p.postings;
         index.path_postings = p.path_postings;

@@ -29,6 +29,7 @@ use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::central::Central;
 use super::chunk;
 use super::index::{ChunkMeta, FileMeta, Index, Parts, SkipReason};
 use super::mapped::{Bytes, Map, Region, Seq};
@@ -39,7 +40,7 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEIDX\r\n\0";
 /// Version of the body layout; bump on any change.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 /// The engine version written in the header; a file from another release is ignored.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Largest cache file read; a larger one is ignored (and rebuilt).
@@ -426,6 +427,7 @@ fn encode_into<W: Write>(
     };
     write_files(&mut b, index);
     let layout = write_terms(&mut b, index)?;
+    write_names(&mut b, index);
     write_walk(&mut b, index);
     let (hash, body) = (b.hash.finish(), b.len);
     b.finish()?;
@@ -530,6 +532,37 @@ fn write_terms<W: Write>(b: &mut Out<'_, W>, index: &Index) -> std::io::Result<L
         }
     }
     Ok(layout)
+}
+
+/// The names each file defines, as ranking's centrality record holds them (per file: 0 if not
+/// recorded, else the record's length plus one, then the record).
+fn write_names<W: Write>(b: &mut Out<'_, W>, index: &Index) {
+    let central = index
+        .central
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    b.len(index.files.len());
+    for fid in 0..index.files.len() as u32 {
+        match central.recorded(fid) {
+            Some(run) if index.files[fid as usize].is_some() => {
+                b.var(run.len() as u64 + 1);
+                b.raw(run);
+            }
+            _ => b.var(0),
+        }
+    }
+}
+
+fn read_names(r: &mut In<'_>, n_files: usize, n_terms: usize) -> Option<Central> {
+    if r.len(1)? != n_files {
+        return None;
+    }
+    let mut runs = Vec::with_capacity(n_files);
+    for _ in 0..n_files {
+        let n = r.var_len(1)?;
+        runs.push(if n == 0 { None } else { Some(r.take(n - 1)?) });
+    }
+    Central::restored(&runs, n_terms)
 }
 
 fn write_walk<W: Write>(b: &mut Out<'_, W>, index: &Index) {
@@ -685,6 +718,7 @@ fn decode_in(
     let by_path = check_references(&files, &chunks)?;
     let whole = map.map(|m| (bytes, m));
     let (terms, postings, path_postings) = read_terms(&mut r, whole, files.len(), chunks.len())?;
+    let central = read_names(&mut r, files.len(), terms.len())?;
     let dirs = read_dirs(&mut r, scope.root())?;
     let walked_at = r.time()?;
     let skipped = read_skipped(&mut r)?;
@@ -703,6 +737,7 @@ fn decode_in(
         scope,
         max_files,
         Parts {
+            central,
             terms,
             postings,
             path_postings,
@@ -1065,12 +1100,14 @@ mod tests {
         let index = built(dir.path());
         let bytes = encode(&index, ENGINE_VERSION);
         let back = decode(&bytes, index.scope().clone(), 1000, ENGINE_VERSION).unwrap();
-        // Ranking's record of the names files define is not saved (it is read again).
-        let without_names = |i: &Index| super::super::index::IndexStats {
-            bytes: i.stats().bytes - i.central_bytes(),
-            ..i.stats()
-        };
-        assert_eq!(without_names(&back), without_names(&index));
+        // Ranking's record of the names files define is saved too.
+        assert_eq!(back.stats(), index.stats());
+        for fid in 0..index.files.len() as u32 {
+            assert_eq!(
+                back.central.lock().unwrap().recorded(fid),
+                index.central.lock().unwrap().recorded(fid)
+            );
+        }
         assert_eq!(back.by_path, index.by_path);
         assert_eq!(back.dirs, index.dirs);
         assert_eq!(back.walked_at, index.walked_at);
