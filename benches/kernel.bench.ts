@@ -186,7 +186,7 @@ async function main(): Promise<void> {
   const steady = process.memoryUsage().rss
   console.log(`memory (RSS)       before ${mb(rss0)}, after build ${mb(rssBuilt)}, idle after the save ${mb(idle)}, steady (after one more round) ${mb(steady)}, peak sampled ${mb(peak)} (${mb(peakBuild)} until the first answer)`)
   console.log(`memory detail      ${procStatus()}; index ${mb(engine.indexStatus(root).bytes)} heap estimate, ${mb(engine.indexStatus(root).mappedBytes ?? 0)} read from the mapped cache file`)
-  if (engine.indexStatus(root).mappedBytes) console.log(`warm, mapped index (${mappedWarm.length} calls after the save) p50 ${pct(mappedWarm, 50).toFixed(1)} ms  p95 ${pct(mappedWarm, 95).toFixed(1)} ms  max ${Math.max(...mappedWarm).toFixed(1)} ms`)
+  console.log(`warm, the round after the edits and their save (${engine.indexStatus(root).mappedBytes ? 'mapped' : 'heap'} index, ${mappedWarm.length} calls) p50 ${pct(mappedWarm, 50).toFixed(1)} ms  p95 ${pct(mappedWarm, 95).toFixed(1)} ms  max ${Math.max(...mappedWarm).toFixed(1)} ms`)
 
   if (cacheDir) {
     const bytes = readdirSync(cacheDir)
