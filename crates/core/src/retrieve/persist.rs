@@ -1050,6 +1050,24 @@ mod tests {
             .unwrap();
     }
 
+    /// One file of [`tree`] changed (`serializeCookie` returning `name=value` and `more`), one
+    /// added, one deleted.
+    fn change_tree(root: &Path, more: &str) {
+        write(
+            root,
+            "src/cookie.ts",
+            &format!("export function serializeCookie(name: string, value: string) {{\n  return name + '=' + value{more}\n}}\n"),
+            1800,
+        );
+        write(
+            root,
+            "src/session.ts",
+            "export function loadSession(token: string) {\n  return token\n}\n",
+            1800,
+        );
+        fs::remove_file(root.join("lib/old.py")).unwrap();
+    }
+
     fn tree() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let r = dir.path();
@@ -1178,14 +1196,7 @@ mod tests {
 
         // Edits to a mapped index: an old term's postings and new terms wait beside the
         // mapping; answers are a fresh build's.
-        write(root, "src/cookie.ts", "export function serializeCookie(name: string, value: string) {\n  return name + '=' + value + parseCookie(name)\n}\n", 1800);
-        write(
-            root,
-            "src/session.ts",
-            "export function loadSession(token: string) {\n  return token\n}\n",
-            1800,
-        );
-        fs::remove_file(root.join("lib/old.py")).unwrap();
+        change_tree(root, " + parseCookie(name)");
         let after = prompts.map(|p| ask(&r, root, p));
         assert_eq!(after, fresh_answers());
         assert!(after[3].iter().any(|s| s.path == "src/session.ts"));
@@ -1224,14 +1235,7 @@ mod tests {
         drop(first);
 
         // While "down": one file changed, one added, one deleted.
-        write(root, "src/cookie.ts", "export function serializeCookie(name: string, value: string) {\n  return name + '=' + value\n}\n", 1800);
-        write(
-            root,
-            "src/session.ts",
-            "export function loadSession(token: string) {\n  return token\n}\n",
-            1800,
-        );
-        fs::remove_file(root.join("lib/old.py")).unwrap();
+        change_tree(root, "");
 
         let second = Retrieval::new(options(cache.path()));
         let got = ask(&second, root, "serializeCookie");
