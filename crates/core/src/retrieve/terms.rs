@@ -1394,6 +1394,19 @@ mod tests {
         check(&s, &model);
         let mut out = Vec::new();
         assert_eq!(s.encoded(39, &mut out), model[39].len());
+        // Saves that keep failing: past MAPPED_FLUSH_AT pending postings the runs are copied
+        // to the heap and merged.
+        let mut edited = s.clone();
+        let mut model2 = model.clone();
+        let many: Vec<Posting> = (0..MAPPED_FLUSH_AT as u32)
+            .map(|i| p(1000 + i, 1, 0))
+            .collect();
+        edited.extend(5, many.iter().copied());
+        model2[5].extend(many);
+        edited.maybe_flush();
+        assert!(!edited.bytes.is_mapped());
+        assert!(edited.pending.is_empty());
+        check(&edited, &model2);
         s.remap(Some);
         assert!(!s.bytes.is_mapped());
         check(&s, &model);
