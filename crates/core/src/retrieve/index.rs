@@ -827,10 +827,7 @@ impl Index {
         self.chunks.shrink_to_fit();
         self.files.shrink_to_fit();
         self.file_lens.shrink_to_fit();
-        self.central
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .shrink();
+        self.central_mut().shrink();
         release_free_memory();
     }
 
@@ -957,10 +954,6 @@ impl Index {
                 }),
             );
         }
-        let central = self
-            .central
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
         for (fid, terms, names) in added {
             for t in terms {
                 self.path_postings.push(ids[t as usize], fid);
@@ -971,7 +964,7 @@ impl Index {
                 .map(|k| ids[k as usize])
                 .filter(|&id| id != u32::MAX)
                 .collect();
-            central.record(fid, &mut names);
+            self.central_mut().record(fid, &mut names);
         }
         self.postings.maybe_flush();
     }
@@ -1365,10 +1358,7 @@ impl Index {
             return;
         };
         self.generation += 1;
-        self.central
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .forget(fid);
+        self.central_mut().forget(fid);
         self.file_lens[fid as usize] = 0;
         if let Some(i) = self.texts.iter().position(|(f, _)| *f == fid) {
             if let Some((_, t)) = self.texts.remove(i) {
@@ -1431,10 +1421,7 @@ impl Index {
         for fid in self.by_path.values_mut() {
             *fid = file_map[*fid as usize];
         }
-        self.central
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remap(&file_map, files.len());
+        self.central_mut().remap(&file_map, files.len());
         self.texts.clear();
         self.text_bytes = 0;
         self.file_lens = file_lens(&files);
@@ -1464,8 +1451,16 @@ impl Index {
         }
     }
 
+    /// What ranking keeps of files' [centrality](super::central), to change it (a panic that
+    /// poisoned its lock left nothing half-changed that a fresh value would not replace).
+    fn central_mut(&mut self) -> &mut super::central::Central {
+        self.central
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// Heap bytes of what ranking keeps of files' [centrality](super::central) (the names
-    /// each file defines, recorded as it is indexed; not saved with the index).
+    /// each file defines, recorded as it is indexed and saved with the index).
     pub(super) fn central_bytes(&self) -> usize {
         self.central.lock().map_or(0, |c| c.heap_bytes())
     }

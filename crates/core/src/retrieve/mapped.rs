@@ -198,6 +198,11 @@ impl Word for u64 {
     }
 }
 
+/// The little-endian numbers of `bytes` (a whole number of them).
+pub(crate) fn words<T: Word>(bytes: &[u8]) -> Vec<T> {
+    bytes.chunks_exact(T::SIZE).map(T::from_le).collect()
+}
+
 /// A sequence of numbers: an optional mapped prefix (read from a cache file) and a heap
 /// tail (what was added since), read as one.
 #[derive(Debug, Clone, Default)]
@@ -274,9 +279,9 @@ impl<T: Word> Seq<T> {
         self.tail.shrink_to_fit();
     }
 
-    /// Whether a prefix is mapped.
-    pub fn is_mapped(&self) -> bool {
-        self.base.is_some()
+    /// Bytes of the mapped prefix (0 if none).
+    pub fn mapped_bytes(&self) -> usize {
+        self.base_len * T::SIZE
     }
 
     /// Heap bytes (the tail's).

@@ -32,7 +32,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::central::Central;
 use super::chunk;
 use super::index::{ChunkMeta, FileMeta, Index, Parts, SkipReason};
-use super::mapped::{Bytes, Map, Region, Seq};
+use super::mapped::{words, Bytes, Map, Region, Seq};
 use super::terms::{PathPostings, Postings, TermIds};
 use super::walk::{Stamp, WatchedDir};
 use crate::fs_scope::Scope;
@@ -905,11 +905,7 @@ fn read_terms(
         path_postings.insert(u32::try_from(t).ok()?, list);
     }
     // Repeated terms are refused here.
-    let mut terms = TermIds::from_fingerprints(
-        fps.chunks_exact(8)
-            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
-            .collect(),
-    )?;
+    let mut terms = TermIds::from_fingerprints(words(fps))?;
     let postings = match whole {
         Some((all, map)) => {
             let region = |part: &[u8]| {
@@ -926,12 +922,7 @@ fn read_terms(
         }
         None => Postings::checked(
             Bytes::Heap(runs.to_vec()),
-            Seq::from_vec(
-                starts
-                    .chunks_exact(4)
-                    .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
-                    .collect(),
-            ),
+            Seq::from_vec(words(starts)),
             n_chunks,
         )?,
     };

@@ -375,11 +375,7 @@ impl TermIds {
 
     /// Bytes read from a mapped cache file.
     pub fn mapped_bytes(&self) -> usize {
-        if self.fps.is_mapped() {
-            self.fps.len() * 8
-        } else {
-            0
-        }
+        self.fps.mapped_bytes()
     }
 }
 
@@ -520,6 +516,16 @@ fn encode(out: &mut Vec<u8>, prev: u32, p: Posting) {
     }
 }
 
+/// Appends `list` (chunk ids above `prev`, in order) as [`encode`] writes postings that
+/// follow one in chunk `prev`; returns the chunk of the last (`prev` if none).
+fn encode_list(out: &mut Vec<u8>, mut prev: u32, list: &[Posting]) -> u32 {
+    for p in list {
+        encode(out, prev, *p);
+        prev = p.chunk;
+    }
+    prev
+}
+
 impl Postings {
     /// Room for `terms` terms and `bytes` bytes of runs (a restored index knows both).
     pub fn with_capacity(terms: usize, bytes: usize) -> Postings {
@@ -639,12 +645,9 @@ impl Postings {
             .into_iter()
             .map(|(t, list)| {
                 let mut enc = Vec::with_capacity(list.len() * 3);
-                let (count, mut prev) = self.stored(t);
-                for p in &list {
-                    encode(&mut enc, prev, *p);
-                    prev = p.chunk;
-                }
-                (t, enc, count + list.len() as u32, prev)
+                let (count, prev) = self.stored(t);
+                let last = encode_list(&mut enc, prev, &list);
+                (t, enc, count + list.len() as u32, last)
             })
             .collect();
         self.pending_len = 0;
@@ -701,17 +704,13 @@ impl Postings {
     }
 
     /// Appends `term`'s postings to `out` in the run encoding (its stored run as it is, then
-    /// its pending postings encoded after it: what a merge would make), and returns how many
-    /// there are. The cache file stores runs this way.
-    pub fn encoded(&self, term: u32, out: &mut Vec<u8>) -> usize {
-        let (count, mut prev) = self.stored(term);
+    /// its pending postings encoded after it: what a merge would make). The cache file
+    /// stores runs this way.
+    pub fn encoded(&self, term: u32, out: &mut Vec<u8>) {
         out.extend_from_slice(self.run(term as usize));
-        let pending = self.pending.get(&term).map_or(&[][..], Vec::as_slice);
-        for p in pending {
-            encode(out, prev, *p);
-            prev = p.chunk;
+        if let Some(list) = self.pending.get(&term) {
+            encode_list(out, self.stored(term).1, list);
         }
-        count as usize + pending.len()
     }
 
     /// The postings of a cache file: term `t`'s run is `runs[starts[t]..starts[t + 1]]`.
@@ -780,29 +779,17 @@ impl Postings {
 
     /// Bytes of the runs and their starts read from a mapped cache file.
     pub fn mapped_bytes(&self) -> usize {
-        self.bytes.mapped_bytes()
-            + if self.starts.low.is_mapped() {
-                self.starts.len() * 4
-            } else {
-                0
-            }
+        self.bytes.mapped_bytes() + self.starts.low.mapped_bytes()
     }
 
     /// The length of what [`Postings::encoded`] appends for `term`.
     pub fn encoded_len(&self, term: u32) -> usize {
         let run = self.run(term as usize).len();
-        match self.pending.get(&term) {
-            None => run,
-            Some(list) => {
-                let (_, mut prev) = self.stored(term);
-                let mut enc = Vec::with_capacity(list.len() * 3);
-                for p in list {
-                    encode(&mut enc, prev, *p);
-                    prev = p.chunk;
-                }
-                run + enc.len()
-            }
-        }
+        self.pending.get(&term).map_or(run, |list| {
+            let mut enc = Vec::with_capacity(list.len() * 3);
+            encode_list(&mut enc, self.stored(term).1, list);
+            run + enc.len()
+        })
     }
 
     /// Keeps the postings whose chunk `map` gives a new id for (in the same order: a
@@ -1393,7 +1380,11 @@ mod tests {
         );
         check(&s, &model);
         let mut out = Vec::new();
-        assert_eq!(s.encoded(39, &mut out), model[39].len());
+        s.encoded(39, &mut out);
+        assert_eq!(
+            check_run(&out, usize::MAX),
+            Some((model[39].len() as u32, 900))
+        );
         // Saves that keep failing: past MAPPED_FLUSH_AT pending postings the runs are copied
         // to the heap and merged.
         let mut edited = s.clone();
