@@ -15,7 +15,11 @@
 //!   refused), and no read exceeds its byte cap, even for a file growing meanwhile;
 //! - the opened handle is checked against the canonical path after opening, so a tree changed
 //!   between resolution and reading is detected rather than trusted;
-//! - error messages name only the caller's relative path, never the root or anything outside.
+//! - error messages name only the caller's relative path, never the root or anything outside;
+//! - on Linux, [`Scope::read_text`] opens a plain path (names only) in one lookup the kernel
+//!   itself confines (`openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`): nothing outside
+//!   the root and no symlink can be on its way, with no window between check and open. Any
+//!   path that lookup declines takes the component walk above.
 //!
 //! Deliberately out of scope: an attacker racing to swap directories for symlinks at the very
 //! instant of a read can at worst narrow the re-checks, and hard links are not symlinks (a hard
@@ -215,9 +219,32 @@ impl Scope {
     }
 
     /// Resolves `path` ([`resolve`](Self::resolve)) and reads it ([`read_resolved`](Self::read_resolved)).
+    ///
+    /// A plain path (names only) to a regular file is first opened in one lookup the kernel
+    /// confines to the root with no symlink on the way, where the platform has one (Linux's
+    /// `openat2`): the same file, `rel` and text, in one system call instead of a few per
+    /// component. Anything else, or any failure of that, takes the checked way.
     pub fn read_text(&self, path: &str, limits: &ReadLimits) -> Result<TextFile, ReadError> {
+        if let Some((file, metadata)) = self.open_plain(path) {
+            let bytes = read_opened(path, &file, &metadata, limits.max_bytes)?;
+            return text_file(path, &bytes, &metadata, limits);
+        }
         let resolved = self.resolve(path)?;
         self.read_resolved(&resolved, limits)
+    }
+
+    /// `path` opened by [`open::open_beneath`] if it is a plain relative path (its canonical
+    /// `rel` is then `path` itself) and names a regular file.
+    fn open_plain(&self, path: &str) -> Option<(File, Metadata)> {
+        let plain = !path.is_empty()
+            && !path.starts_with('/')
+            && path.split('/').all(|c| !matches!(c, "" | "." | ".."));
+        if !plain {
+            return None;
+        }
+        let file = open::open_beneath(&self.root, path)?;
+        let metadata = file.metadata().ok()?;
+        metadata.is_file().then_some((file, metadata))
     }
 
     /// Reads a resolved regular file as text under `limits`.
@@ -231,29 +258,16 @@ impl Scope {
         resolved: &Resolved,
         limits: &ReadLimits,
     ) -> Result<TextFile, ReadError> {
-        let (bytes, metadata) = self.read_checked(resolved, limits.max_bytes)?;
-        if !limits.allow_binary && looks_binary(&bytes) {
-            return Err(ReadError::Binary {
-                rel: resolved.rel.clone(),
-            });
-        }
-        let normalized = normalize_text(&bytes, limits.max_line_chars);
-        Ok(TextFile {
-            rel: resolved.rel.clone(),
-            text: normalized.text,
-            size: bytes.len() as u64,
-            modified: metadata.modified().ok(),
-            crlf: normalized.crlf,
-            lossy: normalized.lossy,
-            long_lines_truncated: normalized.long_lines_truncated,
-        })
+        let (file, metadata) = self.open_checked(resolved)?;
+        let bytes = read_opened(&resolved.rel, &file, &metadata, limits.max_bytes)?;
+        text_file(&resolved.rel, &bytes, &metadata, limits)
     }
 
     /// Reads a resolved regular file's raw bytes, with the same checks and the size cap of
     /// [`read_resolved`](Self::read_resolved) but no binary check and no text normalization.
     pub fn read_bytes(&self, resolved: &Resolved, max_bytes: u64) -> Result<Vec<u8>, ReadError> {
-        self.read_checked(resolved, max_bytes)
-            .map(|(bytes, _)| bytes)
+        let (file, metadata) = self.open_checked(resolved)?;
+        read_opened(&resolved.rel, &file, &metadata, max_bytes)
     }
 
     /// True if the canonical absolute path `abs` is the root or inside it. The comparison is by
@@ -364,36 +378,6 @@ impl Scope {
         self.walk(&shown, path_steps(rest).collect())
     }
 
-    /// Opens a resolved path as a regular file inside the root and reads at most `max` bytes.
-    fn read_checked(
-        &self,
-        resolved: &Resolved,
-        max: u64,
-    ) -> Result<(Vec<u8>, Metadata), ReadError> {
-        let rel = resolved.rel.as_str();
-        let (file, metadata) = self.open_checked(resolved)?;
-        if metadata.len() > max {
-            return Err(ReadError::TooLarge {
-                rel: rel.to_owned(),
-                size: metadata.len(),
-                max,
-            });
-        }
-        open::make_blocking(&file).map_err(|e| ReadError::from_io(rel, e))?;
-        match open::read_capped(&file, max, metadata.len()) {
-            Ok(Capped::Complete(bytes)) => Ok((bytes, metadata)),
-            Ok(Capped::Exceeded(seen)) => {
-                let now = file.metadata().map_or(0, |m| m.len());
-                Err(ReadError::TooLarge {
-                    rel: rel.to_owned(),
-                    size: seen.max(now),
-                    max,
-                })
-            }
-            Err(e) => Err(ReadError::from_io(rel, e)),
-        }
-    }
-
     /// Opens `resolved` without following a final symlink and without blocking, and makes sure
     /// the handle is a regular file that is the one the canonical path inside the root names,
     /// both before and after opening.
@@ -442,6 +426,59 @@ impl Scope {
             source: io::Error::other("the file kept changing while it was being opened"),
         })
     }
+}
+
+/// Reads at most `max` bytes of `file`, an opened regular file of `metadata`, known as `rel`.
+fn read_opened(
+    rel: &str,
+    file: &File,
+    metadata: &Metadata,
+    max: u64,
+) -> Result<Vec<u8>, ReadError> {
+    if metadata.len() > max {
+        return Err(ReadError::TooLarge {
+            rel: rel.to_owned(),
+            size: metadata.len(),
+            max,
+        });
+    }
+    open::make_blocking(file).map_err(|e| ReadError::from_io(rel, e))?;
+    match open::read_capped(file, max, metadata.len()) {
+        Ok(Capped::Complete(bytes)) => Ok(bytes),
+        Ok(Capped::Exceeded(seen)) => {
+            let now = file.metadata().map_or(0, |m| m.len());
+            Err(ReadError::TooLarge {
+                rel: rel.to_owned(),
+                size: seen.max(now),
+                max,
+            })
+        }
+        Err(e) => Err(ReadError::from_io(rel, e)),
+    }
+}
+
+/// The [`TextFile`] of `bytes` read from the file `rel` of `metadata`, under `limits`.
+fn text_file(
+    rel: &str,
+    bytes: &[u8],
+    metadata: &Metadata,
+    limits: &ReadLimits,
+) -> Result<TextFile, ReadError> {
+    if !limits.allow_binary && looks_binary(bytes) {
+        return Err(ReadError::Binary {
+            rel: rel.to_owned(),
+        });
+    }
+    let normalized = normalize_text(bytes, limits.max_line_chars);
+    Ok(TextFile {
+        rel: rel.to_owned(),
+        text: normalized.text,
+        size: bytes.len() as u64,
+        modified: metadata.modified().ok(),
+        crlf: normalized.crlf,
+        lossy: normalized.lossy,
+        long_lines_truncated: normalized.long_lines_truncated,
+    })
 }
 
 /// The user-safe error for a bad root.

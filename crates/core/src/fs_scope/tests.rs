@@ -284,6 +284,48 @@ fn symlinks_leaving_the_root_escape() {
     );
 }
 
+/// The one-step open that plain paths take first: the kernel refuses every way out of the
+/// root and every symlink, so only what the checked way would reach with no symlink opens;
+/// the rest is left to the checked way, whose answers the tests above pin.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_confined_open_reaches_only_plain_files_inside() {
+    use std::io::Read;
+    let f = Fixture::new();
+    f.write("a/b.txt", "hello");
+    f.symlink("a/b.txt", "inside_link.txt");
+    f.symlink("a", "dir_link");
+    f.symlink(f.outside(), "dir_out");
+    f.symlink(f.outside().join("secret.txt"), "out.txt");
+    let Some(mut file) = open::open_beneath(f.scope.root(), "a/b.txt") else {
+        // A kernel or sandbox without `openat2`: reads take the checked way, tested above.
+        println!("note: openat2 is not available here; the checked way serves every read");
+        return;
+    };
+    let mut content = String::new();
+    file.read_to_string(&mut content).unwrap();
+    assert_eq!(content, "hello");
+    for path in [
+        "../outside/secret.txt",
+        "a/../../outside/secret.txt",
+        "out.txt",
+        "dir_out/secret.txt",
+        "inside_link.txt",
+        "dir_link/b.txt",
+        "a/missing.txt",
+    ] {
+        assert!(open::open_beneath(f.scope.root(), path).is_none(), "{path}");
+    }
+    // an absolute path is not beneath the root either
+    let secret = f.outside().join("secret.txt");
+    assert!(open::open_beneath(f.scope.root(), secret.to_str().unwrap()).is_none());
+    // and what the one-step open declines, the checked way still reads with its canonical rel
+    assert_eq!(text(&f, "inside_link.txt").rel, "a/b.txt");
+    assert_eq!(text(&f, "dir_link/b.txt").rel, "a/b.txt");
+    assert_eq!(text(&f, "./a//b.txt").rel, "a/b.txt");
+    assert_eq!(text(&f, "a/b.txt").rel, "a/b.txt");
+}
+
 #[cfg(unix)]
 #[test]
 fn dangling_symlink_inside_is_not_found() {

@@ -440,9 +440,8 @@ fn prepare(
     mut chunk: impl FnMut(&[(u32, u16, u16)]),
 ) -> Result<Prepared, SkipReason> {
     let read_at = SystemTime::now();
-    let resolved = scope.resolve(&listed.rel).map_err(|e| SkipReason::of(&e))?;
     let file = scope
-        .read_resolved(&resolved, &read_limits())
+        .read_text(&listed.rel, &read_limits())
         .map_err(|e| SkipReason::of(&e))?;
     if looks_generated(&file.text) {
         return Err(SkipReason::Generated);
@@ -1316,10 +1315,9 @@ impl Index {
             return Some(t.clone());
         }
         let meta = self.files.get(fid as usize)?.as_ref()?;
-        let resolved = self.scope.resolve(&meta.rel).ok()?;
         let text: std::sync::Arc<str> = self
             .scope
-            .read_resolved(&resolved, &read_limits())
+            .read_text(&meta.rel, &read_limits())
             .ok()?
             .text
             .into();
@@ -1343,10 +1341,9 @@ impl Index {
             return Some(t.clone());
         }
         let meta = self.files.get(fid as usize)?.as_ref()?;
-        let resolved = self.scope.resolve(&meta.rel).ok()?;
         Some(
             self.scope
-                .read_resolved(&resolved, &read_limits())
+                .read_text(&meta.rel, &read_limits())
                 .ok()?
                 .text
                 .into(),
