@@ -403,8 +403,10 @@ const MAX_PHRASES: usize = 32;
 
 /// Runs of two or three adjacent plain words (letters and digits; no stop word and no
 /// punctuation between them), joined as an identifier made of them is indexed whole:
-/// `reflectionequals` (`reflectionEquals`) and `reflection_equals`. Words already written as
-/// identifiers are terms whole by themselves.
+/// `reflectionequals` (`reflectionEquals`) and `reflection_equals`; and the two or three
+/// parts of a hyphenated word ("URL-encoded": `urlencoded`, its stem `urlencod` as a
+/// one-word identifier is indexed, and `url_encoded`). Words already written as identifiers
+/// are terms whole by themselves.
 fn phrases(prompt: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let flush = |run: &mut Vec<String>, out: &mut Vec<String>| {
@@ -423,6 +425,27 @@ fn phrases(prompt: &str) -> Vec<String> {
         let mut run: Vec<String> = Vec::new();
         for token in line.split(' ') {
             let word = token.trim_end_matches([',', '.', ':', ';', '?', '!']);
+            // A hyphenated compound ("URL-encoded", "multipart/form-data") is written as
+            // one word: joined, it is the identifier it names (`urlencoded`, `form_data`).
+            for piece in word.split('/') {
+                let parts: Vec<&str> = piece.split('-').collect();
+                let plain = |p: &&str| {
+                    !p.is_empty()
+                        && p.chars().all(char::is_alphanumeric)
+                        && p.chars().any(char::is_alphabetic)
+                };
+                if (2..=3).contains(&parts.len()) && parts.iter().all(plain) {
+                    let lower: Vec<String> = parts.iter().map(|p| p.to_lowercase()).collect();
+                    // As one lowercase word (`urlencoded`) an identifier is indexed stemmed.
+                    let mut one = lower.concat();
+                    let stemmed = super::tokenize::stem(&mut one).to_owned();
+                    for joined in [lower.concat(), stemmed, lower.join("_")] {
+                        if out.len() < MAX_PHRASES && !out.contains(&joined) {
+                            out.push(joined);
+                        }
+                    }
+                }
+            }
             let plain = !word.is_empty()
                 && word.len() <= 30
                 && word.chars().all(char::is_alphanumeric)
@@ -596,6 +619,34 @@ mod tests {
         assert!(!q.phrases.iter().any(|p| p.contains("the")));
         assert!(Query::parse("`parseArgs` fails").phrases.is_empty());
         assert!(Query::parse("router").phrases.is_empty());
+    }
+
+    #[test]
+    fn hyphenated_words_become_phrases() {
+        let q =
+            Query::parse("URL-encoded form body parser for multipart/form-data, self-describing.");
+        for p in [
+            "urlencoded",
+            "urlencod",
+            "url_encoded",
+            "formdata",
+            "form_data",
+            "selfdescribing",
+            "self_describing",
+        ] {
+            assert!(q.phrases.contains(&p.to_owned()), "{p} in {:?}", q.phrases);
+        }
+        // Not a word with an empty, non-alphanumeric or numeric-only part, nor four parts.
+        for prompt in ["a -- b", "x-1 y", "-flag value", "one-two-three-four parts"] {
+            let q = Query::parse(prompt);
+            assert!(
+                !q.phrases
+                    .iter()
+                    .any(|p| p.contains('1') || p.starts_with("flag") || p.contains("four")),
+                "{prompt}: {:?}",
+                q.phrases
+            );
+        }
     }
 
     #[test]
