@@ -41,8 +41,8 @@ use std::time::SystemTime;
 
 pub use error::ReadError;
 pub use text::{
-    looks_binary, normalize_text, truncate_long_lines, NormalizedText, BINARY_SNIFF_BYTES,
-    TRUNCATION_MARKER,
+    looks_binary, normalize_text, normalize_text_owned, truncate_long_lines, NormalizedText,
+    BINARY_SNIFF_BYTES, TRUNCATION_MARKER,
 };
 
 use crate::error::reason;
@@ -227,7 +227,7 @@ impl Scope {
     pub fn read_text(&self, path: &str, limits: &ReadLimits) -> Result<TextFile, ReadError> {
         if let Some((file, metadata)) = self.open_plain(path) {
             let bytes = read_opened(path, &file, &metadata, limits.max_bytes)?;
-            return text_file(path, &bytes, &metadata, limits);
+            return text_file(path, bytes, &metadata, limits);
         }
         let resolved = self.resolve(path)?;
         self.read_resolved(&resolved, limits)
@@ -260,7 +260,7 @@ impl Scope {
     ) -> Result<TextFile, ReadError> {
         let (file, metadata) = self.open_checked(resolved)?;
         let bytes = read_opened(&resolved.rel, &file, &metadata, limits.max_bytes)?;
-        text_file(&resolved.rel, &bytes, &metadata, limits)
+        text_file(&resolved.rel, bytes, &metadata, limits)
     }
 
     /// Reads a resolved regular file's raw bytes, with the same checks and the size cap of
@@ -460,20 +460,21 @@ fn read_opened(
 /// The [`TextFile`] of `bytes` read from the file `rel` of `metadata`, under `limits`.
 fn text_file(
     rel: &str,
-    bytes: &[u8],
+    bytes: Vec<u8>,
     metadata: &Metadata,
     limits: &ReadLimits,
 ) -> Result<TextFile, ReadError> {
-    if !limits.allow_binary && looks_binary(bytes) {
+    if !limits.allow_binary && looks_binary(&bytes) {
         return Err(ReadError::Binary {
             rel: rel.to_owned(),
         });
     }
-    let normalized = normalize_text(bytes, limits.max_line_chars);
+    let size = bytes.len() as u64;
+    let normalized = normalize_text_owned(bytes, limits.max_line_chars);
     Ok(TextFile {
         rel: rel.to_owned(),
         text: normalized.text,
-        size: bytes.len() as u64,
+        size,
         modified: metadata.modified().ok(),
         crlf: normalized.crlf,
         lossy: normalized.lossy,

@@ -98,6 +98,33 @@ pub fn normalize_text(bytes: &[u8], max_line_chars: usize) -> NormalizedText {
     }
 }
 
+/// [`normalize_text`] of bytes the caller gives up: when they need no change (UTF-8 without
+/// a BOM, no `'\r'`, no line to cut: nearly every source file) they become the text without
+/// a copy. The result is the same as [`normalize_text`]'s.
+pub fn normalize_text_owned(bytes: Vec<u8>, max_line_chars: usize) -> NormalizedText {
+    if bytes.starts_with(b"\xEF\xBB\xBF")
+        || utf16_bom(&bytes).is_some()
+        || memchr::memchr(b'\r', &bytes).is_some()
+    {
+        return normalize_text(&bytes, max_line_chars);
+    }
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => return normalize_text(e.as_bytes(), max_line_chars),
+    };
+    let (cut, long_lines_truncated) = truncate_counted(&text, max_line_chars);
+    let cut = match cut {
+        Cow::Owned(s) => Some(s),
+        Cow::Borrowed(_) => None,
+    };
+    NormalizedText {
+        text: cut.unwrap_or(text),
+        crlf: false,
+        lossy: false,
+        long_lines_truncated,
+    }
+}
+
 /// `Some(true)` for a UTF-16 little-endian byte-order mark, `Some(false)` for big-endian.
 fn utf16_bom(bytes: &[u8]) -> Option<bool> {
     match bytes.get(..2) {
@@ -233,6 +260,19 @@ fn truncate_counted(text: &str, max_line_chars: usize) -> (Cow<'_, str>, usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Taking the bytes changes nothing: BOMs, CR, invalid UTF-8 and long lines included.
+        #[test]
+        fn owned_normalization_matches_borrowed(
+            head in proptest::sample::select(vec![&b""[..], b"\xEF\xBB\xBF", b"\xFF\xFE", b"\xFE\xFF"]),
+            body in proptest::collection::vec(proptest::sample::select(vec![b'a', b' ', b'\n', b'\r', 0xC3, 0xA9, 0xFF, 0xE2, 0x82, 0xAC]), 0..80),
+            max in proptest::sample::select(vec![0usize, 1, 4, 16, 2000]),
+        ) {
+            let bytes = [head, &body[..]].concat();
+            proptest::prop_assert_eq!(normalize_text_owned(bytes.clone(), max), normalize_text(&bytes, max));
+        }
+    }
 
     #[test]
     fn binary_detection() {
