@@ -16,10 +16,11 @@
 //! - the opened handle is checked against the canonical path after opening, so a tree changed
 //!   between resolution and reading is detected rather than trusted;
 //! - error messages name only the caller's relative path, never the root or anything outside;
-//! - on Linux, [`Scope::read_text`] opens a plain path (names only) in one lookup the kernel
+//! - on Linux, [`Scope::read_text`] takes a plain path (names only) through lookups the kernel
 //!   itself confines (`openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`): nothing outside
-//!   the root and no symlink can be on its way, with no window between check and open. Any
-//!   path that lookup declines takes the component walk above.
+//!   the root and no symlink can be on their way. It looks first (an `O_PATH` handle, which
+//!   opens nothing), opens only a regular file, and checks the opened file is the one looked
+//!   at. Any path those lookups decline takes the component walk above.
 //!
 //! Deliberately out of scope: an attacker racing to swap directories for symlinks at the very
 //! instant of a read can at worst narrow the re-checks, and hard links are not symlinks (a hard
@@ -220,10 +221,11 @@ impl Scope {
 
     /// Resolves `path` ([`resolve`](Self::resolve)) and reads it ([`read_resolved`](Self::read_resolved)).
     ///
-    /// A plain path (names only) to a regular file is first opened in one lookup the kernel
-    /// confines to the root with no symlink on the way, where the platform has one (Linux's
-    /// `openat2`): the same file, `rel` and text, in one system call instead of a few per
-    /// component. Anything else, or any failure of that, takes the checked way.
+    /// A plain path (names only) to a regular file is first looked up and opened through
+    /// lookups the kernel confines to the root with no symlink on the way, where the platform
+    /// has them (Linux's `openat2`): the same file, `rel` and text, in a few system calls
+    /// instead of a few per component. Anything else, or any failure of that, takes the
+    /// checked way.
     pub fn read_text(&self, path: &str, limits: &ReadLimits) -> Result<TextFile, ReadError> {
         if let Some((file, metadata)) = self.open_plain(path) {
             let bytes = read_opened(path, &file, &metadata, limits.max_bytes)?;
@@ -242,9 +244,7 @@ impl Scope {
         if !plain {
             return None;
         }
-        let file = open::open_beneath(&self.root, path)?;
-        let metadata = file.metadata().ok()?;
-        metadata.is_file().then_some((file, metadata))
+        open::open_beneath(&self.root, path)
     }
 
     /// Reads a resolved regular file as text under `limits`.

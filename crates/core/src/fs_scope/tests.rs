@@ -297,7 +297,7 @@ fn the_confined_open_reaches_only_plain_files_inside() {
     f.symlink("a", "dir_link");
     f.symlink(f.outside(), "dir_out");
     f.symlink(f.outside().join("secret.txt"), "out.txt");
-    let Some(mut file) = open::open_beneath(f.scope.root(), "a/b.txt") else {
+    let Some((mut file, _)) = open::open_beneath(f.scope.root(), "a/b.txt") else {
         // A kernel or sandbox without `openat2`: reads take the checked way, tested above.
         println!("note: openat2 is not available here; the checked way serves every read");
         return;
@@ -385,6 +385,37 @@ fn dev_null_through_a_symlink_is_refused() {
 
 // ---------------------------------------------------------------------------------------------
 // Non-regular files
+
+/// Reading a FIFO must not even open it: a writer waiting for a reader would be released
+/// (and then fail). Both ways of reading look before they open.
+#[cfg(unix)]
+#[test]
+fn fifo_is_never_opened_so_a_waiting_writer_stays_waiting() {
+    let f = Fixture::new();
+    let fifo = f.root().join("pipe");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: `c` is a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = fifo.clone();
+    let writer = std::thread::spawn(move || {
+        // Blocks until a reader opens the FIFO.
+        let opened = fs::OpenOptions::new().write(true).open(&path).is_ok();
+        let _ = tx.send(opened);
+    });
+    for rel in ["pipe", "./pipe"] {
+        let e = read_err(&f, rel);
+        assert!(matches!(e, ReadError::NotRegularFile { .. }), "{e:?}");
+    }
+    assert!(
+        rx.recv_timeout(Duration::from_millis(300)).is_err(),
+        "reading the FIFO opened it and released its writer"
+    );
+    // Release the writer: open the FIFO for reading ourselves.
+    let _reader = open::open_nonblocking(&fifo).unwrap();
+    assert_eq!(rx.recv_timeout(Duration::from_secs(5)), Ok(true));
+    writer.join().unwrap();
+}
 
 #[cfg(unix)]
 #[test]
