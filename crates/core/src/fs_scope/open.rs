@@ -96,7 +96,7 @@ pub(super) fn open_beneath(root: &Path, rel: &str) -> Option<(File, Metadata)> {
     (metadata.is_file() && same_file(&before, &metadata)).then_some((file, metadata))
 }
 
-/// Elsewhere there is no confined one-step open: always the checked way.
+/// Elsewhere there is no confined open: always the checked way.
 #[cfg(not(target_os = "linux"))]
 pub(super) fn open_beneath(_root: &Path, _rel: &str) -> Option<(File, Metadata)> {
     None

@@ -284,7 +284,7 @@ fn symlinks_leaving_the_root_escape() {
     );
 }
 
-/// The one-step open that plain paths take first: the kernel refuses every way out of the
+/// The confined open that plain paths take first: the kernel refuses every way out of the
 /// root and every symlink, so only what the checked way would reach with no symlink opens;
 /// the rest is left to the checked way, whose answers the tests above pin.
 #[cfg(target_os = "linux")]
@@ -319,7 +319,7 @@ fn the_confined_open_reaches_only_plain_files_inside() {
     // an absolute path is not beneath the root either
     let secret = f.outside().join("secret.txt");
     assert!(open::open_beneath(f.scope.root(), secret.to_str().unwrap()).is_none());
-    // and what the one-step open declines, the checked way still reads with its canonical rel
+    // and what the confined open declines, the checked way still reads with its canonical rel
     assert_eq!(text(&f, "inside_link.txt").rel, "a/b.txt");
     assert_eq!(text(&f, "dir_link/b.txt").rel, "a/b.txt");
     assert_eq!(text(&f, "./a//b.txt").rel, "a/b.txt");
