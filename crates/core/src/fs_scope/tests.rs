@@ -38,6 +38,16 @@ impl Fixture {
         path
     }
 
+    /// Makes a FIFO at `rel`; its absolute path.
+    #[cfg(unix)]
+    fn fifo(&self, rel: &str) -> PathBuf {
+        let path = self.root().join(rel);
+        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: `c` is a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        path
+    }
+
     #[cfg(unix)]
     fn symlink(&self, target: impl AsRef<Path>, rel: &str) {
         std::os::unix::fs::symlink(target, self.root().join(rel)).unwrap();
@@ -392,10 +402,7 @@ fn dev_null_through_a_symlink_is_refused() {
 #[test]
 fn fifo_is_never_opened_so_a_waiting_writer_stays_waiting() {
     let f = Fixture::new();
-    let fifo = f.root().join("pipe");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    // SAFETY: `c` is a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let fifo = f.fifo("pipe");
     let (tx, rx) = std::sync::mpsc::channel();
     let path = fifo.clone();
     let writer = std::thread::spawn(move || {
@@ -421,10 +428,7 @@ fn fifo_is_never_opened_so_a_waiting_writer_stays_waiting() {
 #[test]
 fn fifo_is_not_a_regular_file_and_never_hangs() {
     let f = Fixture::new();
-    let fifo = f.root().join("pipe");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    // SAFETY: `c` is a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let fifo = f.fifo("pipe");
     let scope = f.scope.clone();
     let (text, bytes) = promptly(move || {
         let r = scope.resolve("pipe").unwrap();
