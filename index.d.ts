@@ -1326,8 +1326,11 @@ export interface SnippetSignals {
   symbol: number
   /** The prompt names the file (path, file name, module path or stem). */
   mention: number
-  /** What the file is for, from its path. */
-  role: 'source' | 'test' | 'fixture' | 'docs' | 'example' | 'config' | 'generated' | 'vendored' | 'legacy' | 'template'
+  /**
+   * What the file is for, from its path (`declarations`: a TypeScript module that only
+   * declares types, from its text).
+   */
+  role: 'source' | 'test' | 'fixture' | 'docs' | 'example' | 'config' | 'generated' | 'vendored' | 'legacy' | 'template' | 'declarations'
   /** The factor the role applies (1 for source and for roles the prompt asks for). */
   roleFactor: number
   /** The file's score: the sum of the parts times the role factor. */

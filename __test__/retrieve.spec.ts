@@ -504,3 +504,24 @@ test('explain adds each snippet its signals, and is validated', async () => {
   assert.ok(Math.abs(g.total - explained[0].score) < 1e-3)
   await rejectsWith(retrieve(req(root, 'x', { explain: 'yes' as unknown as boolean })), 'invalid_request')
 })
+
+// A TypeScript module that only declares types has the role 'declarations': it ranks below the
+// code it describes, unless the prompt asks for types.
+test('explain names a module of type declarations, demoted unless types are asked for', async () => {
+  const root = repo()
+  write(
+    root,
+    'src/types/session.ts',
+    ['/** Session store options: session cookie name and session store. */', 'export interface SessionStoreOptions {', '  cookieName: string', '}', ''].join('\n'),
+  )
+  const role = async (prompt: string) => {
+    const out = await retrieve(req(root, prompt, { explain: true }))
+    const hit = out.find((s) => s.path === 'src/types/session.ts')
+    assert.ok(hit, `${prompt}: ${out.map((s) => s.path)}`)
+    return hit.signals!
+  }
+  const plain = await role('session store cookie')
+  assert.equal(plain.role, 'declarations')
+  assert.ok(plain.roleFactor < 1)
+  assert.ok((await role('session store options type')).roleFactor >= 1)
+})

@@ -67,9 +67,10 @@ pub struct SnippetSignals {
     pub symbol: f64,
     /// The prompt names the file (path, file name, module path or stem).
     pub mention: f64,
-    /// What the file is for, from its path.
+    /// What the file is for, from its path (`declarations`: a TypeScript module that only
+    /// declares types, from its text).
     #[napi(
-        ts_type = "'source' | 'test' | 'fixture' | 'docs' | 'example' | 'config' | 'generated' | 'vendored' | 'legacy' | 'template'"
+        ts_type = "'source' | 'test' | 'fixture' | 'docs' | 'example' | 'config' | 'generated' | 'vendored' | 'legacy' | 'template' | 'declarations'"
     )]
     pub role: String,
     /// The factor the role applies (1 for source and for roles the prompt asks for).

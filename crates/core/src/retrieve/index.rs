@@ -17,7 +17,7 @@ use std::time::SystemTime;
 use super::central;
 use super::chunk;
 use super::rank;
-use super::roles::{role_of, Role};
+use super::roles::{role_of_text, Role};
 use super::tokenize::{for_each_identifier, for_each_term, Tokenizer};
 use super::walk::{self, Listed, Stamp, Targets, Verdict};
 use super::watch::{DirWatch, Drained};
@@ -49,7 +49,7 @@ pub(super) struct FileMeta {
     /// Tokens in the whole file.
     pub len: u32,
     pub language: Option<&'static str>,
-    /// What the file is for, from its path ([`role_of`]): kept so that ranking does not
+    /// What the file is for, from its path and text ([`role_of_text`]): kept so that ranking does not
     /// classify every matching file's path again on each query.
     pub role: Role,
     /// Hashes of the parts of the path a prompt can name ([`rank::FileKeys`]), so that ranking
@@ -489,7 +489,7 @@ fn prepare(
         stamp: listed.stamp,
         read_at,
         language,
-        role: role_of(&listed.rel),
+        role: role_of_text(&listed.rel, text),
         keys: rank::FileKeys::of(&listed.rel),
         path_terms,
         chunks,

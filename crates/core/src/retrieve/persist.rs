@@ -40,7 +40,7 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEIDX\r\n\0";
 /// Version of the body layout; bump on any change.
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 /// The engine version written in the header; a file from another release is ignored.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Largest cache file read; a larger one is ignored (and rebuilt).
@@ -445,7 +445,12 @@ fn write_files<W: Write>(b: &mut Out<'_, W>, index: &Index) {
         match f {
             None => b.u8(0),
             Some(f) => {
-                b.u8(1);
+                // 2: a role its text gave it ([`super::roles::role_of_text`]), not its path.
+                b.u8(if f.role == super::roles::role_of(&f.rel) {
+                    1
+                } else {
+                    2
+                });
                 b.bytes(f.rel.as_bytes());
                 b.stamp(&f.stamp);
                 b.u32(f.chunks.start);
@@ -781,7 +786,7 @@ fn read_files(r: &mut In<'_>) -> Option<Vec<Option<FileMeta>>> {
     for _ in 0..n_files {
         match r.u8()? {
             0 => files.push(None),
-            1 => {
+            tag @ (1 | 2) => {
                 let rel = r.str()?;
                 if !plain_relative(rel) {
                     return None;
@@ -793,13 +798,19 @@ fn read_files(r: &mut In<'_>) -> Option<Vec<Option<FileMeta>>> {
                 if start > end {
                     return None;
                 }
+                // The only role a file's text gives is declarations, and only to a source file.
+                let role = match (tag, super::roles::role_of(rel)) {
+                    (1, r) => r,
+                    (_, super::roles::Role::Source) => super::roles::Role::Declarations,
+                    _ => return None,
+                };
                 files.push(Some(FileMeta {
                     rel: rel.to_owned(),
                     stamp,
                     chunks: start..end,
                     len,
                     language: chunk::language(rel),
-                    role: super::roles::role_of(rel),
+                    role,
                     keys: super::rank::FileKeys::of(rel),
                     read_at,
                 }));
@@ -976,6 +987,7 @@ fn read_skipped(r: &mut In<'_>) -> Option<HashMap<String, (Stamp, SkipReason)>> 
 
 #[cfg(test)]
 mod tests {
+    use super::super::roles::Role;
     use super::super::{Request, Retrieval, RetrievalOptions, Snippet};
     use super::*;
     use std::fs;
@@ -1106,6 +1118,12 @@ mod tests {
     #[test]
     fn round_trip_keeps_the_index() {
         let dir = tree();
+        write(
+            dir.path(),
+            "src/types.ts",
+            "export interface CookieOptions {\n  secure: boolean\n}\n",
+            3600,
+        );
         let index = built(dir.path());
         let bytes = encode(&index, ENGINE_VERSION);
         let back = decode(&bytes, index.scope().clone(), 1000, ENGINE_VERSION).unwrap();
@@ -1120,11 +1138,36 @@ mod tests {
         assert_eq!(back.by_path, index.by_path);
         assert_eq!(back.dirs, index.dirs);
         assert_eq!(back.walked_at, index.walked_at);
+        // So are the roles, also the one a file's text gave it.
+        let roles = |i: &Index| -> Vec<Option<(String, Role)>> {
+            i.files
+                .iter()
+                .map(|f| f.as_ref().map(|f| (f.rel.clone(), f.role)))
+                .collect()
+        };
+        assert_eq!(roles(&back), roles(&index));
+        assert!(roles(&back).contains(&Some(("src/types.ts".to_owned(), Role::Declarations))));
         assert_eq!(
             encode(&back, ENGINE_VERSION),
             bytes,
             "re-encoding is identical"
         );
+    }
+
+    #[test]
+    fn a_text_role_on_a_file_that_is_not_source_by_its_path_is_refused() {
+        let dir = tree();
+        let mut index = built(dir.path());
+        let fid = index.by_path["lib/old.py"] as usize;
+        // A test file's role comes from its path; a record saying its text made it
+        // declarations is damage.
+        index.files[fid].as_mut().unwrap().rel = "tests/old.py".to_owned();
+        index.files[fid].as_mut().unwrap().role = Role::Test;
+        let bytes = encode(&index, ENGINE_VERSION);
+        assert!(decode(&bytes, index.scope().clone(), 1000, ENGINE_VERSION).is_some());
+        index.files[fid].as_mut().unwrap().role = Role::Declarations;
+        let bytes = encode(&index, ENGINE_VERSION);
+        assert!(decode(&bytes, index.scope().clone(), 1000, ENGINE_VERSION).is_none());
     }
 
     #[test]

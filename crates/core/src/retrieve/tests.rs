@@ -1014,6 +1014,41 @@ fn a_header_ranks_below_the_source_file_beside_it() {
 }
 
 #[test]
+fn a_module_of_type_declarations_ranks_below_the_code_it_describes() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    // The declarations repeat every word of the prompt, more often than the code does.
+    write(
+        r,
+        "src/types/coverage.ts",
+        "/** A coverage provider: instruments files and reports coverage. */\nexport interface CoverageProvider {\n  /** Coverage instrumentation of one file. */\n  instrument(file: string): string\n  /** Coverage report of the provider. */\n  reportCoverage(): void\n}\n\nexport type CoverageProviderName = 'v8' | 'istanbul'\n",
+    );
+    write(
+        r,
+        "src/node/coverage.ts",
+        "import type { CoverageProvider } from '../types/coverage'\n\nexport async function loadCoverageProvider(name: string): Promise<CoverageProvider> {\n  const provider = await import(name)\n  return provider.instrument ? provider : fail(name)\n}\n",
+    );
+    let ret = Retrieval::default();
+    let ask = |prompt: &str| {
+        ret.retrieve_with(&request(r, prompt, 10), &EXPLAIN)
+            .unwrap()
+    };
+    let out = ask("coverage provider and instrumentation");
+    assert_eq!(
+        files(&out),
+        ["src/node/coverage.ts", "src/types/coverage.ts"],
+        "{out:?}"
+    );
+    let g = out[1].signals.unwrap();
+    assert_eq!(g.role, Role::Declarations);
+    assert!(g.role_factor < 1.0, "{g:?}");
+    // Unless the prompt asks for types: then the declarations are the answer.
+    let out = ask("coverage provider type definitions");
+    assert_eq!(files(&out)[0], "src/types/coverage.ts", "{out:?}");
+    assert!(out[0].signals.unwrap().role_factor >= 1.0);
+}
+
+#[test]
 fn a_symbol_prompt_finds_the_definition_spelled_as_typed() {
     let dir = tempfile::tempdir().unwrap();
     let r = dir.path();
