@@ -10,7 +10,8 @@
 #   DATA_DIR/semble-corpora/<name>/                  the semble DEV corpora
 # RUNS_DIR receives RUNS_DIR/<engine>/<set>/ and one score file per set.
 # Environment: SETS (default "commits issues semble"), BASELINES=1 to run the baselines too,
-# REPOS (commit repos, default "hono ripgrep pydantic").
+# REPOS (commit repos, default "hono ripgrep pydantic"), WRAP (a command the engine's command
+# is appended to, such as "python3 benches/semantic_rerank.py": it then answers the harness).
 set -euo pipefail
 DATA=${1:?DATA_DIR}
 RUNS=${2:?RUNS_DIR}
@@ -20,6 +21,10 @@ BENCH=${BENCH:-/work/shared/bench}
 REPOS=${REPOS:-"hono ripgrep pydantic"}
 SETS=${SETS:-"commits issues semble"}
 ENGINE=(node "$HERE/bin/context-engine.js" serve --stdio)
+if [ -n "${WRAP:-}" ]; then
+  read -r -a wrap <<<"$WRAP"
+  ENGINE=("${wrap[@]}" "${ENGINE[@]}")
+fi
 mkdir -p "$RUNS"
 
 run() { # run NAME OUT QUERIES -- CMD...
