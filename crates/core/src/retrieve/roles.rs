@@ -482,10 +482,11 @@ pub fn role_of_text(rel: &str, text: &str) -> Role {
 
 /// Whether `text`, the text of a TypeScript module at `rel`, declares types and nothing
 /// else: at least one top-level `interface`, `type X =` or `declare`, and no top-level
-/// function, class, variable or statement. Imports, re-exports (`export {..} from`, `export
-/// type {..}`, `export *`), enums (a value as much as a type), comments and the lines inside
-/// a declaration (indented, or starting with punctuation: `}`, `|`...) count neither way. A
-/// barrel that only re-exports is not a declarations file: it declares nothing.
+/// function, class, variable, statement or re-export of values (`export { a } from`, `export
+/// *`: a barrel is the entry point of the code it re-exports, even one that augments a
+/// module's types). Imports, type re-exports (`export type { A } from`), enums (a value as
+/// much as a type), comments and the lines inside a declaration (indented, or starting with
+/// punctuation: `}`, `|`...) count neither way.
 fn declares_only(rel: &str, text: &str) -> bool {
     let ext = rel.rsplit_once('.').map_or("", |(_, e)| e);
     if !["ts", "tsx", "mts", "cts"]
@@ -522,8 +523,10 @@ fn declares_only(rel: &str, text: &str) -> bool {
             // `export type { A } from`, `export type * from`: re-exports.
             "type" if rest.starts_with('{') || rest.starts_with('*') => {}
             "type" => declared = true,
-            // `export { a } from`, `export * from`: re-exports.
-            "" if l.starts_with('{') || l.starts_with('*') => {}
+            // `export {}`: makes a file of global declarations a module.
+            "" if l
+                .strip_prefix('{')
+                .is_some_and(|r| r.trim_start().starts_with('}')) => {}
             _ => return false,
         }
     }
@@ -539,7 +542,8 @@ mod tests {
         let declarations = [
             "import type { A } from './a'\n\nexport interface Options {\n  a: A\n}\n",
             "/** Docs. */\nexport type Mode = 'a'\n  | 'b'\n\ndeclare global {\n  var x: number\n}\n",
-            "export default interface Props {\n  id: string\n}\nexport { Other } from './other'\n",
+            "export default interface Props {\n  id: string\n}\nexport type { Other } from './other'\n",
+            "export {}\n\ndeclare global {\n  interface Window {\n    app: App\n  }\n}\n",
             "export enum Kind { A }\nexport interface Node {\n  kind: Kind\n}\n",
         ];
         for text in declarations {
@@ -551,7 +555,10 @@ mod tests {
         }
         let not = [
             // A barrel re-exports; it declares nothing.
-            "export { a } from './a'\nexport type { B } from './b'\nexport * from './c'\n",
+            "export type { B } from './b'\n",
+            // A barrel of values is code, also when it augments a module's types.
+            "export { a } from './a'\ndeclare module '..' {\n  interface Map extends A {}\n}\n",
+            "export * from './c'\nexport interface A {}\n",
             "export interface Options {}\nexport function make(): Options {\n  return {}\n}\n",
             "export interface Options {}\nexport const defaults: Options = {}\n",
             "export type Handler = () => void\nexport default {}\n",
