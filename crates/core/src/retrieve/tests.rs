@@ -1046,6 +1046,18 @@ fn a_module_of_type_declarations_ranks_below_the_code_it_describes() {
     let out = ask("coverage provider type definitions");
     assert_eq!(files(&out)[0], "src/types/coverage.ts", "{out:?}");
     assert!(out[0].signals.unwrap().role_factor >= 1.0);
+    // The role follows the text: a function added to the module makes it source at the next call.
+    write(
+        r,
+        "src/types/coverage.ts",
+        "export interface CoverageProvider {\n  instrument(file: string): string\n}\n\nexport function coverageProvider(): CoverageProvider {\n  return { instrument: (f) => f }\n}\n",
+    );
+    let out = ask("coverage provider and instrumentation");
+    let edited = out
+        .iter()
+        .find(|s| s.path == "src/types/coverage.ts")
+        .unwrap();
+    assert_eq!(edited.signals.unwrap().role, Role::Source);
 }
 
 #[test]
