@@ -9,7 +9,8 @@
 //! - [`index`]: the inverted index of one root, updated incrementally from file-system events
 //!   (or, where watching is not available, a stat walk);
 //! - [`prompt`]: what a prompt asks for (weighted terms, named files, modules, identifiers);
-//! - [`roles`]: what each file is for (source, test, docs, example...), from its path;
+//! - [`roles`]: what each file is for (source, test, docs, example...), from its path, and
+//!   type declarations from the text;
 //! - [`rank`]: BM25F over content, symbols and paths, definitions, prompt mentions and file
 //!   roles, per-file aggregation, each part kept as the file's [`Signals`];
 //! - [`Retrieval`]: the indexes of several roots, least recently used evicted, each built once

@@ -1,10 +1,11 @@
 //! File roles, inferred from a file's place in the tree and its name: what a file is *for*
 //! (source, test, docs...), so that ranking can prefer the code that implements something over
-//! the files that test, document, configure or copy it.
+//! the files that test, document, configure, copy or only declare it. One role comes from the
+//! text: a TypeScript module that declares types and nothing else ([`role_of_text`]).
 //!
 //! Roles come only from conventions that hold across ecosystems (a `tests/` folder, a
 //! `_test.go` or `.spec.ts` suffix, a `docs/` folder, a Markdown extension, a `v1/` copy of a
-//! package...), never from names seen in benchmark data. A prompt that asks for a role (it
+//! package, a module of interfaces...), never from names seen in benchmark data. A prompt that asks for a role (it
 //! mentions tests, docs, an example...) lifts the demotion of that role ([`Wanted`]).
 
 use std::sync::OnceLock;
