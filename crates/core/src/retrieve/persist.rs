@@ -445,12 +445,11 @@ fn write_files<W: Write>(b: &mut Out<'_, W>, index: &Index) {
         match f {
             None => b.u8(0),
             Some(f) => {
-                // 2: a role its text gave it ([`super::roles::role_of_text`]), not its path.
-                b.u8(if f.role == super::roles::role_of(&f.rel) {
-                    1
-                } else {
-                    2
-                });
+                // 2: a role its text gave it ([`super::roles::role_of_text`]), not its path. The
+                // only such role is declarations, so the path is classified for those alone.
+                let from_text = f.role == super::roles::Role::Declarations
+                    && super::roles::role_of(&f.rel) != f.role;
+                b.u8(if from_text { 2 } else { 1 });
                 b.bytes(f.rel.as_bytes());
                 b.stamp(&f.stamp);
                 b.u32(f.chunks.start);

@@ -437,9 +437,9 @@ fn phrases(prompt: &str) -> Vec<String> {
                 if (2..=3).contains(&parts.len()) && parts.iter().all(plain) {
                     let lower: Vec<String> = parts.iter().map(|p| p.to_lowercase()).collect();
                     // As one lowercase word (`urlencoded`) an identifier is indexed stemmed.
-                    let mut one = lower.concat();
-                    let stemmed = super::tokenize::stem(&mut one).to_owned();
-                    for joined in [lower.concat(), stemmed, lower.join("_")] {
+                    let concat = lower.concat();
+                    let stemmed = super::tokenize::stem(&mut concat.clone()).to_owned();
+                    for joined in [concat, stemmed, lower.join("_")] {
                         if out.len() < MAX_PHRASES && !out.contains(&joined) {
                             out.push(joined);
                         }
