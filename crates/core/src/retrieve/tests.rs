@@ -1045,7 +1045,7 @@ fn a_module_of_type_declarations_ranks_below_the_code_it_describes() {
     // Unless the prompt asks for types: then the declarations are the answer.
     let out = ask("coverage provider type definitions");
     assert_eq!(files(&out)[0], "src/types/coverage.ts", "{out:?}");
-    assert!(out[0].signals.unwrap().role_factor >= 1.0);
+    assert!(out[0].signals.unwrap().role_factor > 1.0);
     // The role follows the text: a function added to the module makes it source at the next call.
     write(
         r,
@@ -1058,6 +1058,43 @@ fn a_module_of_type_declarations_ranks_below_the_code_it_describes() {
         .find(|s| s.path == "src/types/coverage.ts")
         .unwrap();
     assert_eq!(edited.signals.unwrap().role, Role::Source);
+}
+
+#[test]
+fn a_prompt_for_type_definitions_puts_the_declarations_above_the_code_using_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    // The code says more of the prompt's words; the declarations are what it asks for.
+    write(
+        r,
+        "src/bindActionCreators.ts",
+        "import type { ActionCreator, Dispatch } from './types/actions'\n\n/**\n * Binds each action creator to dispatch, so that calling it dispatches the action it creates.\n * Action creators of any action type are accepted.\n */\nexport function bindActionCreators(actionCreators: Record<string, ActionCreator>, dispatch: Dispatch) {\n  const bound: Record<string, unknown> = {}\n  for (const key in actionCreators) {\n    bound[key] = (...args: unknown[]) => dispatch(actionCreators[key](...args))\n  }\n  return bound\n}\n",
+    );
+    write(
+        r,
+        "src/types/actions.ts",
+        "/** An action: a plain object with a type. */\nexport interface AnyAction {\n  type: string\n}\n\n/** An action creator. */\nexport type ActionFactory = (...args: unknown[]) => AnyAction\n",
+    );
+    write(
+        r,
+        "src/createStore.ts",
+        "export function createStore(reducer: (s: unknown) => unknown) {\n  let state: unknown\n  return { getState: () => state, dispatch: (a: unknown) => { state = reducer(a) } }\n}\n",
+    );
+    write(
+        r,
+        "src/compose.ts",
+        "export function compose(...fns: Array<(x: unknown) => unknown>) {\n  return (x: unknown) => fns.reduceRight((v, f) => f(v), x)\n}\n",
+    );
+    let out = Retrieval::default()
+        .retrieve_with(
+            &request(r, "action and action creator type definitions", 10),
+            &EXPLAIN,
+        )
+        .unwrap();
+    assert_eq!(files(&out)[0], "src/types/actions.ts", "{out:?}");
+    let g = out[0].signals.unwrap();
+    assert_eq!(g.role, Role::Declarations);
+    assert!(g.role_factor > 1.0, "{g:?}");
 }
 
 #[test]
