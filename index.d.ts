@@ -1331,7 +1331,11 @@ export interface SnippetSignals {
    * declares types, from its text).
    */
   role: 'source' | 'test' | 'fixture' | 'docs' | 'example' | 'config' | 'generated' | 'vendored' | 'legacy' | 'template' | 'declarations'
-  /** The factor the role applies (1 for source and for roles the prompt asks for). */
+  /**
+   * The factor the role applies: 1 for source and for roles the prompt asks for, less for
+   * the others, 1.3 for `declarations` when the prompt asks for types (they are then the
+   * answer); times up to 1.1 for a central file on a one-line prompt.
+   */
   roleFactor: number
   /** The file's score: the sum of the parts times the role factor. */
   total: number

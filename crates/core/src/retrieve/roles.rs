@@ -5,8 +5,9 @@
 //!
 //! Roles come only from conventions that hold across ecosystems (a `tests/` folder, a
 //! `_test.go` or `.spec.ts` suffix, a `docs/` folder, a Markdown extension, a `v1/` copy of a
-//! package, a module of interfaces...), never from names seen in benchmark data. A prompt that asks for a role (it
-//! mentions tests, docs, an example...) lifts the demotion of that role ([`Wanted`]).
+//! package, a module of interfaces...), never from names seen in benchmark data. A prompt that
+//! asks for a role (it mentions tests, docs, an example...) lifts the demotion of that role
+//! ([`Wanted`]); one that asks for types puts the declarations above the code.
 
 use std::sync::OnceLock;
 
