@@ -260,8 +260,8 @@ fn path_forms<'a>(word: &'a str, symbols: &[String]) -> Vec<&'a str> {
 
 /// Weight of a path part that names the agent of a prompt word ([`agent_forms`]), relative
 /// to the word: as if the path held the word itself. Measured on the DEV sets: 1 → semble
-/// +0.0005 (`recoverer.go` for "panic recovery", `request_validator` for "request
-/// validation"), nothing else moved; 1.5 → +0.0014 but a commit "Handle all schema generation
+/// +0.0005 (`recoverer.go` for "panic recovery", `exception_handlers.py` for "error
+/// handling"), nothing else moved; 1.5 → +0.0014 but a commit "Handle all schema generation
 /// errors" put `annotated_handlers.py` before a file it changed.
 const W_AGENT_FORM: f32 = 1.0;
 /// Shortest prompt word (a stem) given [`agent_forms`]: 4 would take `pars` to `parser`, which
