@@ -80,7 +80,8 @@ pub struct Signals {
     pub mention: f32,
     /// The file's role.
     pub role: Role,
-    /// The factor the role applies (1 for source and for roles the prompt asks for), times
+    /// The factor the role applies (1 for source and for roles the prompt asks for, 1.3 for
+    /// declarations when it asks for types), times
     /// the file's [centrality](super::central) prior (up to 1.1, one-line prompts) and the
     /// companion-header demotion.
     pub role_factor: f32,
@@ -149,20 +150,14 @@ fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
         if index.terms.get(t.as_str()).is_some_and(in_paths) {
             continue;
         }
-        let derived = path_forms(t, &query.symbols)
-            .into_iter()
-            .map(|f| (std::borrow::Cow::Borrowed(f), W_PATH_FORM));
-        let agents = agent_forms(t, &query.symbols)
-            .into_iter()
-            .map(|f| (std::borrow::Cow::Owned(f), W_AGENT_FORM));
-        for (part, form_weight) in derived.chain(agents) {
-            let Some(id) = index.terms.get(part.as_ref()) else {
+        for part in path_forms(t, &query.symbols) {
+            let Some(id) = index.terms.get(part) else {
                 continue;
             };
             if in_paths(id) && !out.iter().any(|o| o.id == id) {
                 out.push(Term {
                     id,
-                    weight: w * form_weight,
+                    weight: w * W_PATH_FORM,
                     path_only: true,
                 });
             }
@@ -254,47 +249,6 @@ fn path_forms<'a>(word: &'a str, symbols: &[String]) -> Vec<&'a str> {
         if word.starts_with(full) && !out.contains(&short) {
             out.push(short);
         }
-    }
-    out
-}
-
-/// Weight of a path part that names the agent of a prompt word ([`agent_forms`]), relative
-/// to the word: as if the path held the word itself. Measured on the DEV sets: 1 → semble
-/// +0.0005 (`recoverer.go` for "panic recovery", `exception_handlers.py` for "error
-/// handling"), nothing else moved; 1.5 → +0.0014 but a commit "Handle all schema generation
-/// errors" put `annotated_handlers.py` before a file it changed.
-const W_AGENT_FORM: f32 = 1.0;
-/// Shortest prompt word (a stem) given [`agent_forms`]: 4 would take `pars` to `parser`, which
-/// measured as many losses ("parsing helpers" are not the parser) as gains.
-const MIN_AGENT_STEM: usize = 5;
-
-/// The path parts that name what does a prompt word (a term: lowercase, stemmed): its agent
-/// noun, the component code names after the action (`format` → `formatter`, `recovery` →
-/// `recoverer`, `validat` → `validator`, `resolv` → `resolver`). Not for a short prompt's
-/// symbols: they are meant as typed.
-fn agent_forms(word: &str, symbols: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    if !word.is_ascii()
-        || word.len() < MIN_AGENT_STEM
-        || word.contains('_')
-        || symbols.iter().any(|n| n == word)
-    {
-        return out;
-    }
-    let base = word.strip_suffix('y').unwrap_or(word);
-    let b = base.as_bytes();
-    let vowel = |c: u8| matches!(c, b'a' | b'e' | b'i' | b'o' | b'u');
-    let n = b.len();
-    out.push(format!("{base}er"));
-    out.push(format!("{base}or"));
-    // A final consonant after one short vowel doubles: `format` → `formatter`.
-    if n >= 3
-        && !vowel(b[n - 1])
-        && !matches!(b[n - 1], b'w' | b'x' | b'y')
-        && vowel(b[n - 2])
-        && !vowel(b[n - 3])
-    {
-        out.push(format!("{base}{}er", b[n - 1] as char));
     }
     out
 }
@@ -1092,24 +1046,6 @@ mod tests {
         assert!(path_forms("header", none).is_empty());
         // A short prompt's symbol is meant as typed.
         assert!(path_forms("connection", &["connection".to_owned()]).is_empty());
-    }
-
-    #[test]
-    fn agent_forms_name_what_does_the_word() {
-        let none: &[String] = &[];
-        assert_eq!(
-            agent_forms("format", none),
-            ["formater", "formator", "formatter"]
-        );
-        assert!(agent_forms("recovery", none).contains(&"recoverer".to_owned()));
-        assert!(agent_forms("validat", none).contains(&"validator".to_owned()));
-        assert!(agent_forms("resolv", none).contains(&"resolver".to_owned()));
-        // Not doubled after two vowels or a w/x/y.
-        assert_eq!(agent_forms("stream", none), ["streamer", "streamor"]);
-        // Too short a stem, a word with an underscore, or a short prompt's symbol.
-        assert!(agent_forms("pars", none).is_empty());
-        assert!(agent_forms("snake_case", none).is_empty());
-        assert!(agent_forms("format", &["format".to_owned()]).is_empty());
     }
 
     proptest::proptest! {

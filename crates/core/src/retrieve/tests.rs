@@ -1098,32 +1098,6 @@ fn a_prompt_for_type_definitions_puts_the_declarations_above_the_code_using_them
 }
 
 #[test]
-fn a_prompt_word_meets_the_file_named_after_its_agent() {
-    let dir = tempfile::tempdir().unwrap();
-    let r = dir.path();
-    // "recovery" is in neither path: the recoverer is named after what it does.
-    write(
-        r,
-        "middleware/recoverer.go",
-        "package middleware\n\n// Recoverer recovers from panics and answers 500.\nfunc Recoverer(next Handler) Handler {\n\treturn HandlerFunc(func(w Writer, r *Request) {\n\t\tdefer func() {\n\t\t\tif rv := recover(); rv != nil {\n\t\t\t\tw.WriteHeader(500)\n\t\t\t}\n\t\t}()\n\t\tnext.Serve(w, r)\n\t})\n}\n",
-    );
-    write(
-        r,
-        "middleware/logger.go",
-        "package middleware\n\n// Logger logs each request, and the panic value of one that fails.\nfunc Logger(next Handler) Handler {\n\treturn HandlerFunc(func(w Writer, r *Request) {\n\t\tlog(r)\n\t\tnext.Serve(w, r)\n\t})\n}\n",
-    );
-    write(
-        r,
-        "mux.go",
-        "package chi\n\nfunc (mx *Mux) Use(middlewares ...func(Handler) Handler) {\n\tmx.middlewares = append(mx.middlewares, middlewares...)\n}\n",
-    );
-    let out = Retrieval::default()
-        .retrieve(&request(r, "panic recovery middleware", 10))
-        .unwrap();
-    assert_eq!(files(&out)[0], "middleware/recoverer.go", "{out:?}");
-}
-
-#[test]
 fn a_symbol_prompt_finds_the_definition_spelled_as_typed() {
     let dir = tempfile::tempdir().unwrap();
     let r = dir.path();
