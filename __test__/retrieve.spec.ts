@@ -506,7 +506,7 @@ test('explain adds each snippet its signals, and is validated', async () => {
 })
 
 // A TypeScript module that only declares types has the role 'declarations': it ranks below the
-// code it describes, unless the prompt asks for types.
+// code it describes, and above it when the prompt asks for types.
 test('explain names a module of type declarations, demoted unless types are asked for', async () => {
   const root = repo()
   write(
@@ -523,5 +523,6 @@ test('explain names a module of type declarations, demoted unless types are aske
   const plain = await role('session store cookie')
   assert.equal(plain.role, 'declarations')
   assert.ok(plain.roleFactor < 1)
-  assert.ok((await role('session store options type')).roleFactor >= 1)
+  // Asked for, the declarations count more than source (1.3x).
+  assert.ok((await role('session store options type')).roleFactor > 1)
 })
