@@ -205,9 +205,8 @@ impl Wanted {
     pub fn of_terms<'a>(terms: impl IntoIterator<Item = &'a str>) -> Wanted {
         static KEYWORDS: OnceLock<Vec<(String, u8)>> = OnceLock::new();
         let keywords = KEYWORDS.get_or_init(|| {
-            let groups = WANTED_WORDS;
             let mut out = Vec::new();
-            for (g, words) in groups {
+            for (g, words) in WANTED_WORDS {
                 for w in words {
                     for t in super::tokenize::terms(w) {
                         out.push((t, g));
@@ -500,11 +499,8 @@ pub fn role_of_text(rel: &str, text: &str) -> Role {
 /// much as a type), comments and the lines inside a declaration (indented, or starting with
 /// punctuation: `}`, `|`...) count neither way.
 fn declares_only(rel: &str, text: &str) -> bool {
-    let ext = rel.rsplit_once('.').map_or("", |(_, e)| e);
-    if !["ts", "tsx", "mts", "cts"]
-        .iter()
-        .any(|e| ext.eq_ignore_ascii_case(e))
-    {
+    use crate::syntax::Lang;
+    if !matches!(Lang::from_path(rel), Some(Lang::TypeScript | Lang::Tsx)) {
         return false;
     }
     let mut declared = false;
