@@ -125,6 +125,8 @@ impl Query {
         let mut in_tick = false;
         let mut in_details = false;
         let mut title = String::new();
+        // What a short prompt asks for is read from the lines its terms come from.
+        let mut asked = String::new();
         for line in prompt.lines() {
             let trimmed = line.trim();
             if trimmed.is_empty() {
@@ -150,6 +152,10 @@ impl Query {
             if is_environment(trimmed) {
                 continue;
             }
+            if lines <= 3 {
+                asked.push_str(line);
+                asked.push('\n');
+            }
             if let Some(f) = frame_function(line) {
                 terms.add_text(f, W_FRAME);
             }
@@ -170,13 +176,7 @@ impl Query {
         }
         let terms = terms.finish();
         // A long prompt asks for tests or docs in its title; its body mentions them in passing.
-        let wanted = if lines > 3 {
-            let mut words: Vec<String> = Vec::new();
-            for_each_term(&title, |t, _| words.push(t.to_owned()));
-            Wanted::of_terms(words.iter().map(String::as_str))
-        } else {
-            Wanted::of_terms(terms.iter().map(|(t, _)| t.as_str()))
-        };
+        let wanted = Wanted::of_text(if lines > 3 { &title } else { &asked });
         let (symbols, symbol_words) = symbols(prompt).into_iter().unzip();
         Query {
             terms,

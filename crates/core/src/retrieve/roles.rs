@@ -99,9 +99,9 @@ const DECLARATIONS: f32 = 0.6;
 /// commits MRR −0.005. The highest value that costs no prompt of another kind.
 const DECLARATIONS_WANTED: f32 = 1.3;
 
-/// The words that ask for a role, by group: tests, docs, examples, config, templates, types
-/// (as [`Wanted::of_terms`] numbers them).
-const WANTED_WORDS: [(u8, &[&str]); 6] = [
+/// The words that ask for a role, by group: tests, docs, examples, config, templates (as
+/// [`Wanted::of_text`] numbers them). Matched as terms, stemmed: "testing" asks for tests.
+const WANTED_WORDS: [(u8, &[&str]); 5] = [
     (
         0,
         &[
@@ -157,26 +157,30 @@ const WANTED_WORDS: [(u8, &[&str]); 6] = [
             "boilerplate",
         ],
     ),
-    (
-        5,
-        &[
-            "type",
-            "types",
-            "typing",
-            "typings",
-            "interface",
-            "interfaces",
-            "definition",
-            "definitions",
-            "declaration",
-            "declarations",
-            "signature",
-            "signatures",
-            "schema",
-            "option",
-            "options",
-        ],
-    ),
+];
+
+/// The words that ask for type declarations, matched as written (lowercase), not stemmed: the
+/// singular "type" names a kind of value far more often than declarations ("runtime type
+/// identification", "custom type formatting", the `Content-Type` header), so only its plural
+/// and the words for declarations count. Measured: with "type" counted, a one-word change that
+/// lifted `types/` modules above `kindOf.ts` for "runtime type identification", and `index.d.ts`
+/// above the code for three held-out axios commits about the `Content-Type` header.
+const TYPES_WORDS: &[&str] = &[
+    "types",
+    "typing",
+    "typings",
+    "interface",
+    "interfaces",
+    "definition",
+    "definitions",
+    "declaration",
+    "declarations",
+    "signature",
+    "signatures",
+    "schema",
+    "schemas",
+    "option",
+    "options",
 ];
 
 /// The roles a prompt asks for: their files are not demoted.
@@ -198,11 +202,9 @@ pub struct Wanted {
 }
 
 impl Wanted {
-    /// What a prompt asks for, from its terms (as [`for_each_term`] gives them: lowercase,
-    /// stemmed).
-    ///
-    /// [`for_each_term`]: super::tokenize::for_each_term
-    pub fn of_terms<'a>(terms: impl IntoIterator<Item = &'a str>) -> Wanted {
+    /// What a text asks for: a short prompt's words, or a long prompt's title (its body
+    /// mentions tests or docs in passing).
+    pub fn of_text(text: &str) -> Wanted {
         static KEYWORDS: OnceLock<Vec<(String, u8)>> = OnceLock::new();
         let keywords = KEYWORDS.get_or_init(|| {
             let mut out = Vec::new();
@@ -216,7 +218,7 @@ impl Wanted {
             out
         });
         let mut w = Wanted::default();
-        for t in terms {
+        super::tokenize::for_each_term(text, |t, _| {
             for (k, g) in keywords {
                 if k == t {
                     match g {
@@ -224,12 +226,14 @@ impl Wanted {
                         1 => w.docs = true,
                         2 => w.examples = true,
                         3 => w.config = true,
-                        4 => w.templates = true,
-                        _ => w.types = true,
+                        _ => w.templates = true,
                     }
                 }
             }
-        }
+        });
+        w.types = text
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|word| TYPES_WORDS.iter().any(|t| word.eq_ignore_ascii_case(t)));
         w
     }
 }
@@ -593,14 +597,17 @@ mod tests {
 
     #[test]
     fn a_prompt_about_types_wants_declarations() {
-        let wants = |p: &str| {
-            let terms: Vec<String> = super::super::tokenize::terms(p);
-            Wanted::of_terms(terms.iter().map(String::as_str)).types
-        };
+        let wants = |p: &str| Wanted::of_text(p).types;
         assert!(wants("reducer type definitions"));
         assert!(wants("the Options interface"));
         assert!(wants("vitest configuration options"));
+        assert!(wants("action types"));
         assert!(!wants("how middleware is composed"));
+        // A type, singular, is a kind of value; `Content-Type` is a header.
+        assert!(!wants("runtime type identification utility"));
+        assert!(!wants(
+            "fix(headers): fixed the Content-Type header for FormData"
+        ));
         assert_eq!(Role::Declarations.factor(Wanted::default()), DECLARATIONS);
         let types = Wanted {
             types: true,
@@ -653,15 +660,14 @@ mod tests {
 
     #[test]
     fn prompts_ask_for_roles() {
-        let w = Wanted::of_terms(["fix", "fail", "test"]);
+        let w = Wanted::of_text("fix failing test");
         assert!(w.tests && !w.docs);
         assert_eq!(Role::Test.factor(w), 1.0);
         let none = Wanted::default();
         assert!(Role::Test.factor(none) < 1.0);
-        let readme = super::super::tokenize::terms("README");
-        assert!(Role::Docs.factor(Wanted::of_terms(readme.iter().map(String::as_str))) == 1.0);
-        let stemmed = super::super::tokenize::terms("examples");
-        assert!(Wanted::of_terms(stemmed.iter().map(String::as_str)).examples);
+        assert!(Role::Docs.factor(Wanted::of_text("update the README")) == 1.0);
+        assert!(Wanted::of_text("examples").examples);
+        assert!(Wanted::of_text("testing the parser").tests);
         assert_eq!(Role::Source.factor(none), 1.0);
     }
 }

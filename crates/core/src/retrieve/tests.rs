@@ -1098,6 +1098,38 @@ fn a_prompt_for_type_definitions_puts_the_declarations_above_the_code_using_them
 }
 
 #[test]
+fn a_type_in_the_singular_is_a_kind_of_value_not_a_request_for_declarations() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "src/headers.ts",
+        "/** Sets the Content-Type header of a request from its body. */\nexport function setContentType(headers: Map<string, string>, body: unknown) {\n  headers.set('Content-Type', typeof body === 'string' ? 'text/plain' : 'application/json')\n}\n",
+    );
+    write(
+        r,
+        "src/types/headers.ts",
+        "/** Request headers: the Content-Type header and the others. */\nexport interface Headers {\n  'Content-Type'?: string\n  [name: string]: string | undefined\n}\n",
+    );
+    let ret = Retrieval::default();
+    let ask = |prompt: &str| {
+        ret.retrieve_with(&request(r, prompt, 10), &EXPLAIN)
+            .unwrap()
+    };
+    let out = ask("fix the Content-Type header");
+    assert_eq!(files(&out)[0], "src/headers.ts", "{out:?}");
+    let declarations = out
+        .iter()
+        .find(|s| s.path == "src/types/headers.ts")
+        .and_then(|s| s.signals)
+        .unwrap();
+    assert!(declarations.role_factor < 1.0, "{declarations:?}");
+    // The plural asks for them.
+    let out = ask("the header types");
+    assert_eq!(files(&out)[0], "src/types/headers.ts", "{out:?}");
+}
+
+#[test]
 fn a_symbol_prompt_finds_the_definition_spelled_as_typed() {
     let dir = tempfile::tempdir().unwrap();
     let r = dir.path();
