@@ -75,7 +75,9 @@ pub struct SnippetSignals {
     pub role: String,
     /// The factor the role applies: 1 for source and for roles the prompt asks for, less for
     /// the others, 1.3 for `declarations` when the prompt asks for types (they are then the
-    /// answer); times up to 1.1 for a central file on a one-line prompt.
+    /// answer); times 0.8 for a file named after the side of a mechanism the prompt does not
+    /// ask about (`client_*` for "server-side ..."), and up to 1.1 for a central file on a
+    /// one-line prompt.
     pub role_factor: f64,
     /// The file's score: the sum of the parts times the role factor.
     pub total: f64,

@@ -15,6 +15,8 @@
 //!   ranking compares with file stems;
 //! - the roles a prompt asks for (tests, docs...) are in [`Query::wanted`].
 
+use std::sync::OnceLock;
+
 use super::roles::Wanted;
 use super::tokenize::for_each_term;
 
@@ -60,6 +62,59 @@ pub struct Query {
     pub phrases: Vec<String>,
     /// Non-empty lines of the prompt (a one-line question or search, or more).
     pub lines: usize,
+    /// For each pair of [`SIDES`] of which the prompt names one side only: the other side's
+    /// term and the named side's (stemmed). "server-side middleware" gives `(client,
+    /// server)`: files of the client side rank lower ([`rank`](super::rank)).
+    pub opposites: Vec<(String, String)>,
+}
+
+/// Words for the two sides of one mechanism, which code keeps in files named after their
+/// side (`client_middlewares.py` and `web_middlewares.py`, `ser/` and `de/`, `reader.rs` and
+/// `writer.rs`): a prompt that names one side asks about that side only.
+const SIDES: &[(&str, &str)] = &[
+    ("client", "server"),
+    ("encode", "decode"),
+    ("encoder", "decoder"),
+    ("serialize", "deserialize"),
+    ("serialization", "deserialization"),
+    ("serializer", "deserializer"),
+    ("reader", "writer"),
+    ("sender", "receiver"),
+    ("import", "export"),
+    ("upload", "download"),
+    ("producer", "consumer"),
+    ("inbound", "outbound"),
+    ("incoming", "outgoing"),
+    ("compress", "decompress"),
+    ("encrypt", "decrypt"),
+];
+
+/// [`Query::opposites`] of a prompt. A hyphenated compound names no side ("server-sent
+/// events" come to the client), except an `X-side` one ("server-side").
+fn opposites(prompt: &str) -> Vec<(String, String)> {
+    static PAIRS: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    let pairs = PAIRS.get_or_init(|| {
+        let term = |w: &str| super::tokenize::terms(w).concat();
+        SIDES.iter().map(|(a, b)| (term(a), term(b))).collect()
+    });
+    let mut words: Vec<String> = Vec::new();
+    for token in prompt.split_whitespace() {
+        let token = token.trim_matches(|c: char| !c.is_alphanumeric());
+        let token = token.strip_suffix("-side").unwrap_or(token);
+        if !token.contains('-') {
+            for_each_term(token, |t, _| words.push(t.to_owned()));
+        }
+    }
+    let named = |t: &String| words.contains(t);
+    let mut out = Vec::new();
+    for (a, b) in pairs {
+        match (named(a), named(b)) {
+            (true, false) => out.push((b.clone(), a.clone())),
+            (false, true) => out.push((a.clone(), b.clone())),
+            _ => {}
+        }
+    }
+    out
 }
 
 fn is_code_style(token: &str) -> bool {
@@ -188,6 +243,7 @@ impl Query {
             symbol_words,
             phrases: phrases(prompt),
             lines,
+            opposites: opposites(prompt),
         }
     }
 }
@@ -506,6 +562,29 @@ fn names(prompt: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prompt_naming_one_side_of_a_mechanism_gives_the_other() {
+        let sides = |p: &str| Query::parse(p).opposites;
+        let pair = |a: &str, b: &str| vec![(a.to_owned(), b.to_owned())];
+        assert_eq!(
+            sides("server-side middleware execution"),
+            pair("client", "server")
+        );
+        assert_eq!(
+            sides("WebSocket client implementation"),
+            pair("server", "client")
+        );
+        assert_eq!(sides("how headers are encoded"), pair("decod", "encod"));
+        assert_eq!(
+            sides("Serializer for dates"),
+            pair("deserializer", "serializer")
+        );
+        // Both sides, or a compound that names neither: nothing to demote.
+        assert!(sides("how the client talks to the server").is_empty());
+        assert!(sides("how server-sent events are parsed").is_empty());
+        assert!(sides("how middleware is composed").is_empty());
+    }
 
     #[test]
     fn parses_code_terms_and_mentions() {

@@ -1130,6 +1130,46 @@ fn a_type_in_the_singular_is_a_kind_of_value_not_a_request_for_declarations() {
 }
 
 #[test]
+fn a_prompt_naming_one_side_ranks_the_other_sides_files_lower() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    // The client's middleware says "middleware" more often; the prompt asks about the server.
+    write(
+        r,
+        "aiohttp/client_middlewares.py",
+        "\"\"\"Client middleware support.\"\"\"\n\n\ndef build_client_middlewares(handler, middlewares):\n    \"\"\"Wrap the handler in each middleware, so that the middleware chain runs in order.\"\"\"\n    for middleware in reversed(middlewares):\n        handler = middleware(handler)\n    return handler\n",
+    );
+    write(
+        r,
+        "aiohttp/web_middlewares.py",
+        "def normalize_path_middleware(append_slash=True):\n    \"\"\"A middleware that redirects to the normalized path.\"\"\"\n    async def impl(request, handler):\n        return await handler(request)\n    return impl\n",
+    );
+    write(
+        r,
+        "aiohttp/web_app.py",
+        "class Application:\n    def __init__(self, middlewares=()):\n        self._middlewares = list(middlewares)\n",
+    );
+    let ret = Retrieval::default();
+    let ask = |prompt: &str| {
+        ret.retrieve_with(&request(r, prompt, 10), &EXPLAIN)
+            .unwrap()
+    };
+    let out = ask("middleware execution");
+    assert_eq!(files(&out)[0], "aiohttp/client_middlewares.py", "{out:?}");
+    let out = ask("server-side middleware execution");
+    assert_eq!(files(&out)[0], "aiohttp/web_middlewares.py", "{out:?}");
+    let client = out
+        .iter()
+        .find(|s| s.path == "aiohttp/client_middlewares.py")
+        .and_then(|s| s.signals)
+        .unwrap();
+    assert!(client.role_factor < 1.0, "{client:?}");
+    // Asked about the client, the client's file comes first.
+    let out = ask("client middleware execution");
+    assert_eq!(files(&out)[0], "aiohttp/client_middlewares.py", "{out:?}");
+}
+
+#[test]
 fn a_symbol_prompt_finds_the_definition_spelled_as_typed() {
     let dir = tempfile::tempdir().unwrap();
     let r = dir.path();
