@@ -526,3 +526,21 @@ test('explain names a module of type declarations, demoted unless types are aske
   // Asked for, the declarations count more than source (1.3x).
   assert.ok((await role('session store options type')).roleFactor > 1)
 })
+
+// A prompt that names one side of a mechanism (client or server, reader or writer...) demotes the
+// files named after the other side, and explain shows it in the role factor.
+test('explain shows the demotion of the side a prompt does not ask about', async () => {
+  const root = repo()
+  write(root, 'src/client_session.ts', 'export function openSession(store: Map<string, string>) {\n  return store\n}\n')
+  write(root, 'src/server_session.ts', 'export function loadSession(store: Map<string, string>) {\n  return store\n}\n')
+  const factors = async (prompt: string) => {
+    const out = await retrieve(req(root, prompt, { explain: true }))
+    const of = (path: string) => out.find((s) => s.path === path)?.signals?.roleFactor
+    return { client: of('src/client_session.ts'), server: of('src/server_session.ts') }
+  }
+  const serverSide = await factors('server-side session store')
+  assert.ok(serverSide.client !== undefined && serverSide.client < 1, JSON.stringify(serverSide))
+  assert.ok(serverSide.server !== undefined && serverSide.server >= 1, JSON.stringify(serverSide))
+  const both = await factors('session store of the client and the server')
+  assert.ok(both.client !== undefined && both.client >= 1, JSON.stringify(both))
+})
