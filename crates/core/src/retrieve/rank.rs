@@ -616,7 +616,7 @@ fn collect_hits(
             continue;
         }
         let score =
-            (base + W_BEST_CHUNK * top) * meta.role.factor(query.wanted) * side_factor(fid as u32);
+            (base + W_BEST_CHUNK * top) * role_factor(meta, query) * side_factor(fid as u32);
         // A file without a matching chunk shows its first one: it needs one.
         if score.is_finite() && score > 0.0 && !meta.chunks.is_empty() {
             scored.push((fid as u32, score));
@@ -670,9 +670,7 @@ fn collect_hits(
                     symbol: scores.symbol[f],
                     mention: scores.mention[f],
                     role: meta.role,
-                    role_factor: meta.role.factor(query.wanted)
-                        * side_factor(fid)
-                        * central_factor(fid),
+                    role_factor: role_factor(meta, query) * side_factor(fid) * central_factor(fid),
                     total: score,
                 },
             })
@@ -702,6 +700,29 @@ fn opposite_files(index: &Index, query: &Query) -> Vec<u32> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// The factor of a file's role for this prompt ([`Role::factor`]), except that a configuration
+/// file the prompt names by its first name part is asked for: `vitest.config.ts` for "update
+/// vitest to v4", `Cargo.toml` for "bump the cargo lock". Measured with the tool scripts made
+/// config (`roles::is_tool_config`): it kept a hono commit's `vitest.config.ts` 4th, not 10th;
+/// nothing else moved.
+fn role_factor(meta: &super::index::FileMeta, query: &Query) -> f32 {
+    let factor = meta.role.factor(query.wanted);
+    if factor >= 1.0 || meta.role != Role::Config {
+        return factor;
+    }
+    let name = last(&meta.rel).trim_start_matches('.');
+    let first = name.split('.').next().unwrap_or(name);
+    let mut named = false;
+    super::tokenize::for_each_term(first, |t, whole| {
+        named |= !whole && query.terms.iter().any(|(q, _)| q == t);
+    });
+    if named {
+        1.0
+    } else {
+        factor
+    }
 }
 
 /// Whether a prompt gets the [centrality](super::central) prior: a one-line question or

@@ -372,6 +372,20 @@ fn role_of_extension(ext: &str) -> Option<Role> {
     })
 }
 
+/// True if a script is a build or lint tool's configuration by the JavaScript ecosystem's
+/// naming convention: `vite.config.ts`, `karma.conf.cjs`, `webpack.config.prod.js`,
+/// `.eslintrc.cjs`, `gulpfile.js`, `Gruntfile.js` (lowercase stem and extension).
+fn is_tool_config(stem: &str, ext: &str) -> bool {
+    let script = matches!(ext, "js" | "cjs" | "mjs" | "ts" | "cts" | "mts");
+    script
+        && (stem
+            .split('.')
+            .skip(1)
+            .any(|p| p == "config" || p == "conf")
+            || (stem.starts_with('.') && stem.ends_with("rc"))
+            || matches!(stem, "gulpfile" | "gruntfile" | "jakefile"))
+}
+
 /// True if a file name (lowercase) follows a test naming convention of a common language.
 #[allow(clippy::case_sensitive_file_extension_comparisons)] // name suffixes, not extensions
 fn is_test_name(name: &str, stem: &str) -> bool {
@@ -475,6 +489,7 @@ pub fn role_of(rel: &str) -> Role {
         Some(Role::Test) if ext_role.is_some() => Role::Fixture,
         Some(r) => r,
         None if ext_role.is_none() && is_declaration_name(name) => Role::Declarations,
+        None if ext_role.is_none() && is_tool_config(stem, ext) => Role::Config,
         None => ext_role.unwrap_or(Role::Source),
     }
 }
@@ -639,6 +654,17 @@ mod tests {
             ("src/__mocks__/fs.ts", Role::Fixture),
             ("Cargo.toml", Role::Config),
             ("config.json", Role::Config),
+            // Build and lint tools' configuration scripts.
+            ("vite.config.ts", Role::Config),
+            ("karma.conf.cjs", Role::Config),
+            ("packages/web/webpack.config.prod.js", Role::Config),
+            (".eslintrc.cjs", Role::Config),
+            ("gulpfile.js", Role::Config),
+            ("Gruntfile.js", Role::Config),
+            ("src/config.ts", Role::Source),
+            ("src/config/index.ts", Role::Source),
+            ("lib/app.configure.js", Role::Source),
+            ("examples/vite.config.ts", Role::Example),
             ("pydantic/v1/fields.py", Role::Legacy),
             ("src/compat/io.py", Role::Legacy),
             ("third_party/zlib/inflate.c", Role::Vendored),

@@ -1170,6 +1170,43 @@ fn a_prompt_naming_one_side_ranks_the_other_sides_files_lower() {
 }
 
 #[test]
+fn a_tools_configuration_script_is_config_unless_the_prompt_names_the_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    // The test runner's configuration says the prompt's words more often than the code.
+    write(
+        r,
+        "karma.conf.cjs",
+        "// Runs the adapter tests in each browser: the browser adapter, then the node adapter.\nmodule.exports = function (config) {\n  config.set({ browsers: ['ChromeHeadless'], files: ['test/browser/adapter.spec.js', 'test/browser/env.spec.js'] })\n}\n",
+    );
+    write(
+        r,
+        "lib/adapters/xhr.js",
+        "const hasBrowserEnv = typeof window !== 'undefined'\n\nexport default function xhrAdapter(config) {\n  return hasBrowserEnv ? new XMLHttpRequest() : null\n}\n",
+    );
+    let ret = Retrieval::default();
+    let ask = |prompt: &str| {
+        ret.retrieve_with(&request(r, prompt, 10), &EXPLAIN)
+            .unwrap()
+    };
+    let signals = |out: &[Snippet], path: &str| {
+        out.iter()
+            .find(|s| s.path == path)
+            .and_then(|s| s.signals)
+            .unwrap()
+    };
+    let out = ask("fix the browser env check of the adapter");
+    assert_eq!(files(&out)[0], "lib/adapters/xhr.js", "{out:?}");
+    let karma = signals(&out, "karma.conf.cjs");
+    assert_eq!(karma.role, Role::Config);
+    assert!(karma.role_factor < 1.0, "{karma:?}");
+    // Named, the tool's configuration is what the prompt asks about.
+    let out = ask("run the karma browser tests");
+    assert_eq!(files(&out)[0], "karma.conf.cjs", "{out:?}");
+    assert!(signals(&out, "karma.conf.cjs").role_factor >= 1.0);
+}
+
+#[test]
 fn a_symbol_prompt_finds_the_definition_spelled_as_typed() {
     let dir = tempfile::tempdir().unwrap();
     let r = dir.path();
