@@ -97,20 +97,26 @@ fn opposites(prompt: &str) -> Vec<(String, String)> {
         let term = |w: &str| super::tokenize::terms(w).concat();
         SIDES.iter().map(|(a, b)| (term(a), term(b))).collect()
     });
-    let mut words: Vec<String> = Vec::new();
+    // Which side of each pair the prompt names: [first, second].
+    let mut named = vec![[false; 2]; pairs.len()];
     for token in prompt.split_whitespace() {
         let token = token.trim_matches(|c: char| !c.is_alphanumeric());
         let token = token.strip_suffix("-side").unwrap_or(token);
-        if !token.contains('-') {
-            for_each_term(token, |t, _| words.push(t.to_owned()));
+        if token.contains('-') {
+            continue;
         }
+        for_each_term(token, |t, _| {
+            for ((a, b), n) in pairs.iter().zip(named.iter_mut()) {
+                n[0] |= t == a;
+                n[1] |= t == b;
+            }
+        });
     }
-    let named = |t: &String| words.contains(t);
     let mut out = Vec::new();
-    for (a, b) in pairs {
-        match (named(a), named(b)) {
-            (true, false) => out.push((b.clone(), a.clone())),
-            (false, true) => out.push((a.clone(), b.clone())),
+    for ((a, b), n) in pairs.iter().zip(&named) {
+        match n {
+            [true, false] => out.push((b.clone(), a.clone())),
+            [false, true] => out.push((a.clone(), b.clone())),
             _ => {}
         }
     }
