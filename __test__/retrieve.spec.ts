@@ -527,6 +527,22 @@ test('explain names a module of type declarations, demoted unless types are aske
   assert.ok((await role('session store options type')).roleFactor > 1)
 })
 
+// A build tool's configuration script is config: demoted, unless the prompt names the tool.
+test('explain gives a tool configuration script the config role, asked for when the tool is named', async () => {
+  const root = repo()
+  write(root, 'vite.config.ts', "export default { build: { target: 'es2022', outDir: 'dist' } }\n")
+  const signals = async (prompt: string) => {
+    const out = await retrieve(req(root, prompt, { explain: true }))
+    const hit = out.find((s) => s.path === 'vite.config.ts')
+    assert.ok(hit, `${prompt}: ${out.map((s) => s.path)}`)
+    return hit.signals!
+  }
+  const plain = await signals('build target and output dir')
+  assert.equal(plain.role, 'config')
+  assert.ok(plain.roleFactor < 1)
+  assert.ok((await signals('vite build target')).roleFactor >= 1)
+})
+
 // A prompt that names one side of a mechanism (client or server, reader or writer...) demotes the
 // files named after the other side, and explain shows it in the role factor.
 test('explain shows the demotion of the side a prompt does not ask about', async () => {
