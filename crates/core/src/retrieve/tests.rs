@@ -842,6 +842,13 @@ fn at_the_cap_files_created_after_the_kept_ones_need_no_walk() {
     assert_same_as_fresh(&index, root, 4);
 }
 
+/// The explained signals of a file's first snippet in a response (`explain: true`).
+fn signals_of(out: &[Snippet], path: &str) -> Signals {
+    let hit = out.iter().find(|s| s.path == path);
+    hit.and_then(|s| s.signals)
+        .unwrap_or_else(|| panic!("{path} not explained in {out:?}"))
+}
+
 /// The paths of a response, in rank order, each once.
 fn files(out: &[Snippet]) -> Vec<&str> {
     let mut seen: Vec<&str> = Vec::new();
@@ -1118,11 +1125,7 @@ fn a_type_in_the_singular_is_a_kind_of_value_not_a_request_for_declarations() {
     };
     let out = ask("fix the Content-Type header");
     assert_eq!(files(&out)[0], "src/headers.ts", "{out:?}");
-    let declarations = out
-        .iter()
-        .find(|s| s.path == "src/types/headers.ts")
-        .and_then(|s| s.signals)
-        .unwrap();
+    let declarations = signals_of(&out, "src/types/headers.ts");
     assert!(declarations.role_factor < 1.0, "{declarations:?}");
     // The plural asks for them.
     let out = ask("the header types");
@@ -1158,11 +1161,7 @@ fn a_prompt_naming_one_side_ranks_the_other_sides_files_lower() {
     assert_eq!(files(&out)[0], "aiohttp/client_middlewares.py", "{out:?}");
     let out = ask("server-side middleware execution");
     assert_eq!(files(&out)[0], "aiohttp/web_middlewares.py", "{out:?}");
-    let client = out
-        .iter()
-        .find(|s| s.path == "aiohttp/client_middlewares.py")
-        .and_then(|s| s.signals)
-        .unwrap();
+    let client = signals_of(&out, "aiohttp/client_middlewares.py");
     assert!(client.role_factor < 1.0, "{client:?}");
     // Asked about the client, the client's file comes first.
     let out = ask("client middleware execution");
@@ -1189,21 +1188,15 @@ fn a_tools_configuration_script_is_config_unless_the_prompt_names_the_tool() {
         ret.retrieve_with(&request(r, prompt, 10), &EXPLAIN)
             .unwrap()
     };
-    let signals = |out: &[Snippet], path: &str| {
-        out.iter()
-            .find(|s| s.path == path)
-            .and_then(|s| s.signals)
-            .unwrap()
-    };
     let out = ask("fix the browser env check of the adapter");
     assert_eq!(files(&out)[0], "lib/adapters/xhr.js", "{out:?}");
-    let karma = signals(&out, "karma.conf.cjs");
+    let karma = signals_of(&out, "karma.conf.cjs");
     assert_eq!(karma.role, Role::Config);
     assert!(karma.role_factor < 1.0, "{karma:?}");
     // Named, the tool's configuration is what the prompt asks about.
     let out = ask("run the karma browser tests");
     assert_eq!(files(&out)[0], "karma.conf.cjs", "{out:?}");
-    assert!(signals(&out, "karma.conf.cjs").role_factor >= 1.0);
+    assert!(signals_of(&out, "karma.conf.cjs").role_factor >= 1.0);
 }
 
 #[test]
