@@ -237,13 +237,16 @@ impl Query {
         }
         let terms = terms.finish();
         // A long prompt asks for tests or docs in its title; its body mentions them in passing.
-        let wanted = Wanted::of_text(if lines > 3 { &title } else { &asked });
+        let asked = if lines > 3 { &title } else { &asked };
+        let wanted = Wanted::of_text(asked);
+        let mut names = names(prompt);
+        helper_names(asked, &mut names);
         let (symbols, symbol_words) = symbols(prompt).into_iter().unzip();
         Query {
             terms,
             mentions: mentions(prompt),
             modules: modules(prompt),
-            names: names(prompt),
+            names,
             wanted,
             symbols,
             symbol_words,
@@ -536,6 +539,38 @@ pub fn normalize_name(s: &str) -> String {
         .collect()
 }
 
+/// Words that ask for helpers, and the suffixes code gives the modules holding them.
+const HELPER_WORDS: [&str; 6] = ["helper", "helpers", "utility", "utilities", "util", "utils"];
+const HELPER_SUFFIXES: [&str; 5] = ["utils", "util", "utilities", "helper", "helpers"];
+
+/// A prompt that asks for helpers or utilities ("string helpers", "array utility
+/// operations") names the modules that hold them after their subject, whichever word of the
+/// prompt that is: each of its words with a helper suffix (`StringUtils`, `string_utils`,
+/// `ArrayHelper`, normalized) joins `names`, at most [`MAX_NAMES`] more.
+fn helper_names(text: &str, names: &mut Vec<String>) {
+    let words = || text.split(|c: char| !c.is_alphanumeric());
+    if !words().any(|w| HELPER_WORDS.iter().any(|h| w.eq_ignore_ascii_case(h))) {
+        return;
+    }
+    let cap = names.len() + MAX_NAMES;
+    for word in words() {
+        let word = normalize_name(word);
+        if word.chars().count() < 3
+            || word.bytes().all(|b| b.is_ascii_digit())
+            || super::tokenize::is_stop_word(&word)
+            || HELPER_WORDS.contains(&word.as_str())
+        {
+            continue;
+        }
+        for suffix in HELPER_SUFFIXES {
+            let name = format!("{word}{suffix}");
+            if names.len() < cap && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+}
+
 /// Identifiers of the prompt and its adjacent word pairs, normalized ([`normalize_name`]).
 fn names(prompt: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -568,6 +603,19 @@ fn names(prompt: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prompt_for_helpers_names_the_modules_that_hold_them() {
+        let names = Query::parse("null-safe string operations and text helpers").names;
+        for n in ["stringutils", "stringhelper", "textutils", "operationsutil"] {
+            assert!(names.contains(&n.to_owned()), "{n}: {names:?}");
+        }
+        for n in ["andutils", "helpersutils"] {
+            assert!(!names.contains(&n.to_owned()), "{n}: {names:?}");
+        }
+        let names = Query::parse("null-safe string operations").names;
+        assert!(!names.iter().any(|n| n.ends_with("utils")), "{names:?}");
+    }
 
     #[test]
     fn a_prompt_naming_one_side_of_a_mechanism_gives_the_other() {

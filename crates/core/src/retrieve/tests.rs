@@ -1200,6 +1200,48 @@ fn a_tools_configuration_script_is_config_unless_the_prompt_names_the_tool() {
 }
 
 #[test]
+fn a_prompt_for_helpers_finds_the_module_named_after_their_subject() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    let java = "src/main/java/org/apache/commons/lang3";
+    // The builder says "string" and "text" more often; the helpers live in StringUtils.
+    write(
+        r,
+        &format!("{java}/text/StrBuilder.java"),
+        "/** Builds a string from text: appends strings and text, null-safe. */\npublic class StrBuilder {\n    /** Appends a string, or the text \"null\" for a null string. */\n    public StrBuilder append(String string) { return this; }\n    /** The text built so far, as a string. */\n    public String build() { return \"\"; }\n}\n",
+    );
+    write(
+        r,
+        &format!("{java}/StringUtils.java"),
+        "/** Operations on String that are null safe. */\npublic class StringUtils {\n    public static boolean isEmpty(CharSequence cs) { return cs == null || cs.length() == 0; }\n    public static String trim(String str) { return str == null ? null : str.trim(); }\n}\n",
+    );
+    let ret = Retrieval::default();
+    let out = ret
+        .retrieve_with(
+            &request(r, "null-safe string operations and text helpers", 10),
+            &EXPLAIN,
+        )
+        .unwrap();
+    assert_eq!(
+        files(&out)[0],
+        format!("{java}/StringUtils.java"),
+        "{out:?}"
+    );
+    assert!(signals_of(&out, &format!("{java}/StringUtils.java")).mention > 0.0);
+    // Without a word for helpers, no module is named after them.
+    let out = ret
+        .retrieve_with(
+            &request(r, "null-safe string operations and text", 10),
+            &EXPLAIN,
+        )
+        .unwrap();
+    assert_eq!(
+        signals_of(&out, &format!("{java}/StringUtils.java")).mention,
+        0.0
+    );
+}
+
+#[test]
 fn a_symbol_prompt_finds_the_definition_spelled_as_typed() {
     let dir = tempfile::tempdir().unwrap();
     let r = dir.path();
