@@ -431,15 +431,45 @@ fn modules(prompt: &str) -> Vec<String> {
 /// Most words of a prompt that is looked up as symbols.
 const MAX_SYMBOL_PROMPT_WORDS: usize = 4;
 
+/// Words for a kind of declaration: in a longer prompt, a name written beside one ("the
+/// Content protocol", "trait Serialize", "how Key type is used") names a declaration.
+const KIND_WORDS: &[&str] = &[
+    "protocol",
+    "interface",
+    "trait",
+    "class",
+    "struct",
+    "enum",
+    "type",
+    "module",
+    "behaviour",
+    "behavior",
+    "typeclass",
+    "record",
+    "mixin",
+    "macro",
+    "extension",
+];
+
+/// A word written as a name: capitalized, or with `_`, `$` or inner capitals.
+fn name_shaped(w: &str) -> bool {
+    w.starts_with(char::is_uppercase) || w.contains(['_', '$']) || is_code_style(w)
+}
+
 /// The identifiers of a short prompt (`SqlMapper`, `Router`, `parse_args`, `Vitest class`),
-/// normalized and as typed; none for a longer prompt, whose words are prose.
+/// normalized and as typed. In a longer one-line prompt, whose words are prose, only the names
+/// written beside a word for a kind of declaration ([`declared_names`]).
 fn symbols(prompt: &str) -> Vec<(String, String)> {
     let words: Vec<&str> = prompt
         .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
         .filter(|w| !w.is_empty())
         .collect();
     if words.len() > MAX_SYMBOL_PROMPT_WORDS {
-        return Vec::new();
+        return if prompt.lines().count() > 1 {
+            Vec::new()
+        } else {
+            declared_names(prompt)
+        };
     }
     // In a few words of prose ("reflection equals builder internals") plain lowercase words
     // are words, not names: only a one-word prompt or identifier-shaped words (`Router`,
@@ -447,9 +477,7 @@ fn symbols(prompt: &str) -> Vec<(String, String)> {
     let single = words.len() == 1;
     let mut out: Vec<(String, String)> = Vec::new();
     for w in words {
-        let shaped =
-            w.starts_with(char::is_uppercase) || w.contains(['_', '$']) || is_code_style(w);
-        if !(single || shaped) {
+        if !(single || name_shaped(w)) {
             continue;
         }
         let n = normalize_name(w);
@@ -458,6 +486,38 @@ fn symbols(prompt: &str) -> Vec<(String, String)> {
             && !out.iter().any(|(o, _)| *o == n)
         {
             out.push((n, w.to_owned()));
+        }
+    }
+    out
+}
+
+/// The names a one-line prompt writes beside a word for a kind of declaration ([`KIND_WORDS`]):
+/// `Content` in "Content protocol for encoding bodies", `Serialize` in "standard library type
+/// Serialize implementations". Words are separated by spaces: a hyphenated word such as
+/// `Content-Type` is no name, and its parts are no kind.
+fn declared_names(prompt: &str) -> Vec<(String, String)> {
+    let is_word = |w: &&str| {
+        !w.is_empty()
+            && w.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+    };
+    let words: Vec<&str> = prompt
+        .split_whitespace()
+        .map(|t| t.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')))
+        .collect();
+    let kind = |i: usize| {
+        words
+            .get(i)
+            .is_some_and(|w| KIND_WORDS.iter().any(|k| w.eq_ignore_ascii_case(k)))
+    };
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if !is_word(w) || !name_shaped(w) || kind(i) || !(kind(i + 1) || (i > 0 && kind(i - 1))) {
+            continue;
+        }
+        let n = normalize_name(w);
+        if n.chars().count() >= 3 && !out.iter().any(|(o, _)| *o == n) {
+            out.push((n, (*w).to_owned()));
         }
     }
     out
@@ -603,6 +663,27 @@ fn names(prompt: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_longer_prompt_names_the_symbols_written_beside_a_kind_of_declaration() {
+        let symbols = |p: &str| -> Vec<String> { Query::parse(p).symbol_words };
+        assert_eq!(
+            symbols("Content protocol for encoding and decoding request and response bodies"),
+            ["Content"]
+        );
+        assert_eq!(
+            symbols("standard library type Serialize implementations"),
+            ["Serialize"]
+        );
+        assert_eq!(
+            symbols("how the Key type is used as an object field"),
+            ["Key"]
+        );
+        // Prose, a hyphenated word and a bug report are not looked up.
+        assert!(symbols("how the Contravariant functor reverses the mapping").is_empty());
+        assert!(symbols("fixed common Content-Type header merging").is_empty());
+        assert!(symbols("the Content protocol\nfails when the body is empty").is_empty());
+    }
 
     #[test]
     fn a_prompt_for_helpers_names_the_modules_that_hold_them() {

@@ -1242,6 +1242,44 @@ fn a_prompt_for_helpers_finds_the_module_named_after_their_subject() {
 }
 
 #[test]
+fn a_name_beside_a_kind_of_declaration_finds_its_definition_in_a_longer_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    // The request and response say the prompt's words more often; the protocol is asked for.
+    for (path, ty) in [
+        ("Sources/Vapor/Request/Request.swift", "Request"),
+        ("Sources/Vapor/Response/Response.swift", "Response"),
+    ] {
+        write(
+            r,
+            path,
+            &format!("/// An HTTP {ty}: its headers and body, with content encoding and decoding.\npublic final class {ty} {{\n    /// The body of the {ty}, decoded or encoded as its content type says.\n    public var body: Body\n    /// Decodes the body with the content decoder for its media type.\n    public func decodeBody() throws {{}}\n    /// Encodes a value into the body with the content encoder.\n    public func encodeBody() throws {{}}\n}}\n"),
+        );
+    }
+    write(
+        r,
+        "Sources/Vapor/Content/Content.swift",
+        "/// A type that can be encoded to and decoded from HTTP messages.\npublic protocol Content: Codable {\n    static var defaultContentType: HTTPMediaType { get }\n}\n",
+    );
+    let ret = Retrieval::default();
+    let out = ret
+        .retrieve_with(
+            &request(
+                r,
+                "Content protocol for encoding and decoding request and response bodies",
+                10,
+            ),
+            &EXPLAIN,
+        )
+        .unwrap();
+    assert_eq!(
+        files(&out)[0],
+        "Sources/Vapor/Content/Content.swift",
+        "{out:?}"
+    );
+}
+
+#[test]
 fn a_symbol_prompt_finds_the_definition_spelled_as_typed() {
     let dir = tempfile::tempdir().unwrap();
     let r = dir.path();
