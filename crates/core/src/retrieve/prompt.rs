@@ -43,7 +43,8 @@ pub struct Query {
     /// Paths and file names the prompt names (lowercase, `/`-separated).
     pub mentions: Vec<String>,
     /// Module paths the prompt names, as lowercase `/`-separated path tails without an
-    /// extension (`xarray.core.dataset` gives `xarray/core/dataset` and `core/dataset`).
+    /// extension (`xarray.core.dataset` gives `xarray/core/dataset` and `core/dataset`), and
+    /// the paths it writes without an extension (`fix(core/axios)`: `lib/core/Axios.js`).
     pub modules: Vec<String>,
     /// Identifiers and adjacent word pairs, lowercase letters and digits only
     /// (`SqlMapper` → `sqlmapper`, "connection pool" → `connectionpool`), for file stems.
@@ -242,10 +243,19 @@ impl Query {
         let mut names = names(prompt);
         helper_names(asked, &mut names);
         let (symbols, symbol_words) = symbols(prompt).into_iter().unzip();
+        let mentions = mentions(prompt);
+        let mut modules = modules(prompt);
+        // A path without an extension names a file as a module path does.
+        for m in &mentions {
+            let name = m.rsplit('/').next().unwrap_or(m);
+            if super::chunk::language(name).is_none() && !modules.contains(m) {
+                modules.push(m.clone());
+            }
+        }
         Query {
             terms,
-            mentions: mentions(prompt),
-            modules: modules(prompt),
+            mentions,
+            modules,
             names,
             wanted,
             symbols,
@@ -663,6 +673,23 @@ fn names(prompt: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_without_an_extension_is_also_a_module_path() {
+        let q = Query::parse("fix(core/axios): handle un-writable error stack");
+        assert!(
+            q.modules.contains(&"core/axios".to_owned()),
+            "{:?}",
+            q.modules
+        );
+        // With an extension it is a file's path, not a module's.
+        let q = Query::parse("fix crash in src/cli/args.rs");
+        assert!(
+            !q.modules.iter().any(|m| m.ends_with(".rs")),
+            "{:?}",
+            q.modules
+        );
+    }
 
     #[test]
     fn a_longer_prompt_names_the_symbols_written_beside_a_kind_of_declaration() {

@@ -1280,6 +1280,25 @@ fn a_name_beside_a_kind_of_declaration_finds_its_definition_in_a_longer_prompt()
 }
 
 #[test]
+fn a_path_without_an_extension_names_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    let code = "export default class Axios {\n  request(config) {\n    try { return dispatch(config) } catch (err) { throw err }\n  }\n}\n";
+    write(r, "lib/axios.js", code);
+    write(r, "lib/core/Axios.js", code);
+    let out = Retrieval::default()
+        .retrieve_with(
+            &request(r, "fix(core/axios): handle un-writable error stack", 10),
+            &EXPLAIN,
+        )
+        .unwrap();
+    assert_eq!(files(&out)[0], "lib/core/Axios.js", "{out:?}");
+    // Named by its module path, not only by its stem as `lib/axios.js` is.
+    let named = signals_of(&out, "lib/core/Axios.js").mention;
+    assert!(named > signals_of(&out, "lib/axios.js").mention, "{out:?}");
+}
+
+#[test]
 fn a_symbol_prompt_finds_the_definition_spelled_as_typed() {
     let dir = tempfile::tempdir().unwrap();
     let r = dir.path();
