@@ -842,6 +842,12 @@ fn at_the_cap_files_created_after_the_kept_ones_need_no_walk() {
     assert_same_as_fresh(&index, root, 4);
 }
 
+/// The top 10 snippets for `prompt` over `root`, explained (`explain: true`).
+fn explained(ret: &Retrieval, root: &Path, prompt: &str) -> Vec<Snippet> {
+    ret.retrieve_with(&request(root, prompt, 10), &EXPLAIN)
+        .unwrap()
+}
+
 /// The explained signals of a file's first snippet in a response (`explain: true`).
 fn signals_of(out: &[Snippet], path: &str) -> Signals {
     let hit = out.iter().find(|s| s.path == path);
@@ -1036,10 +1042,7 @@ fn a_module_of_type_declarations_ranks_below_the_code_it_describes() {
         "import type { CoverageProvider } from '../types/coverage'\n\nexport async function loadCoverageProvider(name: string): Promise<CoverageProvider> {\n  const provider = await import(name)\n  return provider.instrument ? provider : fail(name)\n}\n",
     );
     let ret = Retrieval::default();
-    let ask = |prompt: &str| {
-        ret.retrieve_with(&request(r, prompt, 10), &EXPLAIN)
-            .unwrap()
-    };
+    let ask = |prompt: &str| explained(&ret, r, prompt);
     let out = ask("coverage provider and instrumentation");
     assert_eq!(
         files(&out),
@@ -1092,12 +1095,11 @@ fn a_prompt_for_type_definitions_puts_the_declarations_above_the_code_using_them
         "src/compose.ts",
         "export function compose(...fns: Array<(x: unknown) => unknown>) {\n  return (x: unknown) => fns.reduceRight((v, f) => f(v), x)\n}\n",
     );
-    let out = Retrieval::default()
-        .retrieve_with(
-            &request(r, "action and action creator type definitions", 10),
-            &EXPLAIN,
-        )
-        .unwrap();
+    let out = explained(
+        &Retrieval::default(),
+        r,
+        "action and action creator type definitions",
+    );
     assert_eq!(files(&out)[0], "src/types/actions.ts", "{out:?}");
     let g = out[0].signals.unwrap();
     assert_eq!(g.role, Role::Declarations);
@@ -1119,10 +1121,7 @@ fn a_type_in_the_singular_is_a_kind_of_value_not_a_request_for_declarations() {
         "/** Request headers: the Content-Type header and the others. */\nexport interface Headers {\n  'Content-Type'?: string\n  [name: string]: string | undefined\n}\n",
     );
     let ret = Retrieval::default();
-    let ask = |prompt: &str| {
-        ret.retrieve_with(&request(r, prompt, 10), &EXPLAIN)
-            .unwrap()
-    };
+    let ask = |prompt: &str| explained(&ret, r, prompt);
     let out = ask("fix the Content-Type header");
     assert_eq!(files(&out)[0], "src/headers.ts", "{out:?}");
     let declarations = signals_of(&out, "src/types/headers.ts");
@@ -1153,10 +1152,7 @@ fn a_prompt_naming_one_side_ranks_the_other_sides_files_lower() {
         "class Application:\n    def __init__(self, middlewares=()):\n        self._middlewares = list(middlewares)\n",
     );
     let ret = Retrieval::default();
-    let ask = |prompt: &str| {
-        ret.retrieve_with(&request(r, prompt, 10), &EXPLAIN)
-            .unwrap()
-    };
+    let ask = |prompt: &str| explained(&ret, r, prompt);
     let out = ask("middleware execution");
     assert_eq!(files(&out)[0], "aiohttp/client_middlewares.py", "{out:?}");
     let out = ask("server-side middleware execution");
@@ -1184,10 +1180,7 @@ fn a_tools_configuration_script_is_config_unless_the_prompt_names_the_tool() {
         "const hasBrowserEnv = typeof window !== 'undefined'\n\nexport default function xhrAdapter(config) {\n  return hasBrowserEnv ? new XMLHttpRequest() : null\n}\n",
     );
     let ret = Retrieval::default();
-    let ask = |prompt: &str| {
-        ret.retrieve_with(&request(r, prompt, 10), &EXPLAIN)
-            .unwrap()
-    };
+    let ask = |prompt: &str| explained(&ret, r, prompt);
     let out = ask("fix the browser env check of the adapter");
     assert_eq!(files(&out)[0], "lib/adapters/xhr.js", "{out:?}");
     let karma = signals_of(&out, "karma.conf.cjs");
@@ -1216,12 +1209,7 @@ fn a_prompt_for_helpers_finds_the_module_named_after_their_subject() {
         "/** Operations on String that are null safe. */\npublic class StringUtils {\n    public static boolean isEmpty(CharSequence cs) { return cs == null || cs.length() == 0; }\n    public static String trim(String str) { return str == null ? null : str.trim(); }\n}\n",
     );
     let ret = Retrieval::default();
-    let out = ret
-        .retrieve_with(
-            &request(r, "null-safe string operations and text helpers", 10),
-            &EXPLAIN,
-        )
-        .unwrap();
+    let out = explained(&ret, r, "null-safe string operations and text helpers");
     assert_eq!(
         files(&out)[0],
         format!("{java}/StringUtils.java"),
@@ -1229,12 +1217,7 @@ fn a_prompt_for_helpers_finds_the_module_named_after_their_subject() {
     );
     assert!(signals_of(&out, &format!("{java}/StringUtils.java")).mention > 0.0);
     // Without a word for helpers, no module is named after them.
-    let out = ret
-        .retrieve_with(
-            &request(r, "null-safe string operations and text", 10),
-            &EXPLAIN,
-        )
-        .unwrap();
+    let out = explained(&ret, r, "null-safe string operations and text");
     assert_eq!(
         signals_of(&out, &format!("{java}/StringUtils.java")).mention,
         0.0
@@ -1262,16 +1245,11 @@ fn a_name_beside_a_kind_of_declaration_finds_its_definition_in_a_longer_prompt()
         "/// A type that can be encoded to and decoded from HTTP messages.\npublic protocol Content: Codable {\n    static var defaultContentType: HTTPMediaType { get }\n}\n",
     );
     let ret = Retrieval::default();
-    let out = ret
-        .retrieve_with(
-            &request(
-                r,
-                "Content protocol for encoding and decoding request and response bodies",
-                10,
-            ),
-            &EXPLAIN,
-        )
-        .unwrap();
+    let out = explained(
+        &ret,
+        r,
+        "Content protocol for encoding and decoding request and response bodies",
+    );
     assert_eq!(
         files(&out)[0],
         "Sources/Vapor/Content/Content.swift",
@@ -1286,12 +1264,11 @@ fn a_path_without_an_extension_names_its_file() {
     let code = "export default class Axios {\n  request(config) {\n    try { return dispatch(config) } catch (err) { throw err }\n  }\n}\n";
     write(r, "lib/axios.js", code);
     write(r, "lib/core/Axios.js", code);
-    let out = Retrieval::default()
-        .retrieve_with(
-            &request(r, "fix(core/axios): handle un-writable error stack", 10),
-            &EXPLAIN,
-        )
-        .unwrap();
+    let out = explained(
+        &Retrieval::default(),
+        r,
+        "fix(core/axios): handle un-writable error stack",
+    );
     assert_eq!(files(&out)[0], "lib/core/Axios.js", "{out:?}");
     // Named by its module path, not only by its stem as `lib/axios.js` is.
     let named = signals_of(&out, "lib/core/Axios.js").mention;
