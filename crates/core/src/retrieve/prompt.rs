@@ -624,6 +624,9 @@ fn helper_names(text: &str, names: &mut Vec<String>) {
     }
     let cap = names.len() + MAX_NAMES;
     for word in words() {
+        if names.len() >= cap {
+            break;
+        }
         let word = normalize_name(word);
         if word.chars().count() < 3
             || word.bytes().all(|b| b.is_ascii_digit())
@@ -645,7 +648,7 @@ fn helper_names(text: &str, names: &mut Vec<String>) {
 fn names(prompt: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let push = |n: String, out: &mut Vec<String>| {
-        if n.chars().count() >= 3 && !out.contains(&n) && out.len() < MAX_NAMES {
+        if out.len() < MAX_NAMES && n.chars().count() >= 3 && !out.contains(&n) {
             out.push(n);
         }
     };
