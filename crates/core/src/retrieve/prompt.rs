@@ -618,12 +618,11 @@ const HELPER_SUFFIXES: [&str; 5] = ["utils", "util", "utilities", "helper", "hel
 /// prompt that is: each of its words with a helper suffix (`StringUtils`, `string_utils`,
 /// `ArrayHelper`, normalized) joins `names`, at most [`MAX_NAMES`] more.
 fn helper_names(text: &str, names: &mut Vec<String>) {
-    let words = || text.split(|c: char| !c.is_alphanumeric());
-    if !words().any(|w| HELPER_WORDS.iter().any(|h| w.eq_ignore_ascii_case(h))) {
+    if !super::tokenize::has_word(text, &HELPER_WORDS) {
         return;
     }
     let cap = names.len() + MAX_NAMES;
-    for word in words() {
+    for word in text.split(|c: char| !c.is_alphanumeric()) {
         if names.len() >= cap {
             break;
         }

@@ -231,9 +231,7 @@ impl Wanted {
                 }
             }
         });
-        w.types = text
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|word| TYPES_WORDS.iter().any(|t| word.eq_ignore_ascii_case(t)));
+        w.types = super::tokenize::has_word(text, TYPES_WORDS);
         w
     }
 }

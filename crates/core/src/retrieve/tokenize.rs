@@ -222,6 +222,13 @@ pub fn for_each_identifier(text: &str, mut f: impl FnMut(&str)) {
     }
 }
 
+/// True if `text` has one of `words` as a whole word (a run of letters and digits), as written
+/// but for case: unstemmed, so "type" is not "types".
+pub(super) fn has_word(text: &str, words: &[&str]) -> bool {
+    text.split(|c: char| !c.is_alphanumeric())
+        .any(|w| words.iter().any(|k| w.eq_ignore_ascii_case(k)))
+}
+
 /// Collects the terms of `text` (see [`for_each_term`]).
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
