@@ -326,7 +326,7 @@ impl Retrieval {
         let slot = self.slot(scope.root());
         let mut guard = slot.lock_index();
         let index = self.up_to_date(&slot, &mut guard, scope, cancel)?;
-        let candidates = if query.symbols.is_empty() {
+        let candidates = if query.symbols.is_empty() && query.capitals.is_empty() {
             limit
         } else {
             limit.max(rank::EXACT_DEFINITION_CANDIDATES)

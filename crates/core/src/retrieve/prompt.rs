@@ -57,6 +57,10 @@ pub struct Query {
     /// The same identifiers as typed (`Serialize`, `parse_args`): a definition spelled the
     /// same, case included, is the one meant (`trait Serialize` over `fn serialize`).
     pub symbol_words: Vec<String>,
+    /// In a longer one-line prompt, the capitalized words inside its prose, as typed ("how
+    /// Applicative combines effects": `Applicative`): a file that alone defines one of them,
+    /// spelled the same, is lifted a little ([`rank`](super::rank)).
+    pub capitals: Vec<String>,
     /// Runs of adjacent prose words joined as a compound identifier is indexed whole
     /// ("reflection equals" → `reflectionequals` and `reflection_equals`): ranking looks them
     /// up as terms, so a question's words meet the identifier they spell.
@@ -242,7 +246,9 @@ impl Query {
         let wanted = Wanted::of_text(asked);
         let mut names = names(prompt);
         helper_names(asked, &mut names);
-        let (symbols, symbol_words) = symbols(prompt).into_iter().unzip();
+        let (symbols, symbol_words): (Vec<String>, Vec<String>) =
+            symbols(prompt).into_iter().unzip();
+        let capitals = capitals(prompt, &symbol_words);
         let mentions = mentions(prompt);
         let mut modules = modules(prompt);
         // A path without an extension names a file as a module path does.
@@ -260,6 +266,7 @@ impl Query {
             wanted,
             symbols,
             symbol_words,
+            capitals,
             phrases: phrases(prompt),
             lines,
             opposites: opposites(prompt),
@@ -533,6 +540,50 @@ fn declared_names(prompt: &str) -> Vec<(String, String)> {
     out
 }
 
+/// Most capitalized words of one prompt looked for as definitions (each is searched for in
+/// every line of the top files).
+const MAX_CAPITALS: usize = 8;
+
+/// The capitalized words inside the prose of a longer one-line prompt, as typed, other than
+/// its `symbols`: not its first word, which any sentence capitalizes; not an acronym such as
+/// `HTTP`; not a word quoted as code (`Any`), which is weighed as code already and often
+/// names another library's type.
+fn capitals(prompt: &str, symbols: &[String]) -> Vec<String> {
+    if prompt.lines().count() > 1 {
+        return Vec::new();
+    }
+    let words: Vec<&str> = prompt
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.len() <= MAX_SYMBOL_PROMPT_WORDS {
+        return Vec::new();
+    }
+    let prose: Vec<&str> = prompt.split('`').step_by(2).collect();
+    let first = words[0];
+    let words = prose
+        .iter()
+        .flat_map(|p| p.split(|c: char| !(c.is_alphanumeric() || c == '_')))
+        .filter(|w| !w.is_empty());
+    let mut out: Vec<String> = Vec::new();
+    for (i, w) in words.enumerate() {
+        if i == 0 && w == first {
+            continue;
+        }
+        if w.chars().count() >= 3
+            && w.starts_with(|c: char| c.is_ascii_uppercase())
+            && w.chars().any(|c| c.is_ascii_lowercase())
+            && w.chars().all(|c| c.is_ascii_alphanumeric())
+            && !symbols.iter().any(|s| s == w)
+            && !out.iter().any(|o| o == w)
+            && out.len() < MAX_CAPITALS
+        {
+            out.push(w.to_owned());
+        }
+    }
+    out
+}
+
 /// Most phrases kept from one prompt.
 const MAX_PHRASES: usize = 32;
 
@@ -692,6 +743,27 @@ mod tests {
             "{:?}",
             q.modules
         );
+    }
+
+    #[test]
+    fn a_longer_prompt_keeps_the_capitalized_words_of_its_prose() {
+        let capitals = |p: &str| -> Vec<String> { Query::parse(p).capitals };
+        assert_eq!(
+            capitals("how Applicative combines independent effects"),
+            ["Applicative"]
+        );
+        // Not the first word, not an acronym, not code, not a declared name (a symbol).
+        assert_eq!(
+            capitals("Picker opens an HTTP window via `Storage` in Lua"),
+            ["Lua"]
+        );
+        assert_eq!(
+            capitals("how the Key type and the Value are used"),
+            ["Value"]
+        );
+        // A short prompt's words are its symbols; a longer prompt of several lines is prose.
+        assert!(capitals("the Router").is_empty());
+        assert!(capitals("how Applicative combines\nindependent effects").is_empty());
     }
 
     #[test]

@@ -822,6 +822,11 @@ pub const EXACT_DEFINITION_FILES: usize = 20;
 /// `SqlMapper.*.cs` files that all define the class).
 const W_EXACT_DEFINITION: f32 = 1.0;
 const W_EXACT_DEFINITION_NAMED: f32 = 1.5;
+/// A file that alone (among the files searched) defines a capitalized word of a longer
+/// prompt's prose, spelled as written ("how Applicative combines effects": `trait
+/// Applicative`), gains this fraction of the top file's score: prose capitalizes more than
+/// names, so less than a short prompt's symbol.
+const W_CAPITAL_DEFINITION: f32 = 0.3;
 /// Files ranked for a short symbol prompt, among which those named after the symbol are also
 /// checked for its definition (a large defining file can rank below many small ones).
 pub const EXACT_DEFINITION_CANDIDATES: usize = 100;
@@ -900,20 +905,33 @@ fn matches_at(line: &[u8], start: usize, name: &[u8]) -> bool {
 /// and the files named after the symbol, those with a definition of exactly that name (not
 /// `SqlMapperAsync`, not a call) gain [`W_EXACT_DEFINITION`] of the top score
 /// ([`W_EXACT_DEFINITION_NAMED`] when named after it), and show the chunk of that definition
-/// first. Reads the text of at most [`EXACT_DEFINITION_FILES`] files plus the named ones; the
-/// order stays deterministic (ties by path).
+/// first. The capitalized words of a longer prompt ([`Query::capitals`]) are looked for the
+/// same way, spelled as written; the one file that defines such a word gains
+/// [`W_CAPITAL_DEFINITION`]. Reads the text of at most [`EXACT_DEFINITION_FILES`] files plus
+/// the named ones; the order stays deterministic (ties by path).
 pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit]) {
-    if query.symbols.is_empty() || hits.is_empty() {
+    if (query.symbols.is_empty() && query.capitals.is_empty()) || hits.is_empty() {
         return;
     }
     let top = hits[0].score;
+    let stem_of = |rel: &str| -> String {
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        normalize_name(name.rsplit_once('.').map_or(name, |(s, _)| s))
+    };
+    // (hit, capital, match, line) for each file that defines a capital.
+    let mut weak: Vec<(usize, usize, f32, usize)> = Vec::new();
     for (k, hit) in hits.iter_mut().enumerate() {
-        let named = index.files[hit.file as usize].as_ref().is_some_and(|m| {
-            let name = m.rel.rsplit('/').next().unwrap_or(&m.rel);
-            let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
-            query.symbols.contains(&normalize_name(stem))
-        });
-        if k >= EXACT_DEFINITION_FILES && !named {
+        let (named, named_capital) =
+            index.files[hit.file as usize]
+                .as_ref()
+                .map_or((false, false), |m| {
+                    let stem = stem_of(&m.rel);
+                    (
+                        query.symbols.contains(&stem),
+                        query.capitals.iter().any(|c| normalize_name(c) == stem),
+                    )
+                });
+        if k >= EXACT_DEFINITION_FILES && !named && !named_capital {
             continue;
         }
         let c_family = index.files[hit.file as usize]
@@ -923,7 +941,24 @@ pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit])
             continue;
         };
         let mut best = (0.0f32, 0usize);
+        let mut best_weak: Vec<(f32, usize)> = vec![(0.0, 0); query.capitals.len()];
         for (i, l) in text.split('\n').enumerate() {
+            for (c, cap) in query.capitals.iter().enumerate() {
+                // A definition spelled as written contains the word as written.
+                if !l.contains(cap.as_str()) {
+                    continue;
+                }
+                let Some(name) = super::chunk::definition_name(l, c_family) else {
+                    continue;
+                };
+                let last = name.rsplit(['.', ':']).next().unwrap_or(name);
+                if last == cap {
+                    let m = 1.0 - NESTED_PENALTY * super::chunk::indent(l).min(12) as f32;
+                    if m > best_weak[c].0 {
+                        best_weak[c] = (m, i);
+                    }
+                }
+            }
             // Most lines name none of the symbols: skip the definition patterns for them.
             if !query.symbols.iter().any(|s| contains_normalized(l, s)) {
                 continue;
@@ -933,40 +968,59 @@ pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit])
                 best = (m, i);
             }
         }
+        for (c, &(m, line)) in best_weak.iter().enumerate() {
+            if m > 0.0 {
+                weak.push((k, c, m, line));
+            }
+        }
         if best.0 <= 0.0 {
             continue;
         }
-        let line = best.1 as u32 + 1;
-        let Some(meta) = index.files[hit.file as usize].as_ref() else {
-            continue;
-        };
-        let Some(chunk) = meta.chunks.clone().find(|&c| {
-            index.chunks[c as usize].start_line <= line && line <= index.chunks[c as usize].end_line
-        }) else {
-            continue;
-        };
-        // In the file's own units (before its role factor): a test's copy gains less.
         let bonus = if named {
             W_EXACT_DEFINITION_NAMED
         } else {
             W_EXACT_DEFINITION
         } * top
             * best.0;
-        hit.signals.symbol += bonus;
-        let bonus = bonus * hit.signals.role_factor;
-        hit.score += bonus;
-        hit.signals.total = hit.score;
-        let old = hit.chunks.iter().position(|&(c, _)| c == chunk);
-        if let Some(i) = old {
-            hit.chunks.remove(i);
+        lift(index, hit, best.1, bonus);
+    }
+    // A capital defined by one file only: a name defined in several (`module Rack`, a base
+    // and its copy) says nothing about which of them is meant.
+    for c in 0..query.capitals.len() {
+        let mut defining = weak.iter().filter(|w| w.1 == c);
+        if let (Some(&(k, _, m, line)), None) = (defining.next(), defining.next()) {
+            lift(index, &mut hits[k], line, W_CAPITAL_DEFINITION * top * m);
         }
-        hit.chunks.insert(0, (chunk, hit.score));
-        for c in hit.chunks.iter_mut().skip(1) {
-            c.1 = c.1.min(hit.score * 0.5);
-        }
-        hit.chunks.truncate(1 + EXTRA_CHUNKS);
     }
     sort_hits(index, hits);
+}
+
+/// Adds `bonus` (in the file's own units, before its role factor) to `hit` for the
+/// definition on line `line` (0-based), whose chunk it shows first.
+fn lift(index: &Index, hit: &mut FileHit, line: usize, bonus: f32) {
+    let line = line as u32 + 1;
+    let Some(meta) = index.files[hit.file as usize].as_ref() else {
+        return;
+    };
+    let Some(chunk) = meta.chunks.clone().find(|&c| {
+        index.chunks[c as usize].start_line <= line && line <= index.chunks[c as usize].end_line
+    }) else {
+        return;
+    };
+    // In the file's own units (before its role factor): a test's copy gains less.
+    hit.signals.symbol += bonus;
+    let bonus = bonus * hit.signals.role_factor;
+    hit.score += bonus;
+    hit.signals.total = hit.score;
+    let old = hit.chunks.iter().position(|&(c, _)| c == chunk);
+    if let Some(i) = old {
+        hit.chunks.remove(i);
+    }
+    hit.chunks.insert(0, (chunk, hit.score));
+    for c in hit.chunks.iter_mut().skip(1) {
+        c.1 = c.1.min(hit.score * 0.5);
+    }
+    hit.chunks.truncate(1 + EXTRA_CHUNKS);
 }
 
 /// Sorts hits by score, ties by path.

@@ -1257,6 +1257,71 @@ fn a_name_beside_a_kind_of_declaration_finds_its_definition_in_a_longer_prompt()
     );
 }
 
+/// A cats-like tree: the trait `Applicative`, and a subtrait whose doc says the prompt's words.
+fn applicative_tree(r: &Path) {
+    write(
+        r,
+        "core/cats/Applicative.scala",
+        "package cats\n\n/**\n * Applicative functor: pure lifts a value, and map2 combines two values.\n */\ntrait Applicative[F[_]] extends Apply[F] {\n  def pure[A](x: A): F[A]\n}\n",
+    );
+    write(
+        r,
+        "core/cats/CommutativeApplicative.scala",
+        "package cats\n\n/**\n * Further than an Applicative, a commutative one combines independent effects in any\n * order.\n */\ntrait CommutativeApplicative[F[_]] extends Applicative[F]\n",
+    );
+}
+
+#[test]
+fn a_capitalized_word_of_a_question_finds_the_one_file_that_defines_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    applicative_tree(r);
+    let ret = Retrieval::default();
+    let out = explained(&ret, r, "how Applicative combines independent effects");
+    assert_eq!(files(&out)[0], "core/cats/Applicative.scala", "{out:?}");
+    // The definition's chunk is the one shown.
+    assert!(out[0].content.contains("trait Applicative["), "{out:?}");
+
+    // Quoted as code, the word is weighed as code, not looked up as a definition; a
+    // sentence's first word is no name. Each file then has only the word's own definition
+    // signal.
+    for prompt in [
+        "how `Applicative` combines independent effects",
+        "Applicative combines independent effects, and how",
+    ] {
+        let out = explained(&ret, r, prompt);
+        let symbol = |p: &str| signals_of(&out, p).symbol;
+        assert_eq!(
+            symbol("core/cats/Applicative.scala"),
+            symbol("core/cats/CommutativeApplicative.scala"),
+            "{prompt}: {out:?}"
+        );
+    }
+}
+
+#[test]
+fn a_capitalized_word_defined_by_several_files_lifts_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    applicative_tree(r);
+    // A second definition of the name (a copy kept for old users): which one is meant is no
+    // longer said by the word.
+    write(
+        r,
+        "compat/cats/Applicative.scala",
+        "package cats.compat\n\ntrait Applicative[F[_]] {\n  def pure[A](x: A): F[A]\n}\n",
+    );
+    let ret = Retrieval::default();
+    let out = explained(&ret, r, "how Applicative combines independent effects");
+    // Each file has only the word's own definition signal.
+    let symbol = |p: &str| signals_of(&out, p).symbol;
+    assert_eq!(
+        symbol("core/cats/Applicative.scala"),
+        symbol("core/cats/CommutativeApplicative.scala"),
+        "{out:?}"
+    );
+}
+
 #[test]
 fn a_path_without_an_extension_names_its_file() {
     let dir = tempfile::tempdir().unwrap();
