@@ -50,6 +50,9 @@ fn definition_patterns() -> &'static (RegexSet, Vec<Regex>) {
             r"^\s*(?:template\s*<[^>]*>\s*)?(?:(?:public|private|protected|internal|static|final|abstract|sealed|partial|open|data|export)\s+)*(?:class|interface|struct|enum|record|object|protocol|extension)\s+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*\s+)?(?P<name>[A-Za-z_]\w*)",
             // Methods in class bodies (Java, C#, TypeScript, C++): `name(args) {`
             r"^\s+(?:(?:public|private|protected|static|async|override|readonly|get|set|final|virtual|abstract|synchronized)\s+)*(?:[\w<>\[\],.?]+\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^;]*\)\s*(?::\s*[^={]+)?\{\s*$",
+            // Haskell: `newtype Key = ...`, `data Value = ...`, a class with a context
+            r"^(?:newtype|data)\s+(?P<name>[A-Z]\w*)",
+            r"^class\s+\([^)]*\)\s*=>\s*(?P<name>[A-Z]\w*)",
             // Ruby, Elixir, Lua, Kotlin, Swift
             r"^\s*(?:def|defp|defmodule|module|local\s+function|function|fun|func)\s+(?P<name>[A-Za-z_][\w.?!]*)",
         ];
@@ -126,6 +129,7 @@ fn is_def_keyword(word: &str) -> bool {
             | "mod"
             | "module"
             | "namespace"
+            | "newtype"
             | "object"
             | "open"
             | "partial"
