@@ -513,6 +513,10 @@ mod tests {
             ("struct FOO_BAR {", "FOO_BAR"),
             ("class Foo extends Bar {", "Foo"),
             ("  private handle(req: Request): Response {", "handle"),
+            ("newtype Key = Key { unKey :: Text }", "Key"),
+            ("data Value = Object !Object", "Value"),
+            ("class (Eq a) => ToJSONKey a where", "ToJSONKey"),
+            ("data class Point(val x: Int) {", "Point"),
         ];
         for (line, name) in cases {
             assert_eq!(definition_name(line, false), Some(name), "{line}");
