@@ -545,9 +545,9 @@ fn declared_names(prompt: &str) -> Vec<(String, String)> {
 const MAX_CAPITALS: usize = 8;
 
 /// The capitalized words inside the prose of a longer one-line prompt, as typed, other than
-/// its `symbols`: not its first word, which any sentence capitalizes; not an acronym such as
-/// `HTTP`; not a word quoted as code (`Any`), which is weighed as code already and often
-/// names another library's type.
+/// its `symbols`: not its first word, which any sentence capitalizes, unless it has inner
+/// capitals (`MonoidK`); not an acronym such as `HTTP`; not a word quoted as code (`Any`),
+/// which is weighed as code already and often names another library's type.
 fn capitals(prompt: &str, symbols: &[String]) -> Vec<String> {
     if prompt.lines().count() > 1 {
         return Vec::new();
@@ -567,7 +567,8 @@ fn capitals(prompt: &str, symbols: &[String]) -> Vec<String> {
         .filter(|w| !w.is_empty());
     let mut out: Vec<String> = Vec::new();
     for (i, w) in words.enumerate() {
-        if i == 0 && w == first {
+        // A sentence capitalizes its first word; a name keeps its inner capitals (`MonoidK`).
+        if i == 0 && w == first && !is_code_style(w) {
             continue;
         }
         if w.chars().count() >= 3
@@ -760,6 +761,11 @@ mod tests {
         assert_eq!(
             capitals("how the Key type and the Value are used"),
             ["Value"]
+        );
+        // A first word with inner capitals is a name all the same.
+        assert_eq!(
+            capitals("MonoidK and SemigroupK type classes for combining values"),
+            ["MonoidK"]
         );
         // A short prompt's words are its symbols; a longer prompt of several lines is prose.
         assert!(capitals("the Router").is_empty());
