@@ -55,8 +55,10 @@ fn definition_patterns() -> &'static (RegexSet, Vec<Regex>) {
             r"^class\s+\([^)]*\)\s*=>\s*(?P<name>[A-Z]\w*)",
             // Shell: `name() {`, `function name() {`
             r"^\s*(?:function\s+)?(?P<name>[A-Za-z_][\w:.-]*)\s*\(\)\s*\{",
-            // Ruby, Elixir, Lua, Kotlin, Swift
-            r"^\s*(?:def|defp|defmodule|module|local\s+function|function|fun|func)\s+(?P<name>[A-Za-z_][\w.?!]*)",
+            // Ruby, Elixir, Lua, Kotlin, Swift, Scala, PHP: the keyword after modifiers
+            // (`override fun`, `public func`, `private static function`, `implicit def`), and
+            // Kotlin's type parameters before the name (`fun <T> HttpClient.get`).
+            r"^\s*(?:(?:public|private|protected|internal|fileprivate|open|static|final|abstract|override|inline|suspend|operator|infix|tailrec|external|implicit|mutating|nonmutating|async|local|sealed|actual|expect|class)\s+)*(?:def|defp|defmacro|defmacrop|defmodule|defprotocol|defimpl|module|function|fun|func)\s+(?:<[^>]*>\s*)?(?P<name>[A-Za-z_][\w.?!]*)",
         ];
         // ASCII classes: Unicode `\w`/`\s` would make every line pay for large automata, and
         // identifiers in definitions are ASCII in practice.
@@ -135,6 +137,19 @@ fn is_def_keyword(word: &str) -> bool {
             | "object"
             | "open"
             | "partial"
+            | "override"
+            | "suspend"
+            | "inline"
+            | "operator"
+            | "infix"
+            | "tailrec"
+            | "fileprivate"
+            | "mutating"
+            | "implicit"
+            | "final"
+            | "defmacro"
+            | "defprotocol"
+            | "defimpl"
             | "private"
             | "protected"
             | "pub"
@@ -528,6 +543,25 @@ mod tests {
             ("struct FOO_BAR {", "FOO_BAR"),
             ("class Foo extends Bar {", "Foo"),
             ("  private handle(req: Request): Response {", "handle"),
+            // The function keyword after modifiers.
+            ("    override fun install(plugin: P) {", "install"),
+            (
+                "public suspend fun <T> HttpClient.get(url: String): T =",
+                "HttpClient.get",
+            ),
+            ("    public func register(_ app: Application) {", "register"),
+            ("    mutating func append(_ value: T)", "append"),
+            (
+                "  override def map[A, B](fa: F[A])(f: A => B): F[B] =",
+                "map",
+            ),
+            (
+                "    public function handle(LogRecord $record): bool",
+                "handle",
+            ),
+            ("    private static function format($value)", "format"),
+            ("  defmacro plug(plug, opts \\\\ []) do", "plug"),
+            ("defprotocol Plug.Exception do", "Plug.Exception"),
             ("newtype Key = Key { unKey :: Text }", "Key"),
             ("data Value = Object !Object", "Value"),
             ("class (Eq a) => ToJSONKey a where", "ToJSONKey"),
