@@ -47,7 +47,7 @@ fn definition_patterns() -> &'static (RegexSet, Vec<Regex>) {
             r"^type\s+(?P<name>[A-Za-z_]\w*)",
             // Java, C#, Kotlin, Swift, C++ types; C++ templates (`template <typename T> class
             // basic_format_args {`) and an export macro before the name (`class FMT_API x`).
-            r"^\s*(?:template\s*<[^>]*>\s*)?(?:(?:public|private|protected|internal|static|final|abstract|sealed|partial|open|data|export)\s+)*(?:class|interface|struct|enum|record|object|protocol|extension)\s+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*\s+)?(?P<name>[A-Za-z_]\w*)",
+            r"^\s*(?:template\s*<[^>]*>\s*)?(?:(?:public|private|protected|internal|static|final|abstract|sealed|partial|open|data|export|case|implicit)\s+)*(?:class|interface|struct|enum|record|object|protocol|extension|trait)\s+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*\s+)?(?P<name>[A-Za-z_]\w*)",
             // Methods in class bodies (Java, C#, TypeScript, C++): `name(args) {`
             r"^\s+(?:(?:public|private|protected|static|async|override|readonly|get|set|final|virtual|abstract|synchronized)\s+)*(?:[\w<>\[\],.?]+\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^;]*\)\s*(?::\s*[^={]+)?\{\s*$",
             // Haskell: `newtype Key = ...`, `data Value = ...`, a class with a context
@@ -182,10 +182,14 @@ pub fn definition_name(line: &str, c_family: bool) -> Option<&str> {
         .split(|c: char| !c.is_alphanumeric())
         .next()
         .unwrap_or("");
+    // A `case` of a switch defines nothing; Scala's `case class` does.
+    let scala_case = first_word == "case"
+        && (trimmed.starts_with("case class ") || trimmed.starts_with("case object "));
     if matches!(
         first_word,
         "return" | "await" | "throw" | "new" | "else" | "case" | "yield"
-    ) {
+    ) && !scala_case
+    {
         return None;
     }
     // Control flow (`if (ready) {`): the only pattern such a line can match names the
@@ -205,7 +209,7 @@ pub fn definition_name(line: &str, c_family: bool) -> Option<&str> {
         trimmed.trim_end().as_bytes().last(),
         Some(b'{' | b':' | b'(')
     );
-    if !opens_block && !is_def_keyword(first_word) && !shell_function(trimmed) {
+    if !opens_block && !is_def_keyword(first_word) && !scala_case && !shell_function(trimmed) {
         return None;
     }
     // One pass over the line for all patterns; captures only for the ones that match.
@@ -562,6 +566,20 @@ mod tests {
             ("    private static function format($value)", "format"),
             ("  defmacro plug(plug, opts \\\\ []) do", "plug"),
             ("defprotocol Plug.Exception do", "Plug.Exception"),
+            (
+                "final case class Kleisli[F[_], -A, B](run: A => F[B]) { self =>",
+                "Kleisli",
+            ),
+            ("sealed abstract class Chain[+A] {", "Chain"),
+            ("case class Const[A, B](getConst: A)", "Const"),
+            (
+                "implicit class ListOps[A](private val la: List[A]) extends AnyVal {",
+                "ListOps",
+            ),
+            (
+                "sealed trait Eval[+A] extends Serializable { self =>",
+                "Eval",
+            ),
             ("newtype Key = Key { unKey :: Text }", "Key"),
             ("data Value = Object !Object", "Value"),
             ("class (Eq a) => ToJSONKey a where", "ToJSONKey"),
