@@ -326,10 +326,14 @@ impl Retrieval {
         let slot = self.slot(scope.root());
         let mut guard = slot.lock_index();
         let index = self.up_to_date(&slot, &mut guard, scope, cancel)?;
-        let candidates = if query.symbols.is_empty() && query.capitals.is_empty() {
-            limit
-        } else {
+        // A short prompt's symbol is also looked for in files named after it further down;
+        // a capitalized word of a longer one only among the files searched for definitions.
+        let candidates = if !query.symbols.is_empty() {
             limit.max(rank::EXACT_DEFINITION_CANDIDATES)
+        } else if !query.capitals.is_empty() {
+            limit.max(rank::EXACT_DEFINITION_FILES)
+        } else {
+            limit
         };
         let mut hits = rank::rank_shown(index, &query, candidates, limit);
         rank::exact_definitions(index, &query, &mut hits);

@@ -941,31 +941,17 @@ pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit])
             continue;
         };
         let mut best = (0.0f32, 0usize);
-        let mut best_weak: Vec<(f32, usize)> = vec![(0.0, 0); query.capitals.len()];
-        for (i, l) in text.split('\n').enumerate() {
-            for (c, cap) in query.capitals.iter().enumerate() {
-                // A definition spelled as written contains the word as written.
-                if !l.contains(cap.as_str()) {
+        let best_weak = capital_definitions(&text, &query.capitals, c_family);
+        if !query.symbols.is_empty() {
+            for (i, l) in text.split('\n').enumerate() {
+                // Most lines name none of the symbols: skip the definition patterns for them.
+                if !query.symbols.iter().any(|s| contains_normalized(l, s)) {
                     continue;
                 }
-                let Some(name) = super::chunk::definition_name(l, c_family) else {
-                    continue;
-                };
-                let last = name.rsplit(['.', ':']).next().unwrap_or(name);
-                if last == cap {
-                    let m = 1.0 - NESTED_PENALTY * super::chunk::indent(l).min(12) as f32;
-                    if m > best_weak[c].0 {
-                        best_weak[c] = (m, i);
-                    }
+                let m = definition_match(l, query, c_family);
+                if m > best.0 {
+                    best = (m, i);
                 }
-            }
-            // Most lines name none of the symbols: skip the definition patterns for them.
-            if !query.symbols.iter().any(|s| contains_normalized(l, s)) {
-                continue;
-            }
-            let m = definition_match(l, query, c_family);
-            if m > best.0 {
-                best = (m, i);
             }
         }
         for (c, &(m, line)) in best_weak.iter().enumerate() {
@@ -993,6 +979,39 @@ pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit])
         }
     }
     sort_hits(index, hits);
+}
+
+/// For each of `capitals`, how well `text` defines it as written, 0 to 1 (at top level or
+/// nested), and on which line (0-based). Only the lines holding the word are read, found by
+/// a substring search over the whole text.
+fn capital_definitions(text: &str, capitals: &[String], c_family: bool) -> Vec<(f32, usize)> {
+    let mut out = vec![(0.0f32, 0usize); capitals.len()];
+    let bytes = text.as_bytes();
+    for (c, cap) in capitals.iter().enumerate() {
+        let (mut line, mut counted, mut next_line) = (0usize, 0usize, 0usize);
+        for hit in memchr::memmem::find_iter(bytes, cap.as_bytes()) {
+            // Several hits on one line: the line was read at its first.
+            if hit < next_line {
+                continue;
+            }
+            line += memchr::memchr_iter(b'\n', &bytes[counted..hit]).count();
+            counted = hit;
+            let start = memchr::memrchr(b'\n', &bytes[..hit]).map_or(0, |i| i + 1);
+            let end = memchr::memchr(b'\n', &bytes[hit..]).map_or(bytes.len(), |i| hit + i);
+            next_line = end;
+            let l = &text[start..end];
+            let Some(name) = super::chunk::definition_name(l, c_family) else {
+                continue;
+            };
+            if name.rsplit(['.', ':']).next() == Some(cap.as_str()) {
+                let m = 1.0 - NESTED_PENALTY * super::chunk::indent(l).min(12) as f32;
+                if m > out[c].0 {
+                    out[c] = (m, line);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Adds `bonus` (in the file's own units, before its role factor) to `hit` for the
