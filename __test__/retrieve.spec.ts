@@ -560,3 +560,20 @@ test('explain shows the demotion of the side a prompt does not ask about', async
   const both = await factors('session store of the client and the server')
   assert.ok(both.client !== undefined && both.client >= 1, JSON.stringify(both))
 })
+
+// A capitalized word inside a question ("how Applicative combines effects") lifts the one file
+// that defines that name as written; lowercased, it is a plain word.
+test('explain shows the lift of the one file defining a capitalized word of a question', async () => {
+  const root = repo()
+  write(root, 'src/applicative.ts', 'export interface Applicative<F> {\n  pure<A>(a: A): F\n}\n')
+  write(root, 'src/commutative.ts', '// Combines independent effects, like an applicative, in any order.\nexport const commute = 1\n')
+  const symbol = async (prompt: string) => {
+    const out = await retrieve(req(root, prompt, { explain: true }))
+    const hit = out.find((s) => s.path === 'src/applicative.ts')
+    assert.ok(hit, `${prompt}: ${out.map((s) => s.path)}`)
+    return hit.signals!.symbol
+  }
+  const written = await symbol('how Applicative combines independent effects')
+  const lower = await symbol('how applicative combines independent effects')
+  assert.ok(written > lower, `${written} <= ${lower}`)
+})
