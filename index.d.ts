@@ -1322,7 +1322,10 @@ export interface SnippetSignals {
   chunk: number
   /** Directory and file names matching prompt terms. */
   path: number
-  /** Definitions of prompt terms in the file. */
+  /**
+   * Definitions of prompt terms in the file; more for the exact definition of a short
+   * prompt's symbol, or of a capitalized word of a longer prompt that only this file defines.
+   */
   symbol: number
   /** The prompt names the file (path, file name, module path or stem). */
   mention: number

@@ -63,7 +63,8 @@ pub struct SnippetSignals {
     pub chunk: f64,
     /// Directory and file names matching prompt terms.
     pub path: f64,
-    /// Definitions of prompt terms in the file.
+    /// Definitions of prompt terms in the file; more for the exact definition of a short
+    /// prompt's symbol, or of a capitalized word of a longer prompt that only this file defines.
     pub symbol: f64,
     /// The prompt names the file (path, file name, module path or stem).
     pub mention: f64,

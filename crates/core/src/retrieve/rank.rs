@@ -79,7 +79,8 @@ pub struct Signals {
     pub chunk: f32,
     /// Path field: directory and file names matching prompt terms.
     pub path: f32,
-    /// Definitions of prompt terms in the file.
+    /// Definitions of prompt terms in the file; more for the exact definition of a short
+    /// prompt's symbol, or of a capitalized word of a longer prompt that only this file defines.
     pub symbol: f32,
     /// The prompt names the file (path, file name, module path or stem).
     pub mention: f32,
