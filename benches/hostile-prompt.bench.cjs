@@ -1,5 +1,5 @@
 // Time of retrieve on a 256 KB one-line prompt over a one-file root: plain words, and words
-// that fire every prompt reading (helper names, sides, declared names). Run by hand after a
+// that fire every prompt reading (helper names, sides, declared names, capitalized words). Run by hand after a
 // release build: node benches/hostile-prompt.bench.cjs
 const fs = require('node:fs')
 const os = require('node:os')
@@ -12,7 +12,7 @@ const size = 250 * 1024
 const fill = (unit) => unit.repeat(Math.floor(size / unit.length))
 const prompts = {
   plain: fill('word other thing '),
-  hostile: 'helpers ' + fill('Foo protocol client Bar-side utils '),
+  hostile: 'helpers ' + fill('Foo protocol client Bar-side utils Alpha Beta Gamma Delta Epsilon Zeta Theta Iota Kappa '),
 }
 const request = (prompt) => ({ prompt, spaceId: 's', sessionId: 's', providerId: 'mcp', rootPath: root, limit: 5 })
 
