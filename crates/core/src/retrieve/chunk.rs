@@ -53,8 +53,6 @@ fn definition_patterns() -> &'static (RegexSet, Vec<Regex>) {
             // Haskell: `newtype Key = ...`, `data Value = ...`, a class with a context
             r"^(?:newtype|data)\s+(?P<name>[A-Z]\w*)",
             r"^class\s+\([^)]*\)\s*=>\s*(?P<name>[A-Z]\w*)",
-            // Shell: `name() {`, `function name() {`
-            r"^\s*(?:function\s+)?(?P<name>[A-Za-z_][\w:.-]*)\s*\(\)\s*\{",
             // Ruby, Elixir, Lua, Kotlin, Swift, Scala, PHP: the keyword after modifiers
             // (`override fun`, `public func`, `private static function`, `implicit def`), and
             // Kotlin's type parameters before the name (`fun <T> HttpClient.get`).
@@ -209,7 +207,7 @@ pub fn definition_name(line: &str, c_family: bool) -> Option<&str> {
         trimmed.trim_end().as_bytes().last(),
         Some(b'{' | b':' | b'(')
     );
-    if !opens_block && !is_def_keyword(first_word) && !scala_case && !shell_function(trimmed) {
+    if !opens_block && !is_def_keyword(first_word) && !scala_case {
         return None;
     }
     // One pass over the line for all patterns; captures only for the ones that match.
@@ -218,19 +216,6 @@ pub fn definition_name(line: &str, c_family: bool) -> Option<&str> {
         let name = each[k].captures(line)?.name("name")?.as_str();
         (!NOT_NAMES.contains(&name)).then_some(name)
     })
-}
-
-/// Whether a line starts as a shell function does (`name() {`, `name () { # comment`): a
-/// name, then empty parentheses and a brace. Such a line need not end with the brace.
-fn shell_function(trimmed: &str) -> bool {
-    let end = trimmed
-        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '.' | '-')))
-        .unwrap_or(trimmed.len());
-    let rest = trimmed[end..].trim_start();
-    end > 0
-        && rest
-            .strip_prefix("()")
-            .is_some_and(|r| r.trim_start().starts_with('{'))
 }
 
 /// The function a C or C++ line defines at the top level ([`c_function_pattern`]).
@@ -584,8 +569,6 @@ mod tests {
             ("data Value = Object !Object", "Value"),
             ("class (Eq a) => ToJSONKey a where", "ToJSONKey"),
             ("data class Point(val x: Int) {", "Point"),
-            ("bats_test_count_validator() {", "bats_test_count_validator"),
-            ("bats_quote_code() { # <var> <code>", "bats_quote_code"),
             (
                 "function bats_replace_filename() {",
                 "bats_replace_filename",

@@ -1323,33 +1323,6 @@ fn a_capitalized_word_defined_by_several_files_lifts_none() {
 }
 
 #[test]
-fn a_shell_function_defines_its_name() {
-    let dir = tempfile::tempdir().unwrap();
-    let r = dir.path();
-    write(
-        r,
-        "lib/validator.bash",
-        "#!/usr/bin/env bash\n\nbats_test_count_validator() { # <header>\n  read -r header\n  printf '%s\\n' \"$header\"\n}\n",
-    );
-    write(
-        r,
-        "lib/common.bash",
-        "#!/usr/bin/env bash\n\n# Prints how many tests ran, and a count of those that failed.\nfunction bats_print_summary() {\n  printf 'count %s\\n' \"$1\"\n}\n",
-    );
-    let out = explained(
-        &Retrieval::default(),
-        r,
-        "where is the test count validator",
-    );
-    assert_eq!(files(&out)[0], "lib/validator.bash", "{out:?}");
-    // The function's name parts are defined there, not only written.
-    assert!(
-        signals_of(&out, "lib/validator.bash").symbol > 0.0,
-        "{out:?}"
-    );
-}
-
-#[test]
 fn a_path_without_an_extension_names_its_file() {
     let dir = tempfile::tempdir().unwrap();
     let r = dir.path();
