@@ -915,10 +915,7 @@ pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit])
         return;
     }
     let top = hits[0].score;
-    let stem_of = |rel: &str| -> String {
-        let name = rel.rsplit('/').next().unwrap_or(rel);
-        normalize_name(name.rsplit_once('.').map_or(name, |(s, _)| s))
-    };
+    let capital_names: Vec<String> = query.capitals.iter().map(|c| normalize_name(c)).collect();
     // (hit, capital, match, line) for each file that defines a capital.
     let mut weak: Vec<(usize, usize, f32, usize)> = Vec::new();
     for (k, hit) in hits.iter_mut().enumerate() {
@@ -926,11 +923,8 @@ pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit])
             index.files[hit.file as usize]
                 .as_ref()
                 .map_or((false, false), |m| {
-                    let stem = stem_of(&m.rel);
-                    (
-                        query.symbols.contains(&stem),
-                        query.capitals.iter().any(|c| normalize_name(c) == stem),
-                    )
+                    let stem = stem_name(last(&m.rel));
+                    (query.symbols.contains(&stem), capital_names.contains(&stem))
                 });
         if k >= EXACT_DEFINITION_FILES && !named && !named_capital {
             continue;
