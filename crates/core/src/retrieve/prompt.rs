@@ -541,7 +541,7 @@ fn declared_names(prompt: &str) -> Vec<(String, String)> {
 }
 
 /// Most capitalized words of one prompt looked for as definitions (each is searched for in
-/// every line of the top files).
+/// the text of each of the top files).
 const MAX_CAPITALS: usize = 8;
 
 /// The capitalized words inside the prose of a longer one-line prompt, as typed, other than
