@@ -19,6 +19,7 @@
 //! - [`builders`]: implementation, review, fix and issue contexts for agent prompts.
 //! - [`git`]: the `git` command-line runner (timeouts, output caps, classified failures).
 //! - [`inject`]: ADR-005 context sources (directory, file, diff, pull request) and composition.
+//! - [`cancel`]: the cancellation flag and deadline long work checks.
 //! - [`engine`]: long-lived state (indexes, caches, clients) behind the `ContextEngine` class.
 
 // Module docs explain each capability's steps to its maintainers too, naming private items;
@@ -33,6 +34,7 @@
 
 pub mod budget;
 pub mod builders;
+pub mod cancel;
 pub mod engine;
 pub mod error;
 pub mod expand;

@@ -33,7 +33,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::engine::Cancel;
+use crate::cancel::Cancel;
 use crate::fs_scope::Scope;
 use crate::{Error, Result};
 

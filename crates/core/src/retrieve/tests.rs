@@ -1476,7 +1476,7 @@ fn a_build_cancelled_before_it_starts_leaves_no_entry() {
     let dir = fixture();
     let root = dir.path().to_str().unwrap();
     let r = Retrieval::new(RetrievalOptions::default());
-    let cancel = crate::engine::Cancel::new();
+    let cancel = crate::cancel::Cancel::new();
     cancel.cancel();
     assert!(r.prepare_cancellable(root, &cancel).is_err());
     assert_eq!(r.status(root).unwrap().state, IndexState::Absent);

@@ -27,7 +27,7 @@ use std::time::SystemTime;
 use super::query::central;
 use super::query::rank;
 use super::query::roles::Role;
-use crate::engine::Cancel;
+use crate::cancel::Cancel;
 use crate::fs_scope::{ReadError, Scope};
 use walk::Stamp;
 use watch::DirWatch;

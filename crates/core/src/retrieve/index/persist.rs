@@ -1011,8 +1011,8 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieve::{Query, Request, Retrieval, RetrievalOptions, Snippet};
     use crate::retrieve::query::roles::Role;
+    use crate::retrieve::{Query, Request, Retrieval, RetrievalOptions, Snippet};
     use std::fs;
     use std::sync::atomic::AtomicUsize;
 

@@ -9,7 +9,7 @@ use super::walk::{self, Listed, Stamp, Targets, Verdict};
 use super::watch;
 use super::watch::{DirWatch, Drained};
 use super::{FileMeta, Index, Progress, SkipReason};
-use crate::engine::Cancel;
+use crate::cancel::Cancel;
 use crate::stamp::racy;
 
 /// Whether a file skipped for `reason` was listed, so counts toward the cap (a file too large
