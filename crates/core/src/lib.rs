@@ -5,6 +5,10 @@
 //! Rust. The addon's binding crate (the package root's `src/`) only converts arguments and
 //! results.
 //!
+//! Each public module is one capability and exports what its callers use (`pub use` in the
+//! module); its own files are private. [`fs_scope`], [`git`] and `stamp` (file stamps) serve
+//! the capabilities and are not exported.
+//!
 //! - [`error`]: the one error type; its kind becomes `err.code` in JavaScript.
 //! - [`fs_scope`]: the one place a path is resolved against a root, opened and read.
 //! - [`secrets`]: detection and redaction of credentials in text.
@@ -38,13 +42,13 @@ pub mod cancel;
 pub mod engine;
 pub mod error;
 pub mod expand;
-pub mod fs_scope;
-pub mod git;
+pub(crate) mod fs_scope;
+pub(crate) mod git;
 pub mod inject;
 pub mod remote;
 pub mod retrieve;
 pub mod secrets;
-pub mod stamp;
+pub(crate) mod stamp;
 pub mod stats;
 pub mod symbols;
 pub mod syntax;

@@ -22,9 +22,9 @@
 //! Every file is read through [`fs_scope`](crate::fs_scope); snippet text is redacted with
 //! [`secrets::redact`](crate::secrets::redact) before it leaves the engine.
 
-pub mod index;
-pub mod query;
-pub mod tokenize;
+pub(crate) mod index;
+mod query;
+mod tokenize;
 
 #[cfg(test)]
 mod tests;
@@ -37,8 +37,10 @@ use crate::cancel::Cancel;
 use crate::fs_scope::Scope;
 use crate::{Error, Result};
 
-pub use index::{Coverage, Freshness, Index, IndexStats, SkipReason, SkippedFiles};
-pub use query::rank::{Query, Signals};
+pub(crate) use index::Index;
+pub use index::{Coverage, Freshness, IndexStats, SkippedFiles};
+pub(crate) use query::rank::Query;
+pub use query::rank::Signals;
 pub use query::roles::Role;
 pub use query::snippet::snippet_id;
 

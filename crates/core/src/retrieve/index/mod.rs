@@ -9,14 +9,14 @@
 //! File contents are not kept: snippets are read again (through the scope) for the few
 //! results a query returns, which keeps the index at a few bytes per token.
 
-pub mod chunk;
+pub(crate) mod chunk;
 mod mapped;
-pub mod persist;
+pub(crate) mod persist;
 mod read;
 mod refresh;
 pub(super) mod terms;
 mod update;
-pub mod walk;
+pub(crate) mod walk;
 mod watch;
 
 use rustc_hash::FxHashMap as HashMap;

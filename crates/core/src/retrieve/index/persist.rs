@@ -83,6 +83,7 @@ fn create_exclusive(path: &Path) -> std::io::Result<std::fs::File> {
 
 /// Saves `index` in `dir` (created if needed), replacing the root's previous file atomically.
 /// Returns the bytes written.
+#[cfg_attr(not(test), allow(dead_code))] // only the tests call it
 pub fn save(dir: &Path, index: &Index) -> std::io::Result<u64> {
     save_yielding(dir, index, None).map(|s| s.bytes)
 }
@@ -91,6 +92,7 @@ pub fn save(dir: &Path, index: &Index) -> std::io::Result<u64> {
 #[derive(Debug)]
 pub(crate) struct Saved {
     /// Bytes written.
+    #[cfg_attr(not(test), allow(dead_code))] // only the tests' save reads it
     pub bytes: u64,
     /// The written file's fingerprints, runs and run starts, mapped (where mapping is
     /// available) for [`Index::serve_mapped`].

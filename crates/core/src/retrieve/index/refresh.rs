@@ -54,12 +54,14 @@ impl Index {
     /// directory and no ignore file changed since the last full walk (and that walk is not
     /// racy), no file can have been added or deleted: only the known files are stat'ed.
     /// Otherwise, and whenever events were lost, the whole tree is walked again.
+    #[cfg_attr(not(test), allow(dead_code))] // only the tests call it
     pub fn refresh(&mut self, progress: &AtomicUsize) -> usize {
         self.refresh_with(progress, &AtomicUsize::new(0))
     }
 
     /// [`Index::refresh`], counting in `found` the files it is going to read (so `progress`
     /// of `found` is the progress of a build).
+    #[cfg_attr(not(test), allow(dead_code))] // only the tests call it
     pub fn refresh_with(&mut self, progress: &AtomicUsize, found: &AtomicUsize) -> usize {
         self.refresh_cancellable(progress, found, &Cancel::default())
     }

@@ -4,7 +4,7 @@
 //! ranked chunks ([`snippet`]).
 
 pub(super) mod central;
-pub mod prompt;
-pub mod rank;
-pub mod roles;
+pub(crate) mod prompt;
+pub(crate) mod rank;
+pub(crate) mod roles;
 pub(super) mod snippet;

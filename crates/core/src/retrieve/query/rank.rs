@@ -1054,6 +1054,7 @@ fn sort_hits(index: &Index, hits: &mut [FileHit]) {
 
 /// Ranks the files of `index` for `query`; at most `max_files` files, best first, ties broken
 /// by path so that equal inputs always give the same order.
+#[cfg_attr(not(test), allow(dead_code))] // only the tests call it
 pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
     rank_shown(index, query, max_files, max_files)
 }
