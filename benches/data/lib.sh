@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers of the data-preparation scripts (sourced, not run).
 
 # need_bench: the retrieval benchmark harness folder must be given in $BENCH.
