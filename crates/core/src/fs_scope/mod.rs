@@ -105,8 +105,8 @@ impl Default for ReadLimits {
 pub struct TextFile {
     /// The canonical relative path, `'/'`-separated.
     pub rel: String,
-    /// The content as by [`normalize_text`]: `'\n'` line endings, no BOM, invalid UTF-8 as
-    /// U+FFFD, long lines cut.
+    /// The content as by [`normalize_text`](text::normalize_text): `'\n'` line endings, no
+    /// BOM, invalid UTF-8 as U+FFFD, long lines cut.
     pub text: String,
     /// The size of the file in bytes as read from disk.
     pub size: u64,

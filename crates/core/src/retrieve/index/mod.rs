@@ -55,8 +55,9 @@ pub(super) struct FileMeta {
     /// Tokens in the whole file.
     pub len: u32,
     pub language: Option<&'static str>,
-    /// What the file is for, from its path and text ([`role_of_text`]): kept so that ranking
-    /// does not classify every matching file again on each query.
+    /// What the file is for, from its path and text
+    /// ([`role_of_text`](super::query::roles::role_of_text)): kept so that ranking does not
+    /// classify every matching file again on each query.
     pub role: Role,
     /// Hashes of the parts of the path a prompt can name ([`rank::FileKeys`]), so that ranking
     /// compares numbers instead of reading every path on each query.

@@ -990,7 +990,7 @@ fn read_skipped(r: &mut In<'_>) -> Option<HashMap<String, (Stamp, SkipReason)>> 
 impl Index {
     /// Reads the term fingerprints, posting runs and run starts from `parts`, the mapped
     /// cache file a save of this index in its present state just wrote, instead of their
-    /// heap copies ([`mapped`]).
+    /// heap copies ([`mapped`](super::mapped)).
     pub(in crate::retrieve) fn serve_mapped(&mut self, parts: MappedParts) {
         if parts.fps.len() != self.terms.len() || parts.starts.len() != self.postings.terms() + 1 {
             return;
@@ -1001,7 +1001,7 @@ impl Index {
     }
 
     /// Releases the pages of the mapped cache file this index reads from once requests have
-    /// made the process's resident file pages grow past [`mapped::RESIDENT_BUDGET`]
+    /// made the process's resident file pages grow past [`super::mapped::RESIDENT_BUDGET`]
     /// (call after a request).
     pub(in crate::retrieve) fn bound_residency(&mut self) {
         if let Some(map) = self.postings.map() {
