@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url'
 import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 
-import { countTokens } from '../index.js'
+import { countTokens } from '../lib/index.js'
 import { jsonSchema } from '../lib/mcp/args'
 import { toolsFor } from '../lib/mcp/tools'
 import { startGitea, startHound, TOKEN, type Running } from './support/remote-servers'
