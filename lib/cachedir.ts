@@ -16,7 +16,10 @@ export interface CacheChoice {
  * else the platform's cache folder (`~/Library/Caches` on macOS, `%LOCALAPPDATA%` on Windows,
  * `~/.cache` elsewhere). Relative variables are ignored, as the XDG specification asks.
  */
-export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | undefined {
+export function defaultCacheDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
   const abs = (v: string | undefined) => (v && isAbsolute(v) ? v : undefined)
   const explicit = abs(env.CONTEXT_ENGINE_INDEX_CACHE_DIR)
   if (explicit) return explicit
@@ -28,7 +31,9 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, platform: 
   }
   const home = abs(env.HOME) ?? safeHome()
   if (!home) return undefined
-  return platform === 'darwin' ? join(home, 'Library', 'Caches', 'context-engine') : join(home, '.cache', 'context-engine')
+  return platform === 'darwin'
+    ? join(home, 'Library', 'Caches', 'context-engine')
+    : join(home, '.cache', 'context-engine')
 }
 
 function safeHome(): string | undefined {
@@ -44,7 +49,11 @@ function safeHome(): string | undefined {
  * The cache directory to use, created (owner-only) when missing; undefined when caching is off
  * or the folder cannot be created (`warn` is told why).
  */
-export function resolveCacheDir(choice: CacheChoice, warn: (message: string) => void, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function resolveCacheDir(
+  choice: CacheChoice,
+  warn: (message: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   if (choice.disabled) return undefined
   const dir = choice.dir !== undefined ? resolve(choice.dir) : defaultCacheDir(env)
   if (!dir) {
@@ -55,7 +64,9 @@ export function resolveCacheDir(choice: CacheChoice, warn: (message: string) => 
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     return dir
   } catch (err) {
-    warn(`cannot create the cache folder (${(err as NodeJS.ErrnoException).code ?? 'error'}): indexes are kept in memory only`)
+    warn(
+      `cannot create the cache folder (${(err as NodeJS.ErrnoException).code ?? 'error'}): indexes are kept in memory only`,
+    )
     return undefined
   }
 }

@@ -42,7 +42,16 @@ function fail(message: string): never {
 
 interface Parsed {
   positional: string[]
-  flags: { json?: boolean; stdio?: boolean; explain?: boolean; help?: boolean; noCache?: boolean; root?: string; limit?: string; cacheDir?: string }
+  flags: {
+    json?: boolean
+    stdio?: boolean
+    explain?: boolean
+    help?: boolean
+    noCache?: boolean
+    root?: string
+    limit?: string
+    cacheDir?: string
+  }
 }
 
 export function parseArgs(argv: string[]): Parsed {
@@ -69,7 +78,10 @@ export function parseArgs(argv: string[]): Parsed {
 }
 
 function packageInfo(): { name: string; version: string } {
-  const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { name: string; version: string }
+  const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
+    name: string
+    version: string
+  }
   return { name: pkg.name, version: pkg.version }
 }
 
@@ -114,7 +126,12 @@ async function withProgress<T>(engine: ContextEngine, root: string, work: Promis
   }
 }
 
-function request(prompt: string, root: string, limit: number | undefined, explain: boolean | undefined): ContextRetrievalRequest {
+function request(
+  prompt: string,
+  root: string,
+  limit: number | undefined,
+  explain: boolean | undefined,
+): ContextRetrievalRequest {
   const r: ContextRetrievalRequest = { prompt, spaceId: 'cli', sessionId: 'cli', rootPath: root, providerId: 'mcp' }
   if (limit !== undefined) r.limit = limit
   if (explain) r.explain = true
@@ -165,16 +182,31 @@ async function query(engine: ContextEngine, positional: string[], flags: Parsed[
   process.stdout.write(`${out.join('\n')}\n`)
 }
 
-async function index(engine: ContextEngine, positional: string[], flags: Parsed['flags'], cache: string | undefined): Promise<void> {
+async function index(
+  engine: ContextEngine,
+  positional: string[],
+  flags: Parsed['flags'],
+  cache: string | undefined,
+): Promise<void> {
   if (positional.length > 1) fail('index takes only --root DIR')
   const root = resolve(flags.root ?? process.cwd())
   const started = Date.now()
   const s = await withProgress(engine, root, engine.prepareIndex(root))
   printWarnings(engine, root)
   const secs = ((Date.now() - started) / 1000).toFixed(1)
-  const summary = { root, files: s.files, filesRead: s.filesRead, chunks: s.chunks, seconds: Number(secs), cacheDir: cache ?? null }
+  const summary = {
+    root,
+    files: s.files,
+    filesRead: s.filesRead,
+    chunks: s.chunks,
+    seconds: Number(secs),
+    cacheDir: cache ?? null,
+  }
   if (flags.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`)
-  else process.stdout.write(`indexed ${root}: ${s.files} files (${s.filesRead} read now), ${s.chunks} chunks in ${secs} s; ${cache ? `saved in ${cache}` : 'not saved (--no-cache)'}\n`)
+  else
+    process.stdout.write(
+      `indexed ${root}: ${s.files} files (${s.filesRead} read now), ${s.chunks} chunks in ${secs} s; ${cache ? `saved in ${cache}` : 'not saved (--no-cache)'}\n`,
+    )
 }
 
 async function serve(engine: ContextEngine): Promise<void> {
@@ -187,18 +219,32 @@ async function serve(engine: ContextEngine): Promise<void> {
       const req = JSON.parse(line)
       id = req.id ?? null
       const limit = req.limit === undefined || req.limit === null ? undefined : req.limit
-      const snippets = await engine.retrieve(request(String(req.prompt ?? ''), String(req.root ?? ''), limit, req.explain === true))
+      const snippets = await engine.retrieve(
+        request(String(req.prompt ?? ''), String(req.root ?? ''), limit, req.explain === true),
+      )
       response = {
         id,
         results: snippets.map((s) => {
-          const r: Record<string, unknown> = { path: s.path, startLine: s.startLine, endLine: s.endLine, content: s.content, score: s.score }
+          const r: Record<string, unknown> = {
+            path: s.path,
+            startLine: s.startLine,
+            endLine: s.endLine,
+            content: s.content,
+            score: s.score,
+          }
           if (s.signals) r.signals = s.signals
           return r
         }),
       }
     } catch (err) {
       const e = err as { code?: unknown; message?: string }
-      response = { id, error: { code: typeof e?.code === 'string' ? e.code : 'invalid_request', message: e?.message || 'request failed' } }
+      response = {
+        id,
+        error: {
+          code: typeof e?.code === 'string' ? e.code : 'invalid_request',
+          message: e?.message || 'request failed',
+        },
+      }
     }
     process.stdout.write(`${JSON.stringify(response)}\n`)
   }
@@ -213,12 +259,16 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     }
     const command = positional[0]
     if (command === 'mcp') {
-      if (positional.length > 1 || flags.limit !== undefined || flags.json || flags.stdio || flags.explain) fail('mcp takes only --root DIR, --cache-dir DIR and --no-cache')
+      if (positional.length > 1 || flags.limit !== undefined || flags.json || flags.stdio || flags.explain)
+        fail('mcp takes only --root DIR, --cache-dir DIR and --no-cache')
       const { runMcp } = await import('./mcp/server.js')
-      const cache = resolveCacheDir({ dir: flags.cacheDir, disabled: flags.noCache }, (m) => process.stderr.write(`context-engine mcp: ${m}\n`))
+      const cache = resolveCacheDir({ dir: flags.cacheDir, disabled: flags.noCache }, (m) =>
+        process.stderr.write(`context-engine mcp: ${m}\n`),
+      )
       return await runMcp({ root: flags.root, cacheDir: cache, ...packageInfo() })
     }
-    if (command !== 'query' && command !== 'index' && command !== 'serve') fail(command ? `unknown command ${command}` : 'missing command')
+    if (command !== 'query' && command !== 'index' && command !== 'serve')
+      fail(command ? `unknown command ${command}` : 'missing command')
     if (command === 'serve' && !flags.stdio) fail('serve needs --stdio')
     const cache = cacheDir(flags)
     const engine = new ContextEngine(cache ? { indexCacheDir: cache } : {})

@@ -37,7 +37,7 @@ function where(path: PropertyKey[], schema?: Record<string, unknown>): string {
     } else if (out === '') {
       out = safeKey(p)
       s = props?.[p as string]
-    } else if (props && Object.prototype.hasOwnProperty.call(props, p)) {
+    } else if (props && Object.hasOwn(props, p)) {
       out += `.${safeKey(p)}`
       s = props[p as string]
     } else {
@@ -64,7 +64,9 @@ function declaredType(schema: Record<string, unknown> | undefined, path: Propert
   for (const p of path) {
     if (!s) return undefined
     if (typeof p === 'number') s = s.items as Record<string, unknown> | undefined
-    else s = ((s.properties as Record<string, Record<string, unknown>> | undefined)?.[p as string] ?? s.additionalProperties) as Record<string, unknown> | undefined
+    else
+      s = ((s.properties as Record<string, Record<string, unknown>> | undefined)?.[p as string] ??
+        s.additionalProperties) as Record<string, unknown> | undefined
   }
   return s?.type
 }
@@ -75,20 +77,26 @@ export function describeIssue(issue: z.core.$ZodIssue, input: unknown, schema?: 
   switch (issue.code) {
     case 'invalid_type': {
       let value: unknown = input
-      for (const p of issue.path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[p as string] : undefined
+      for (const p of issue.path)
+        value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[p as string] : undefined
       if (value === undefined && issue.path.length > 0) return `${field} is required`
       const expected = declaredType(schema, issue.path) === 'integer' ? 'int' : issue.expected
       return `${field} must be ${TYPE_WORDS[expected] ?? `a ${expected}`}`
     }
     case 'too_small':
-      if (issue.origin === 'string') return Number(issue.minimum) === 1 ? `${field} must not be empty` : `${field} must have at least ${issue.minimum} characters`
+      if (issue.origin === 'string')
+        return Number(issue.minimum) === 1
+          ? `${field} must not be empty`
+          : `${field} must have at least ${issue.minimum} characters`
       if (issue.origin === 'array') return `${field} must have at least ${issue.minimum} item(s)`
-      if (issue.origin === 'object' || issue.origin === 'record') return `${field} must have at least ${issue.minimum} entr${Number(issue.minimum) === 1 ? 'y' : 'ies'}`
+      if (issue.origin === 'object' || issue.origin === 'record')
+        return `${field} must have at least ${issue.minimum} entr${Number(issue.minimum) === 1 ? 'y' : 'ies'}`
       return `${field} must be >= ${issue.minimum}`
     case 'too_big':
       if (issue.origin === 'string') return `${field} must have at most ${issue.maximum} characters`
       if (issue.origin === 'array') return `${field} must have at most ${issue.maximum} items`
-      if (issue.origin === 'object' || issue.origin === 'record') return `${field} must have at most ${issue.maximum} entries`
+      if (issue.origin === 'object' || issue.origin === 'record')
+        return `${field} must have at most ${issue.maximum} entries`
       return `${field} must be <= ${issue.maximum}`
     case 'invalid_value':
       return `${field} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`
@@ -102,7 +110,11 @@ export function describeIssue(issue: z.core.$ZodIssue, input: unknown, schema?: 
 }
 
 /** Checks `args` (undefined counts as `{}`) against `schema` (whose JSON form is `json`); throws `invalid_request`. */
-export function parseArguments<S extends z.ZodType>(schema: S, args: unknown, json?: Record<string, unknown>): z.output<S> {
+export function parseArguments<S extends z.ZodType>(
+  schema: S,
+  args: unknown,
+  json?: Record<string, unknown>,
+): z.output<S> {
   const input = args ?? {}
   const r = schema.safeParse(input)
   if (r.success) return r.data
@@ -114,7 +126,10 @@ export function parseArguments<S extends z.ZodType>(schema: S, args: unknown, js
 }
 
 /** The JSON schema of `schema` as a host reads it (input shape: defaults are not required). */
-export function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> & { type: 'object' } {
+export function jsonSchema(
+  schema: z.ZodType,
+  io: 'input' | 'output' = 'input',
+): Record<string, unknown> & { type: 'object' } {
   const out = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>
   delete out.$schema
   return out as Record<string, unknown> & { type: 'object' }
@@ -126,8 +141,14 @@ export const rootArg = z
   .string()
   .min(1)
   .max(4096)
-  .describe("Repository directory to work in (absolute, or relative to the default root). Must lie inside one of the roots the server may read. Default: the server's root.")
-export const pathArg = z.string().min(1).max(4096).describe('File path relative to the root (`src/app.ts`), or an absolute path inside it.')
+  .describe(
+    "Repository directory to work in (absolute, or relative to the default root). Must lie inside one of the roots the server may read. Default: the server's root.",
+  )
+export const pathArg = z
+  .string()
+  .min(1)
+  .max(4096)
+  .describe('File path relative to the root (`src/app.ts`), or an absolute path inside it.')
 export const lineArg = z.int().min(1).max(10_000_000)
 
 /** The default and the ceiling of `maxTokens`: a host caps a tool result at about 25k tokens. */
@@ -141,5 +162,7 @@ export function maxTokensArg(def = DEFAULT_MAX_TOKENS) {
     .min(MIN_TOKENS)
     .max(MAX_TOKENS)
     .default(def)
-    .describe(`Token budget of the result (o200k_base count), ${MIN_TOKENS}-${MAX_TOKENS}. Default ${def}. The result stops at the budget and says how to continue.`)
+    .describe(
+      `Token budget of the result (o200k_base count), ${MIN_TOKENS}-${MAX_TOKENS}. Default ${def}. The result stops at the budget and says how to continue.`,
+    )
 }

@@ -9,7 +9,7 @@ export const tokens = (text: string): Promise<number> => countTokens(text, 'o200
 /** `line` cut at MAX_LINE_CHARS characters, saying how long it was. */
 export function clipLine(line: string): string {
   if (line.length <= MAX_LINE_CHARS) return line
-  return `${line.slice(0, MAX_LINE_CHARS)} [... line cut: ${line.length} characters]`
+  return `${line.slice(0, MAX_LINE_CHARS)} [... line cut at ${MAX_LINE_CHARS} characters]`
 }
 
 /**
@@ -17,7 +17,11 @@ export function clipLine(line: string): string {
  * the cost grows with `k`. A first guess from the length of the text, then a binary search
  * with exact counts (about a dozen counts for thousands of lines).
  */
-export async function largestFitting(n: number, budget: number, render: (k: number) => string): Promise<{ k: number; tokens: number }> {
+export async function largestFitting(
+  n: number,
+  budget: number,
+  render: (k: number) => string,
+): Promise<{ k: number; tokens: number }> {
   const full = await tokens(render(n))
   if (full <= budget) return { k: n, tokens: full }
   let lo = 0

@@ -6,7 +6,20 @@ import { join } from 'node:path'
 import * as addon from '../index.js'
 
 /** Folders never counted: version control, dependencies and build output. */
-const SKIP = new Set(['node_modules', 'target', 'dist', 'build', 'out', '__pycache__', '.git', '.hg', '.svn', 'bower_components', '.venv', 'venv'])
+const SKIP = new Set([
+  'node_modules',
+  'target',
+  'dist',
+  'build',
+  'out',
+  '__pycache__',
+  '.git',
+  '.hg',
+  '.svn',
+  'bower_components',
+  '.venv',
+  'venv',
+])
 /** Entries read at most (a guard for enormous trees). */
 const MAX_ENTRIES = 400_000
 

@@ -11,9 +11,10 @@
 //   that waits for an indexing reports progress (`progress` of `total` files, and a message)
 //   when the client sent a progressToken.
 // - End of stdin ends the process.
+
+import type { ServerContext } from '@modelcontextprotocol/server'
 import { Server } from '@modelcontextprotocol/server'
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio'
-import type { ServerContext } from '@modelcontextprotocol/server'
 
 import type { ContextEngine } from '../index.js'
 import { CODES, jsonSchema, parseArguments, ToolError } from './args.js'
@@ -43,7 +44,8 @@ function log(message: string): void {
   process.stderr.write(`context-engine mcp: ${message}\n`)
 }
 
-const errorCode = (err: unknown): string | undefined => (err && typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : undefined)
+const errorCode = (err: unknown): string | undefined =>
+  err && typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : undefined
 
 /** Runs the server until stdin ends. */
 export async function runMcp(options: McpOptions): Promise<void> {
@@ -85,7 +87,11 @@ export async function runMcp(options: McpOptions): Promise<void> {
     const started = Date.now()
     engine
       .prepareIndex(root)
-      .then((s) => log(`index of ${root} ready in ${Date.now() - started} ms: ${s.files} files, ${s.filesRead} read now${options.cacheDir ? '' : ' (no cache folder)'}`))
+      .then((s) =>
+        log(
+          `index of ${root} ready in ${Date.now() - started} ms: ${s.files} files, ${s.filesRead} read now${options.cacheDir ? '' : ' (no cache folder)'}`,
+        ),
+      )
       .catch((err) => log(`indexing failed: ${errorCode(err) ?? 'error'}`))
   }
   // The default root once the client's roots (if it offers any) are known.
@@ -99,10 +105,15 @@ export async function runMcp(options: McpOptions): Promise<void> {
     })
   }
 
-  const callTool = async (name: unknown, rawArgs: unknown, ctx: ServerContext): Promise<{ tool: Tool; text: string; structured: Record<string, unknown> }> => {
+  const callTool = async (
+    name: unknown,
+    rawArgs: unknown,
+    ctx: ServerContext,
+  ): Promise<{ tool: Tool; text: string; structured: Record<string, unknown> }> => {
     if (typeof name !== 'string') throw new ToolError('invalid_request', 'name must be a string')
     const tool = byName.get(name)
-    if (!tool) throw new ToolError('invalid_request', `unknown tool; the tools are: ${tools.map((t) => t.name).join(', ')}`)
+    if (!tool)
+      throw new ToolError('invalid_request', `unknown tool; the tools are: ${tools.map((t) => t.name).join(', ')}`)
     const args = parseArguments(tool.input, rawArgs, inputSchemas.get(name))
     await ws.settled
     const progressToken = ctx.mcpReq._meta?.progressToken
@@ -144,11 +155,14 @@ export async function runMcp(options: McpOptions): Promise<void> {
         if (!code || !(CODES as readonly string[]).includes(code)) code = 'internal'
         let message = err instanceof Error && err.message ? err.message : 'request failed'
         if (code === 'internal' && !(err instanceof ToolError)) {
-          log(`internal error in ${String(request.params.name)}: ${err instanceof Error && err.stack ? err.stack : err}`)
+          log(
+            `internal error in ${String(request.params.name)}: ${err instanceof Error && err.stack ? err.stack : err}`,
+          )
           message = 'internal error'
         }
         if (ctx.mcpReq.signal.aborted && code === 'internal') code = 'timeout'
-        if (code === 'invalid_request' && /outside the engine's allowedRoots/.test(message)) message = 'path is outside the roots this server may read'
+        if (code === 'invalid_request' && /outside the engine's allowedRoots/.test(message))
+          message = 'path is outside the roots this server may read'
         return { content: [{ type: 'text' as const, text: `${code}: ${message}` }], isError: true }
       }
     })
@@ -170,7 +184,10 @@ export async function runMcp(options: McpOptions): Promise<void> {
   }
 
   const transport = new StdioServerTransport(undefined, undefined, { maxBufferSize: MAX_MESSAGE_BYTES })
-  const handle = serveStdio(factory, { transport, onerror: (err: Error) => log(`protocol error: ${err?.message ?? err}`) })
+  const handle = serveStdio(factory, {
+    transport,
+    onerror: (err: Error) => log(`protocol error: ${err?.message ?? err}`),
+  })
 
   let closing = false
   const shutdown = (code: number) => {
@@ -202,7 +219,12 @@ export async function runMcp(options: McpOptions): Promise<void> {
  * Sends `notifications/progress` (files read of the total, with a message) while `root` is
  * being indexed, when the client asked for progress. Returns the function that stops it.
  */
-function watchIndex(engine: ContextEngine, root: string, progressToken: string | number | undefined, ctx: ServerContext): () => void {
+function watchIndex(
+  engine: ContextEngine,
+  root: string,
+  progressToken: string | number | undefined,
+  ctx: ServerContext,
+): () => void {
   if (progressToken === undefined) return () => {}
   try {
     if (engine.indexStatus(root).state === 'ready') return () => {}

@@ -4,7 +4,7 @@
 // the first symbol call, refreshed in the background once it is a minute old), so wildcard
 // patterns see every definition. A larger one (the Linux kernel) would take minutes to parse
 // whole, so its lookups parse only the files the retrieval index ranks first for the name.
-import { SymbolIndex, type ContextEngine, type SymbolMatch, type SymbolSearchQuery } from '../index.js'
+import { type ContextEngine, SymbolIndex, type SymbolMatch, type SymbolSearchQuery } from '../index.js'
 import { readWhole } from './workspace.js'
 
 export const FULL_INDEX_FILES = 15_000
@@ -35,7 +35,12 @@ export class Symbols {
     return pattern.replace(/[*?]+/g, ' ').replace(/\s+/g, ' ').trim()
   }
 
-  async find(engine: ContextEngine, root: string, query: SymbolSearchQuery, signal?: AbortSignal): Promise<SymbolLookup> {
+  async find(
+    engine: ContextEngine,
+    root: string,
+    query: SymbolSearchQuery,
+    signal?: AbortSignal,
+  ): Promise<SymbolLookup> {
     const status = await engine.prepareIndex(root, { signal })
     if (status.files <= FULL_INDEX_FILES) {
       const w = await this.wholeIndex(root)
@@ -96,8 +101,17 @@ export class Symbols {
 }
 
 /** Distinct paths of the files retrieval ranks first for `prompt`, best first. */
-export async function rankedFiles(engine: ContextEngine, root: string, prompt: string, n: number, signal?: AbortSignal): Promise<string[]> {
-  const snippets = await engine.retrieve({ prompt, spaceId: 'mcp', sessionId: 'symbols', rootPath: root, providerId: 'mcp', limit: Math.min(100, n) }, { signal })
+export async function rankedFiles(
+  engine: ContextEngine,
+  root: string,
+  prompt: string,
+  n: number,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const snippets = await engine.retrieve(
+    { prompt, spaceId: 'mcp', sessionId: 'symbols', rootPath: root, providerId: 'mcp', limit: Math.min(100, n) },
+    { signal },
+  )
   const out: string[] = []
   for (const s of snippets) if (!out.includes(s.path)) out.push(s.path)
   return out.slice(0, n)

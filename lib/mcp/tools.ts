@@ -6,13 +6,12 @@
 // content carries the places (paths, lines, offsets), never a second copy of the code.
 import { execFile } from 'node:child_process'
 import { z } from 'zod'
-
-import * as addon from '../index.js'
 import type { ContextEngine, ContextSnippet, SymbolMatch } from '../index.js'
+import * as addon from '../index.js'
 import { DEFAULT_MAX_TOKENS, invalid, lineArg, maxTokensArg, pathArg, rootArg, ToolError } from './args.js'
 import { clipLine, fence, largestFitting, numbered, splitLines, tokens } from './budget.js'
 import { type Folder, folderLine, folderTree } from './map.js'
-import { rankedFiles, Symbols } from './symbols.js'
+import { rankedFiles, type SymbolLookup, Symbols } from './symbols.js'
 import { readError, readLines, readWhole, relativePath, type Workspace } from './workspace.js'
 
 export interface ToolContext {
@@ -78,7 +77,10 @@ function renderSnippet(s: ContextSnippet, lines: string[] | undefined, cutTo?: n
   const end = s.endLine ?? start
   const body = lines === undefined ? s.content : lines.join('\n')
   const head = `${s.path}:${start}-${cutTo === undefined ? end : start + cutTo - 1}  score ${s.score.toFixed(3)}`
-  const note = cutTo === undefined ? '' : `\n[... snippet cut at the token budget: lines ${start + cutTo}-${end} not shown; read them with file_context]`
+  const note =
+    cutTo === undefined
+      ? ''
+      : `\n[... snippet cut at the token budget: lines ${start + cutTo}-${end} not shown; read them with file_context]`
   return `${head}\n${fence(body.split('\n').map(clipLine).join('\n'), s.language)}${note}`
 }
 
@@ -95,9 +97,18 @@ const searchCode = tool({
     'Follow up with expand_chunk to widen a snippet or file_context to read a file.',
   input: z
     .object({
-      query: z.string().min(1).max(262144).describe('What to look for: natural language, identifiers, paths, error messages or a stack trace.'),
+      query: z
+        .string()
+        .min(1)
+        .max(262144)
+        .describe('What to look for: natural language, identifiers, paths, error messages or a stack trace.'),
       limit: z.int().min(1).max(100).default(10).describe('Snippets wanted (1-100). Default 10.'),
-      offset: z.int().min(0).max(99).default(0).describe('Skip this many results first (for the next page: the nextOffset of the previous call). Default 0.'),
+      offset: z
+        .int()
+        .min(0)
+        .max(99)
+        .default(0)
+        .describe('Skip this many results first (for the next page: the nextOffset of the previous call). Default 0.'),
       maxTokens: maxTokensArg(),
       root: rootArg.optional(),
     })
@@ -114,26 +125,42 @@ const searchCode = tool({
     const stop = ctx.watchIndex(root)
     let all: ContextSnippet[]
     try {
-      all = await ctx.engine.retrieve({ prompt: args.query, spaceId: 'mcp', sessionId: ctx.sessionId, rootPath: root, providerId: 'mcp', limit: want }, { signal: ctx.signal })
+      all = await ctx.engine.retrieve(
+        {
+          prompt: args.query,
+          spaceId: 'mcp',
+          sessionId: ctx.sessionId,
+          rootPath: root,
+          providerId: 'mcp',
+          limit: want,
+        },
+        { signal: ctx.signal },
+      )
     } finally {
       stop()
     }
     const page = all.slice(args.offset, args.offset + args.limit)
     const moreAfterPage = all.length > args.offset + args.limit
     const place = (s: ContextSnippet, cut?: number) => {
-      const r: z.infer<typeof snippetPlace> = { path: s.path, startLine: s.startLine ?? 1, endLine: cut === undefined ? (s.endLine ?? s.startLine ?? 1) : (s.startLine ?? 1) + cut - 1, score: s.score }
+      const r: z.infer<typeof snippetPlace> = {
+        path: s.path,
+        startLine: s.startLine ?? 1,
+        endLine: cut === undefined ? (s.endLine ?? s.startLine ?? 1) : (s.startLine ?? 1) + cut - 1,
+        score: s.score,
+      }
       if (s.language) r.language = s.language
       if (cut !== undefined) r.cut = true
       return r
     }
-    const reserve = await structuredCost({ results: page.map((s) => place(s, 1)), offset: args.offset, nextOffset: 100, truncated: true })
+    const reserve = await structuredCost({ results: [], offset: args.offset, nextOffset: 100, truncated: true })
     let budget = args.maxTokens - reserve - 60
     const parts: string[] = []
     const results: Array<z.infer<typeof snippetPlace>> = []
     let truncated = false
     for (const s of page) {
       const text = renderSnippet(s, undefined)
-      const t = await tokens(text)
+      // Each result costs its text and its place in the structured content.
+      const t = (await tokens(text)) + (await tokens(JSON.stringify(place(s, 1))))
       if (t + 2 <= budget) {
         parts.push(text)
         results.push(place(s))
@@ -144,7 +171,9 @@ const searchCode = tool({
       if (results.length === 0) {
         // Not even the first snippet fits: show its head.
         const lines = s.content.split('\n')
-        const fit = await largestFitting(lines.length, budget, (k) => renderSnippet(s, lines.slice(0, k), k))
+        const fit = await largestFitting(lines.length, budget - (await tokens(JSON.stringify(place(s, 1)))), (k) =>
+          renderSnippet(s, lines.slice(0, k), k),
+        )
         if (fit.k > 0) {
           parts.push(renderSnippet(s, lines.slice(0, fit.k), fit.k))
           results.push(place(s, fit.k))
@@ -154,9 +183,15 @@ const searchCode = tool({
     }
     const shown = results.length
     const nextOffset = shown < page.length || moreAfterPage ? args.offset + Math.max(shown, 1) : undefined
-    let text = parts.length ? parts.join('\n\n') : args.offset > 0 && page.length === 0 ? 'No more results.' : 'No matching code.'
-    if (truncated && nextOffset !== undefined) text += `\n\n[stopped at the token budget (${args.maxTokens}): call search_code again with offset ${nextOffset} for the next results, ${MORE_TOKENS}]`
-    else if (nextOffset !== undefined && nextOffset < 100) text += `\n\n[more results: call search_code again with offset ${nextOffset}]`
+    let text = parts.length
+      ? parts.join('\n\n')
+      : args.offset > 0 && page.length === 0
+        ? 'No more results.'
+        : 'No matching code.'
+    if (truncated && nextOffset !== undefined)
+      text += `\n\n[stopped at the token budget (${args.maxTokens}): call search_code again with offset ${nextOffset} for the next results, ${MORE_TOKENS}]`
+    else if (nextOffset !== undefined && nextOffset < 100)
+      text += `\n\n[more results: call search_code again with offset ${nextOffset}]`
     const structured: Record<string, unknown> = { results, offset: args.offset, truncated }
     if (nextOffset !== undefined && nextOffset < 100) structured.nextOffset = nextOffset
     return { text, structured }
@@ -188,12 +223,16 @@ const fileContext = tool({
   description:
     'Read a file of a local repository, or a line range of it, as numbered lines with secrets redacted. ' +
     `Use it when you know which file you need (from search_code, find_symbol, an error or the user). At most ${MAX_FILE_LINES} lines and maxTokens tokens per call: ` +
-    'the result says the startLine to read on from. Errors say what exists instead (the closest paths, a directory\'s entries, the file\'s length).',
+    "the result says the startLine to read on from. Errors say what exists instead (the closest paths, a directory's entries, the file's length).",
   input: z
     .object({
       path: pathArg,
       startLine: lineArg.optional().describe('First line to read, 1-based. Default 1.'),
-      endLine: lineArg.optional().describe(`Last line to read, inclusive. Default: ${MAX_FILE_LINES - 1} lines after startLine (clamped to the file).`),
+      endLine: lineArg
+        .optional()
+        .describe(
+          `Last line to read, inclusive. Default: ${MAX_FILE_LINES - 1} lines after startLine (clamped to the file).`,
+        ),
       maxTokens: maxTokensArg(),
       root: rootArg.optional(),
     })
@@ -222,7 +261,14 @@ const fileContext = tool({
       throw invalid(`${asked} outside the file: ${rel} has ${r.endLine} line${r.endLine === 1 ? '' : 's'}`)
     }
     const fileMore = r.endLine > start + lines.length - 1
-    const reserve = await structuredCost({ path: rel, startLine: start, endLine: end, moreAfter: true, nextStartLine: end, truncated: true })
+    const reserve = await structuredCost({
+      path: rel,
+      startLine: start,
+      endLine: end,
+      moreAfter: true,
+      nextStartLine: end,
+      truncated: true,
+    })
     const budget = args.maxTokens - reserve - 40
     const fit = await fitNumbered(`${rel}:${start}-${start + lines.length - 1}`, lines, start, budget)
     const last = start + fit.shown - 1
@@ -233,7 +279,11 @@ const fileContext = tool({
     const structured: Record<string, unknown> = { path: rel, startLine: start, endLine: last, moreAfter, truncated }
     if (moreAfter) {
       structured.nextStartLine = last + 1
-      const why = truncated ? `stopped at the token budget (${args.maxTokens})` : last >= askedEnd ? 'more lines follow' : `at most ${MAX_FILE_LINES} lines per call`
+      const why = truncated
+        ? `stopped at the token budget (${args.maxTokens})`
+        : last >= askedEnd
+          ? 'more lines follow'
+          : `at most ${MAX_FILE_LINES} lines per call`
       text += `\n[... ${why}: call file_context again with startLine ${last + 1}${truncated ? `, ${MORE_TOKENS}` : ''} ...]`
     }
     return { text, structured }
@@ -254,7 +304,10 @@ const expandChunk = tool({
       startLine: lineArg.describe('First line of the snippet, 1-based.'),
       endLine: lineArg.describe('Last line of the snippet, inclusive.'),
       contextLines: z.int().min(1).max(1000).default(10).describe('Lines added on each side (1-1000). Default 10.'),
-      structure: z.boolean().default(false).describe('Expand to the enclosing function, method or class instead. Default false.'),
+      structure: z
+        .boolean()
+        .default(false)
+        .describe('Expand to the enclosing function, method or class instead. Default false.'),
       maxTokens: maxTokensArg(),
       root: rootArg.optional(),
     })
@@ -265,7 +318,11 @@ const expandChunk = tool({
     endLine: z.int(),
     mode: z.enum(['lines', 'structure']),
     blockKind: z.string().optional(),
-    clipped: z.boolean().describe(`True when the enclosing block is longer than ${MAX_BLOCK_LINES} lines and was cut around the snippet.`),
+    clipped: z
+      .boolean()
+      .describe(
+        `True when the enclosing block is longer than ${MAX_BLOCK_LINES} lines and was cut around the snippet.`,
+      ),
     truncated: z.boolean().describe('True when the token budget stopped the lines.'),
     nextStartLine: z.int().optional().describe('Where file_context should start to read on, when the result was cut.'),
   }),
@@ -281,20 +338,53 @@ const expandChunk = tool({
     )
     if (!r.expanded) throw await readError(ctx.engine, root, rel, r, args)
     const lines = splitLines(r.content)
-    const what = r.blockKind ? ` (${r.blockKind}${r.clipped ? `, cut to ${MAX_BLOCK_LINES} lines around the snippet` : ''})` : ''
-    const reserve = await structuredCost({ path: rel, startLine: r.startLine, endLine: r.endLine, mode: r.mode, blockKind: r.blockKind, clipped: true, truncated: true, nextStartLine: r.endLine })
-    const fit = await fitNumbered(`${rel}:${r.startLine}-${r.endLine}${what}`, lines, r.startLine, args.maxTokens - reserve - 60)
+    const what = r.blockKind
+      ? ` (${r.blockKind}${r.clipped ? `, cut to ${MAX_BLOCK_LINES} lines around the snippet` : ''})`
+      : ''
+    const reserve = await structuredCost({
+      path: rel,
+      startLine: r.startLine,
+      endLine: r.endLine,
+      mode: r.mode,
+      blockKind: r.blockKind,
+      clipped: true,
+      truncated: true,
+      nextStartLine: r.endLine,
+    })
+    const fit = await fitNumbered(
+      `${rel}:${r.startLine}-${r.endLine}${what}`,
+      lines,
+      r.startLine,
+      args.maxTokens - reserve - 60,
+    )
     const last = r.startLine + fit.shown - 1
     const truncated = fit.shown < lines.length
     let text = truncated ? fit.text.replace(/^[^\n]*/, `${rel}:${r.startLine}-${last}${what}`) : fit.text
     const notes: string[] = []
     if (args.structure && r.mode === 'lines') {
-      notes.push(r.fallback === 'unsupported_language' ? 'no structure support for this file type: showing lines around the snippet' : 'no function, method or class encloses the snippet: showing lines around it')
+      notes.push(
+        r.fallback === 'unsupported_language'
+          ? 'no structure support for this file type: showing lines around the snippet'
+          : 'no function, method or class encloses the snippet: showing lines around it',
+      )
     }
-    if (r.clipped) notes.push(`the enclosing ${r.blockKind ?? 'block'} is longer than ${MAX_BLOCK_LINES} lines: only the lines around the snippet are shown; read the rest with file_context`)
-    if (truncated) notes.push(`stopped at the token budget (${args.maxTokens}): call file_context with startLine ${last + 1} to read on, ${MORE_TOKENS}`)
+    if (r.clipped)
+      notes.push(
+        `the enclosing ${r.blockKind ?? 'block'} is longer than ${MAX_BLOCK_LINES} lines: only the lines around the snippet are shown; read the rest with file_context`,
+      )
+    if (truncated)
+      notes.push(
+        `stopped at the token budget (${args.maxTokens}): call file_context with startLine ${last + 1} to read on, ${MORE_TOKENS}`,
+      )
     if (notes.length) text += `\n[${notes.join('; ')}]`
-    const structured: Record<string, unknown> = { path: rel, startLine: r.startLine, endLine: last, mode: r.mode, clipped: r.clipped, truncated }
+    const structured: Record<string, unknown> = {
+      path: rel,
+      startLine: r.startLine,
+      endLine: last,
+      mode: r.mode,
+      clipped: r.clipped,
+      truncated,
+    }
     if (r.blockKind) structured.blockKind = r.blockKind
     if (truncated || r.clipped) structured.nextStartLine = last + 1
     return { text, structured }
@@ -335,7 +425,12 @@ const findSymbol = tool({
     .object({
       name: z.string().min(1).max(512).describe('The name, or a pattern with * and ?.'),
       kind: z.enum(KINDS).optional().describe('Only symbols of this kind.'),
-      language: z.string().min(1).max(64).optional().describe('Only symbols of this language (typescript, python, go, c, cpp, rust...).'),
+      language: z
+        .string()
+        .min(1)
+        .max(64)
+        .optional()
+        .describe('Only symbols of this language (typescript, python, go, c, cpp, rust...).'),
       includeCode: z.boolean().default(true).describe('Show the code of each definition. Default true.'),
       limit: z.int().min(1).max(100).default(10).describe('Matches wanted (1-100). Default 10.'),
       maxTokens: maxTokensArg(),
@@ -345,15 +440,24 @@ const findSymbol = tool({
   output: z.object({
     results: z.array(symbolPlace),
     totalMatches: z.int(),
-    scope: z.enum(['repository', 'ranked']).describe("'repository': every file was searched; 'ranked': the files most relevant to the name (a very large repository)."),
+    scope: z
+      .enum(['repository', 'ranked'])
+      .describe(
+        "'repository': every file was searched; 'ranked': the files most relevant to the name (a very large repository).",
+      ),
     truncated: z.boolean(),
   }),
   async handler(args, ctx) {
     const root = await ctx.ws.resolveRoot(args.root)
     const stop = ctx.watchIndex(root)
-    let found
+    let found: SymbolLookup
     try {
-      found = await ctx.symbols.find(ctx.engine, root, { name: args.name, kind: args.kind, language: args.language, limit: args.limit }, ctx.signal)
+      found = await ctx.symbols.find(
+        ctx.engine,
+        root,
+        { name: args.name, kind: args.kind, language: args.language, limit: args.limit },
+        ctx.signal,
+      )
     } catch (err) {
       if ((err as { code?: string }).code === 'invalid_request') throw invalid((err as Error).message)
       throw err
@@ -361,17 +465,31 @@ const findSymbol = tool({
       stop()
     }
     const places = found.results.map((m) => {
-      const p: z.infer<typeof symbolPlace> = { name: m.name, kind: m.kind, path: m.file, line: m.line, endLine: m.endLine, language: m.language, codeShown: false }
+      const p: z.infer<typeof symbolPlace> = {
+        name: m.name,
+        kind: m.kind,
+        path: m.file,
+        line: m.line,
+        endLine: m.endLine,
+        language: m.language,
+        codeShown: false,
+      }
       if (m.scope) p.scope = m.scope
       return p
     })
-    const reserve = await structuredCost({ results: places, totalMatches: found.totalMatches, scope: found.scope, truncated: true })
+    const reserve = await structuredCost({
+      results: [],
+      totalMatches: found.totalMatches,
+      scope: found.scope,
+      truncated: true,
+    })
     let budget = args.maxTokens - reserve - 80
     const parts: string[] = []
     let truncated = false
     for (let i = 0; i < found.results.length; i++) {
       const m = found.results[i]
       const head = symbolHead(m)
+      budget -= (await tokens(JSON.stringify(places[i]))) + 1
       if (!args.includeCode || truncated) {
         const t = await tokens(head)
         if (t + 1 > budget) {
@@ -405,10 +523,15 @@ const findSymbol = tool({
       parts.push(text)
       budget -= (await tokens(text)) + 2
     }
-    let text = parts.length ? parts.join('\n\n') : `No symbol named ${JSON.stringify(args.name)}${args.kind ? ` of kind ${args.kind}` : ''}${found.scope === 'ranked' ? ` in the ${found.filesSearched} files most relevant to it` : ''}. Try a wildcard (*${Symbols.words(args.name)}*) or search_code.`
-    if (found.totalMatches > found.results.length) text += `\n[${found.totalMatches} matches in all: narrow with kind or language, or raise limit]`
-    if (truncated) text += `\n[stopped at the token budget (${args.maxTokens}): ${MORE_TOKENS}, or set includeCode false for the list]`
-    if (found.scope === 'ranked') text += `\n[a large repository: searched the ${found.filesSearched} files most relevant to the name]`
+    let text = parts.length
+      ? parts.join('\n\n')
+      : `No symbol named ${JSON.stringify(args.name)}${args.kind ? ` of kind ${args.kind}` : ''}${found.scope === 'ranked' ? ` in the ${found.filesSearched} files most relevant to it` : ''}. Try a wildcard (*${Symbols.words(args.name)}*) or search_code.`
+    if (found.totalMatches > found.results.length)
+      text += `\n[${found.totalMatches} matches in all: narrow with kind or language, or raise limit]`
+    if (truncated)
+      text += `\n[stopped at the token budget (${args.maxTokens}): ${MORE_TOKENS}, or set includeCode false for the list]`
+    if (found.scope === 'ranked')
+      text += `\n[a large repository: searched the ${found.filesSearched} files most relevant to the name]`
     return { text, structured: { results: places, totalMatches: found.totalMatches, scope: found.scope, truncated } }
   },
 })
@@ -431,7 +554,12 @@ const findReferences = tool({
     .object({
       name: z.string().min(1).max(256).describe('The identifier, as written in the code.'),
       limit: z.int().min(1).max(500).default(50).describe('Lines wanted (1-500). Default 50.'),
-      offset: z.int().min(0).max(100000).default(0).describe('Skip this many lines first (the nextOffset of the previous call). Default 0.'),
+      offset: z
+        .int()
+        .min(0)
+        .max(100000)
+        .default(0)
+        .describe('Skip this many lines first (the nextOffset of the previous call). Default 0.'),
       maxTokens: maxTokensArg(),
       root: rootArg.optional(),
     })
@@ -454,7 +582,8 @@ const findReferences = tool({
     }
     const word = new RegExp(`(?<![A-Za-z0-9_$])${escapeRegExp(args.name)}(?![A-Za-z0-9_$])`)
     const defs = await ctx.symbols.definitionsIn(root, args.name).catch(() => undefined)
-    const isDef = (path: string, line: number) => defs?.some((d) => d.file === path && d.line === line && d.name === args.name)
+    const isDef = (path: string, line: number) =>
+      defs?.some((d) => d.file === path && d.line === line && d.name === args.name)
     const hits: Array<{ path: string; line: number; text: string; definition?: boolean }> = []
     let withHits = 0
     const need = args.offset + args.limit + 1
@@ -474,17 +603,37 @@ const findReferences = tool({
       if (any) withHits++
     }
     const page = hits.slice(args.offset, args.offset + args.limit)
-    const render = (k: number) => page.slice(0, k).map((h) => `${h.path}:${h.line}:${h.definition ? ' [definition]' : ''} ${h.text}`).join('\n')
-    const reserve = await structuredCost({ references: page.map(({ path, line, definition }) => ({ path, line, definition })), files: withHits, filesSearched: files.length, nextOffset: 1, truncated: true })
-    const fit = await largestFitting(page.length, args.maxTokens - reserve - 80, render)
+    const render = (k: number) =>
+      page
+        .slice(0, k)
+        .map((h) => `${h.path}:${h.line}:${h.definition ? ' [definition]' : ''} ${h.text}`)
+        .join('\n')
+    const places = (k: number) =>
+      page.slice(0, k).map(({ path, line, definition }) => (definition ? { path, line, definition } : { path, line }))
+    const reserve = await structuredCost({
+      references: [],
+      files: withHits,
+      filesSearched: files.length,
+      nextOffset: 1,
+      truncated: true,
+    })
+    // The text and the structured places are fitted together.
+    const fit = await largestFitting(
+      page.length,
+      args.maxTokens - reserve - 80,
+      (k) => `${render(k)}\n${JSON.stringify(places(k))}`,
+    )
     const shown = page.slice(0, fit.k)
     const truncated = fit.k < page.length
     const more = truncated || hits.length > args.offset + args.limit
     const nextOffset = more ? args.offset + fit.k : undefined
-    let text = shown.length ? render(fit.k) : `No use of ${JSON.stringify(args.name)} in the ${files.length} files most relevant to it.`
-    if (nextOffset !== undefined) text += `\n[${truncated ? `stopped at the token budget (${args.maxTokens})` : 'more lines'}: call find_references again with offset ${nextOffset}]`
+    let text = shown.length
+      ? render(fit.k)
+      : `No use of ${JSON.stringify(args.name)} in the ${files.length} files most relevant to it.`
+    if (nextOffset !== undefined)
+      text += `\n[${truncated ? `stopped at the token budget (${args.maxTokens})` : 'more lines'}: call find_references again with offset ${nextOffset}]`
     const structured: Record<string, unknown> = {
-      references: shown.map(({ path, line, definition }) => (definition ? { path, line, definition } : { path, line })),
+      references: places(fit.k),
       files: withHits,
       filesSearched: files.length,
       truncated,
@@ -518,18 +667,23 @@ const repoMap = tool({
     'An overview of a local repository or one of its folders, to find your way: its languages (files, lines); its folders two levels deep, ' +
     'biggest first, with their file counts, main language and role (tests, docs, examples, vendored, tools...); and, for a folder of up to ' +
     `${TREE_FILES} files, the file tree with what each file defines (\`kind name:line\`); all within maxTokens. ` +
-    'Use it at the start of work on an unfamiliar repository, or to list a directory; narrow with `path` for a folder\'s files and definitions.',
+    "Use it at the start of work on an unfamiliar repository, or to list a directory; narrow with `path` for a folder's files and definitions.",
   input: z
     .object({
       path: z.string().min(1).max(4096).optional().describe('A folder relative to the root. Default: the whole root.'),
-      maxFiles: z.int().min(1).max(2000).default(300).describe('Files of the tree listed at most (1-2000). Default 300.'),
+      maxFiles: z
+        .int()
+        .min(1)
+        .max(2000)
+        .default(300)
+        .describe('Files of the tree listed at most (1-2000). Default 300.'),
       maxTokens: maxTokensArg(4000),
       root: rootArg.optional(),
     })
     .strict(),
   output: z.object({
     path: z.string(),
-    files: z.int().describe('Files under the folder (of the registry\'s languages and others).'),
+    files: z.int().describe("Files under the folder (of the registry's languages and others)."),
     lines: z.int(),
     languages: z.record(z.string(), z.int()).describe('Files per language.'),
     folders: z.int().describe('Folders listed in the text.'),
@@ -543,7 +697,8 @@ const repoMap = tool({
       rel = relativePath(root, args.path)
       if (rel !== '.') {
         dir = await ctx.ws.resolveRoot(`${root}/${rel}`).catch((err: unknown) => {
-          if (err instanceof ToolError && /not an existing directory/.test(err.message)) throw invalid(`${rel} is not a folder of the root: pass a folder, or read a file with file_context`)
+          if (err instanceof ToolError && /not an existing directory/.test(err.message))
+            throw invalid(`${rel} is not a folder of the root: pass a folder, or read a file with file_context`)
           throw err
         })
       }
@@ -569,8 +724,13 @@ const repoMap = tool({
     }
     const prefix = (p: string) => (rel === '.' ? p : `${rel}/${p}`)
     const fixPaths = (l: string) => l.replace(/^(\s*)(\S+\/)/, (_m, sp: string, p: string) => sp + prefix(p))
-    const renderFolders = (k: number) => (k ? `folders (files, main language, role):\n${folderLines.slice(0, k).map(fixPaths).join('\n')}` : '')
-    const fitFolders = await largestFitting(folderLines.length, Math.floor(budget * (stats.files > TREE_FILES ? 1 : 0.4)), renderFolders)
+    const renderFolders = (k: number) =>
+      k ? `folders (files, main language, role):\n${folderLines.slice(0, k).map(fixPaths).join('\n')}` : ''
+    const fitFolders = await largestFitting(
+      folderLines.length,
+      Math.floor(budget * (stats.files > TREE_FILES ? 1 : 0.4)),
+      renderFolders,
+    )
     structured.folders = fitFolders.k
     let truncated = fitFolders.k < folderLines.length
     const parts = [header]
@@ -593,11 +753,14 @@ const repoMap = tool({
       }
       parts.push(`files and their definitions:\n${files}`)
     } else if (stats.files > TREE_FILES) {
-      parts.push(`[${stats.files} files: too many for a file tree; call repo_map with path set to one of the folders above for its files and definitions]`)
+      parts.push(
+        `[${stats.files} files: too many for a file tree; call repo_map with path set to one of the folders above for its files and definitions]`,
+      )
     }
     structured.truncated = truncated
     let text = parts.join('\n\n')
-    if (truncated) text += `\n[the map was cut at the token budget (${args.maxTokens}) or at maxFiles: call repo_map with path set to a folder for its detail, ${MORE_TOKENS}]`
+    if (truncated)
+      text += `\n[the map was cut at the token budget (${args.maxTokens}) or at maxFiles: call repo_map with path set to a folder for its detail, ${MORE_TOKENS}]`
     return { text, structured }
   },
 })
@@ -605,13 +768,25 @@ const repoMap = tool({
 // ---------------------------------------------------------------------------------------------
 // count_tokens, fit_to_budget
 
-const ENCODING = z.enum(['o200k_base', 'cl100k_base']).default('o200k_base').describe("BPE encoding: 'o200k_base' (GPT-4o, o-series; default) or 'cl100k_base' (GPT-4, GPT-3.5).")
+const ENCODING = z
+  .enum(['o200k_base', 'cl100k_base'])
+  .default('o200k_base')
+  .describe("BPE encoding: 'o200k_base' (GPT-4o, o-series; default) or 'cl100k_base' (GPT-4, GPT-3.5).")
 
 const countTokensTool = tool({
   name: 'count_tokens',
   title: 'Count tokens',
-  description: 'Count the exact BPE tokens of a text (o200k_base by default, or cl100k_base). Use it to check whether text fits a context budget before sending it on. Returns the count.',
-  input: z.object({ text: z.string().max(8 * 1024 * 1024).describe('The text to count (at most 8 Mi characters).'), encoding: ENCODING }).strict(),
+  description:
+    'Count the exact BPE tokens of a text (o200k_base by default, or cl100k_base). Use it to check whether text fits a context budget before sending it on. Returns the count.',
+  input: z
+    .object({
+      text: z
+        .string()
+        .max(8 * 1024 * 1024)
+        .describe('The text to count (at most 8 Mi characters).'),
+      encoding: ENCODING,
+    })
+    .strict(),
   output: z.object({ tokens: z.int(), encoding: z.string() }),
   async handler(args) {
     const n = await addon.countTokens(args.text, args.encoding)
@@ -642,13 +817,16 @@ const fitToBudget = tool({
     metadata: z.record(z.string(), z.unknown()).optional(),
   }),
   async handler(args) {
-    if (Object.prototype.hasOwnProperty.call(args.sections, '_metadata')) throw invalid('sections must not have a section named _metadata')
+    if (Object.hasOwn(args.sections, '_metadata')) throw invalid('sections must not have a section named _metadata')
     const fitted = await addon.fitToBudget(args.sections, args.budget)
     const sections: Record<string, string> = {}
     for (const k of Object.keys(args.sections)) sections[k] = fitted[k]
     const m = fitted._metadata
     const parts = Object.entries(sections).map(([k, v]) => `## ${k}\n${v}`)
-    if (m) parts.push(`[fitted to ${m.budget} tokens: ${m.tokens_before} -> ${m.tokens_after}; shortened: ${m.sections_affected.join(', ') || 'none'}]`)
+    if (m)
+      parts.push(
+        `[fitted to ${m.budget} tokens: ${m.tokens_before} -> ${m.tokens_after}; shortened: ${m.sections_affected.join(', ') || 'none'}]`,
+      )
     // The fitted sections are the result a caller reuses: they stay in the structured content.
     const structured: Record<string, unknown> = { sections, truncated: Boolean(m) }
     if (m) structured.metadata = m
@@ -674,12 +852,15 @@ function renderValue(value: unknown): string {
   if (typeof value === 'string') return value
   if (Array.isArray(value)) {
     return value
-      .map((c: { hash?: string; date?: string; author?: string; subject?: string }) => (c && c.hash ? `${c.hash.slice(0, 10)} ${c.date} ${c.author}: ${c.subject}` : JSON.stringify(c)))
+      .map((c: { hash?: string; date?: string; author?: string; subject?: string }) =>
+        c?.hash ? `${c.hash.slice(0, 10)} ${c.date} ${c.author}: ${c.subject}` : JSON.stringify(c),
+      )
       .join('\n')
   }
   if (value && typeof value === 'object') {
     const entries = Object.entries(value)
-    if (entries.every(([, v]) => typeof v === 'string')) return entries.map(([p, v]) => `### ${p}\n${fence(v as string)}`).join('\n\n') || '(none)'
+    if (entries.every(([, v]) => typeof v === 'string'))
+      return entries.map(([p, v]) => `### ${p}\n${fence(v as string)}`).join('\n\n') || '(none)'
     return JSON.stringify(value, null, 2)
   }
   return String(value)
@@ -687,7 +868,9 @@ function renderValue(value: unknown): string {
 
 function isGitRepository(root: string): Promise<boolean> {
   return new Promise((resolve) => {
-    execFile('git', ['rev-parse', '--is-inside-work-tree'], { cwd: root, timeout: 10_000 }, (err, stdout) => resolve(!err && stdout.trim() === 'true'))
+    execFile('git', ['rev-parse', '--is-inside-work-tree'], { cwd: root, timeout: 10_000 }, (err, stdout) =>
+      resolve(!err && stdout.trim() === 'true'),
+    )
   })
 }
 
@@ -703,7 +886,13 @@ const ISSUE = z
   .strict()
   .describe("For kind 'issue': the GitHub issue (number, title, body, labels...).")
 
-const KIND_FIELDS = { taskFile: 'implementation', baseBranch: 'review', validationOutput: 'fix', files: 'fix', issue: 'issue' } as const
+const KIND_FIELDS = {
+  taskFile: 'implementation',
+  baseBranch: 'review',
+  validationOutput: 'fix',
+  files: 'fix',
+  issue: 'issue',
+} as const
 
 const buildContext = tool({
   name: 'build_context',
@@ -717,10 +906,28 @@ const buildContext = tool({
   input: z
     .object({
       kind: z.enum(['implementation', 'review', 'fix', 'issue']).describe('Which context to build.'),
-      taskFile: z.string().min(1).max(4096).optional().describe("For kind 'implementation': the task file, relative to the root."),
-      baseBranch: z.string().min(1).max(256).optional().describe("For kind 'review': the branch to diff against. Default 'main'."),
-      validationOutput: z.string().max(8 * 1024 * 1024).optional().describe("For kind 'fix': the raw output of the failing tools."),
-      files: z.array(z.string().min(1).max(4096)).max(1000).optional().describe("For kind 'fix': files to include besides those the errors name."),
+      taskFile: z
+        .string()
+        .min(1)
+        .max(4096)
+        .optional()
+        .describe("For kind 'implementation': the task file, relative to the root."),
+      baseBranch: z
+        .string()
+        .min(1)
+        .max(256)
+        .optional()
+        .describe("For kind 'review': the branch to diff against. Default 'main'."),
+      validationOutput: z
+        .string()
+        .max(8 * 1024 * 1024)
+        .optional()
+        .describe("For kind 'fix': the raw output of the failing tools."),
+      files: z
+        .array(z.string().min(1).max(4096))
+        .max(1000)
+        .optional()
+        .describe("For kind 'fix': files to include besides those the errors name."),
       issue: ISSUE.optional(),
       maxTokens: maxTokensArg(DEFAULT_MAX_TOKENS * 2),
       root: rootArg.optional(),
@@ -733,11 +940,17 @@ const buildContext = tool({
     metadata: z.record(z.string(), z.unknown()).optional(),
   }),
   async handler(args, ctx) {
-    const needs: Record<string, string | undefined> = { implementation: 'taskFile', fix: 'validationOutput', issue: 'issue' }
+    const needs: Record<string, string | undefined> = {
+      implementation: 'taskFile',
+      fix: 'validationOutput',
+      issue: 'issue',
+    }
     const need = needs[args.kind]
-    if (need && (args as Record<string, unknown>)[need] === undefined) throw invalid(`${need} is required for kind '${args.kind}'`)
+    if (need && (args as Record<string, unknown>)[need] === undefined)
+      throw invalid(`${need} is required for kind '${args.kind}'`)
     for (const [field, owner] of Object.entries(KIND_FIELDS)) {
-      if ((args as Record<string, unknown>)[field] !== undefined && owner !== args.kind) throw invalid(`${field} applies only to kind '${owner}'`)
+      if ((args as Record<string, unknown>)[field] !== undefined && owner !== args.kind)
+        throw invalid(`${field} applies only to kind '${owner}'`)
     }
     const root = await ctx.ws.resolveRoot(args.root)
     let result: Record<string, unknown>
@@ -745,16 +958,24 @@ const buildContext = tool({
       case 'implementation': {
         const rel = relativePath(root, args.taskFile as string)
         const r = await readLines(ctx.engine, root, rel, 1, 1, ctx.signal)
-        if (!r.expanded && r.reason !== 'empty_file') throw await readError(ctx.engine, root, rel, r, { startLine: 1, endLine: 1 })
+        if (!r.expanded && r.reason !== 'empty_file')
+          throw await readError(ctx.engine, root, rel, r, { startLine: 1, endLine: 1 })
         result = { ...(await addon.buildImplementationContext(rel, root, { signal: ctx.signal })) }
         break
       }
       case 'review':
-        if (!(await isGitRepository(root))) throw invalid("root is not a git repository: kind 'review' diffs a branch of one (pass the root of a git checkout)")
+        if (!(await isGitRepository(root)))
+          throw invalid(
+            "root is not a git repository: kind 'review' diffs a branch of one (pass the root of a git checkout)",
+          )
         result = { ...(await addon.buildReviewContext(root, args.baseBranch ?? 'main', { signal: ctx.signal })) }
         break
       case 'fix':
-        result = { ...(await addon.buildFixContext(args.validationOutput as string, args.files ?? [], root, { signal: ctx.signal })) }
+        result = {
+          ...(await addon.buildFixContext(args.validationOutput as string, args.files ?? [], root, {
+            signal: ctx.signal,
+          })),
+        }
         break
       default:
         result = { ...(await addon.buildIssueContext(args.issue as addon.GitHubIssue, root, { signal: ctx.signal })) }
@@ -772,7 +993,9 @@ const buildContext = tool({
     const parts = names.map((k) => fitted[k])
     if (fitted._metadata) {
       structured.truncated = true
-      parts.push(`[shortened to the token budget (${args.maxTokens}): ${fitted._metadata.sections_affected.join(', ')}; ${MORE_TOKENS}]`)
+      parts.push(
+        `[shortened to the token budget (${args.maxTokens}): ${fitted._metadata.sections_affected.join(', ')}; ${MORE_TOKENS}]`,
+      )
     }
     if (metadata) parts.push(`## metadata\n${JSON.stringify(metadata, null, 2)}`)
     return { text: parts.join('\n\n'), structured }
@@ -812,7 +1035,12 @@ function remoteFileContextTool(providers: Provider[]): Tool {
         file: z.string().min(1).max(4096).describe('Path of the file in the repository.'),
         line: lineArg.describe('The line to centre on, 1-based.'),
         context: z.int().min(0).max(1000).default(10).describe('Lines on each side (0-1000). Default 10.'),
-        ref: z.string().min(1).max(256).optional().describe("Branch, tag or full commit SHA. Default: the repository's default branch."),
+        ref: z
+          .string()
+          .min(1)
+          .max(256)
+          .optional()
+          .describe("Branch, tag or full commit SHA. Default: the repository's default branch."),
         provider: z.enum(names).default(names[0]).describe(`Which code host. Default '${names[0]}'.`),
         maxTokens: maxTokensArg(),
       })
@@ -832,18 +1060,36 @@ function remoteFileContextTool(providers: Provider[]): Tool {
     }),
     async handler(args, ctx) {
       const provider = providers.find((p) => p.name === args.provider) as Provider
-      const request: addon.FileContextRequest = { repo: args.repo, file: args.file, line: args.line, context: args.context }
+      const request: addon.FileContextRequest = {
+        repo: args.repo,
+        file: args.file,
+        line: args.line,
+        context: args.context,
+      }
       if (args.ref !== undefined) request.ref = args.ref
       const r = await addon.remoteFileContext(request, { ...provider.config, signal: ctx.signal })
       const head = `${r.repo}:${r.file}:${r.startLine}-${r.endLine} @ ${r.ref} (${r.source})\n${r.url}`
       const fit = await fitNumbered(head, r.lines, r.startLine, args.maxTokens - 300)
       const truncated = fit.shown < r.lines.length
       let text = fit.text
-      if (truncated) text += `\n[stopped at the token budget (${args.maxTokens}): ask again with line ${r.startLine + fit.shown} and less context]`
+      if (truncated)
+        text += `\n[stopped at the token budget (${args.maxTokens}): ask again with line ${r.startLine + fit.shown} and less context]`
       if (r.warnings.length) text += `\n[${r.warnings.join('; ')}]`
       return {
         text,
-        structured: { repo: r.repo, file: r.file, line: r.line, startLine: r.startLine, endLine: r.startLine + fit.shown - 1, ref: r.ref, refKind: r.refKind, url: r.url, source: r.source, warnings: r.warnings, truncated },
+        structured: {
+          repo: r.repo,
+          file: r.file,
+          line: r.line,
+          startLine: r.startLine,
+          endLine: r.startLine + fit.shown - 1,
+          ref: r.ref,
+          refKind: r.refKind,
+          url: r.url,
+          source: r.source,
+          warnings: r.warnings,
+          truncated,
+        },
       }
     },
   })
@@ -861,14 +1107,38 @@ const houndSearch = tool({
     `Returns matching lines as repo:path:line with optional context lines (at most ${MAX_HOUND_LINES} lines in all, within maxTokens), secrets redacted.`,
   input: z
     .object({
-      query: z.string().min(1).max(4096).describe('A regular expression (RE2 syntax), or plain text with literal: true.'),
+      query: z
+        .string()
+        .min(1)
+        .max(4096)
+        .describe('A regular expression (RE2 syntax), or plain text with literal: true.'),
       literal: z.boolean().optional().describe('Match the query as plain text. Default false.'),
       ignoreCase: z.boolean().optional().describe('Case-insensitive. Default false.'),
-      repos: z.array(z.string().min(1).max(256)).min(1).max(1000).optional().describe('Only these repositories (Hound names). Default: all.'),
+      repos: z
+        .array(z.string().min(1).max(256))
+        .min(1)
+        .max(1000)
+        .optional()
+        .describe('Only these repositories (Hound names). Default: all.'),
       files: z.string().min(1).max(4096).optional().describe('Only paths matching this regular expression.'),
-      excludeFiles: z.string().min(1).max(4096).optional().describe('Leave out paths matching this regular expression.'),
-      context: z.int().min(0).max(20).optional().describe("Lines of context on each side (0-20). Default: the server's, 2."),
-      limit: z.int().min(1).max(100000).optional().describe("Matches per repository at most. Default: the server's limit."),
+      excludeFiles: z
+        .string()
+        .min(1)
+        .max(4096)
+        .optional()
+        .describe('Leave out paths matching this regular expression.'),
+      context: z
+        .int()
+        .min(0)
+        .max(20)
+        .optional()
+        .describe("Lines of context on each side (0-20). Default: the server's, 2."),
+      limit: z
+        .int()
+        .min(1)
+        .max(100000)
+        .optional()
+        .describe("Matches per repository at most. Default: the server's limit."),
       maxTokens: maxTokensArg(),
     })
     .strict(),
@@ -894,25 +1164,48 @@ const houndSearch = tool({
             break outer
           }
           lines += size
-          const b = m.before.map((l, i) => `${repo}:${f.filename}:${m.lineNumber - m.before.length + i}- ${clipLine(l)}`)
+          const b = m.before.map(
+            (l, i) => `${repo}:${f.filename}:${m.lineNumber - m.before.length + i}- ${clipLine(l)}`,
+          )
           const a = m.after.map((l, i) => `${repo}:${f.filename}:${m.lineNumber + 1 + i}- ${clipLine(l)}`)
-          blocks.push({ repo, path: f.filename, line: m.lineNumber, text: [...b, `${repo}:${f.filename}:${m.lineNumber}: ${clipLine(m.line)}`, ...a].join('\n') })
+          blocks.push({
+            repo,
+            path: f.filename,
+            line: m.lineNumber,
+            text: [...b, `${repo}:${f.filename}:${m.lineNumber}: ${clipLine(m.line)}`, ...a].join('\n'),
+          })
         }
       }
     }
-    const render = (k: number) => blocks.slice(0, k).map((b) => b.text).join('\n')
-    const reserve = await structuredCost({ matches: blocks.map(({ repo, path, line }) => ({ repo, path, line })), truncated: true })
-    const fit = await largestFitting(blocks.length, maxTokens - reserve - 60, render)
+    const render = (k: number) =>
+      blocks
+        .slice(0, k)
+        .map((b) => b.text)
+        .join('\n')
+    const places = (k: number) => blocks.slice(0, k).map(({ repo, path, line }) => ({ repo, path, line }))
+    const fit = await largestFitting(blocks.length, maxTokens - 80, (k) => `${render(k)}\n${JSON.stringify(places(k))}`)
     if (fit.k < blocks.length) truncated = true
     const shown = blocks.slice(0, fit.k)
-    const text = shown.length ? render(fit.k) + (truncated ? '\n[... more matches: narrow the query, repos or files ...]' : '') : 'No matches.'
+    const text = shown.length
+      ? render(fit.k) + (truncated ? '\n[... more matches: narrow the query, repos or files ...]' : '')
+      : 'No matches.'
     return { text, structured: { matches: shown.map(({ repo, path, line }) => ({ repo, path, line })), truncated } }
   },
 })
 
 /** The tools this server lists, given the environment. */
 export function toolsFor(env: NodeJS.ProcessEnv): Tool[] {
-  const tools = [searchCode, findSymbol, findReferences, repoMap, fileContext, expandChunk, countTokensTool, fitToBudget, buildContext]
+  const tools = [
+    searchCode,
+    findSymbol,
+    findReferences,
+    repoMap,
+    fileContext,
+    expandChunk,
+    countTokensTool,
+    fitToBudget,
+    buildContext,
+  ]
   const providers = configuredProviders(env)
   if (providers.length) tools.push(remoteFileContextTool(providers))
   if (typeof env.HOUND_URL === 'string' && env.HOUND_URL.trim() !== '') tools.push(houndSearch)

@@ -7,7 +7,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { ContextEngine, type ContextSnippet, type ExpandedChunk } from '../index.js'
-import { invalid, ToolError } from './args.js'
+import { invalid, type ToolError } from './args.js'
 
 /** Files larger than this are not read by the file tools (the engine's read limit). */
 export const MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -89,7 +89,9 @@ export class Workspace {
       this.engine().indexStatus(p)
     } catch (err) {
       if ((err as { reason?: string }).reason === 'outside_allowed_roots') {
-        throw invalid(`root is outside the roots this server may read (${this.allowed().length} root(s); the default is the server's root)`)
+        throw invalid(
+          `root is outside the roots this server may read (${this.allowed().length} root(s); the default is the server's root)`,
+        )
       }
     }
     try {
@@ -104,7 +106,7 @@ export class Workspace {
 export function relativePath(root: string, file: string): string {
   if (file.includes('\0')) throw invalid('path must not contain NUL')
   const rel = isAbsolute(file) ? relative(root, file) : relative(root, resolve(root, file))
-  if (rel === '' ) return '.'
+  if (rel === '') return '.'
   return rel.split(sep).join('/')
 }
 
@@ -112,19 +114,42 @@ export function relativePath(root: string, file: string): string {
  * Lines `start..end + 1` of `rel` (clamped to the file; the line after `end` tells whether more
  * follow) through the engine, secrets redacted. `content` may begin before `start`.
  */
-export async function readLines(engine: ContextEngine, root: string, rel: string, start: number, end: number, signal?: AbortSignal): Promise<ExpandedChunk> {
-  return engine.expandChunkDetailed(root, { content: '', filePath: rel, startLine: start, endLine: start }, end - start + 1, { mode: 'lines', signal })
+export async function readLines(
+  engine: ContextEngine,
+  root: string,
+  rel: string,
+  start: number,
+  end: number,
+  signal?: AbortSignal,
+): Promise<ExpandedChunk> {
+  return engine.expandChunkDetailed(
+    root,
+    { content: '', filePath: rel, startLine: start, endLine: start },
+    end - start + 1,
+    { mode: 'lines', signal },
+  )
 }
 
 /** The number of lines of `rel`, or undefined when the engine cannot read it. */
 export async function lineCount(engine: ContextEngine, root: string, rel: string): Promise<number | undefined> {
-  const r = await engine.expandChunkDetailed(root, { content: '', filePath: rel, startLine: 1, endLine: 1 }, 1e9, { mode: 'lines', redact: false })
+  const r = await engine.expandChunkDetailed(root, { content: '', filePath: rel, startLine: 1, endLine: 1 }, 1e9, {
+    mode: 'lines',
+    redact: false,
+  })
   return r.expanded ? r.endLine : undefined
 }
 
 /** The whole text of `rel` through the engine (redacted unless `redact` is false), or undefined. */
-export async function readWhole(engine: ContextEngine, root: string, rel: string, redact = true): Promise<string | undefined> {
-  const r = await engine.expandChunkDetailed(root, { content: '', filePath: rel, startLine: 1, endLine: 1 }, 1e9, { mode: 'lines', redact })
+export async function readWhole(
+  engine: ContextEngine,
+  root: string,
+  rel: string,
+  redact = true,
+): Promise<string | undefined> {
+  const r = await engine.expandChunkDetailed(root, { content: '', filePath: rel, startLine: 1, endLine: 1 }, 1e9, {
+    mode: 'lines',
+    redact,
+  })
   return r.expanded ? r.content : undefined
 }
 
@@ -132,7 +157,13 @@ export async function readWhole(engine: ContextEngine, root: string, rel: string
  * The error for an expansion the engine refused, saying what to do next: the file's length,
  * the closest existing paths, a directory's entries, the size limit and the tool to use.
  */
-export async function readError(engine: ContextEngine, root: string, rel: string, r: ExpandedChunk, asked: { startLine: number; endLine: number }): Promise<ToolError> {
+export async function readError(
+  engine: ContextEngine,
+  root: string,
+  rel: string,
+  r: ExpandedChunk,
+  asked: { startLine: number; endLine: number },
+): Promise<ToolError> {
   switch (r.reason) {
     case 'outside_workspace':
     case 'invalid_path':
@@ -148,7 +179,9 @@ export async function readError(engine: ContextEngine, root: string, rel: string
       )
     }
     case 'too_large':
-      return invalid(`file is too large to read (the limit is ${MAX_FILE_BYTES / 1024 / 1024} MiB): use search_code or find_symbol to find the part you need`)
+      return invalid(
+        `file is too large to read (the limit is ${MAX_FILE_BYTES / 1024 / 1024} MiB): use search_code or find_symbol to find the part you need`,
+      )
     case 'binary':
       return invalid('file is binary: it has no lines to read')
     case 'empty_file':
@@ -207,7 +240,14 @@ export async function closestPaths(engine: ContextEngine, root: string, rel: str
   let snippets: ContextSnippet[]
   try {
     const words = rel.replace(/[^A-Za-z0-9]+/g, ' ').trim()
-    snippets = await engine.retrieve({ prompt: `${rel} ${words}`, spaceId: 'mcp', sessionId: 'paths', rootPath: root, providerId: 'mcp', limit: 40 })
+    snippets = await engine.retrieve({
+      prompt: `${rel} ${words}`,
+      spaceId: 'mcp',
+      sessionId: 'paths',
+      rootPath: root,
+      providerId: 'mcp',
+      limit: 40,
+    })
   } catch {
     return []
   }
