@@ -500,14 +500,21 @@ const findSymbol = tool({
         budget -= t + 1
         continue
       }
-      const end = Math.min(m.endLine, m.line + MAX_DEFINITION_LINES - 1)
-      const r = await readLines(ctx.engine, root, m.file, m.line, end, ctx.signal)
+      // A C or C++ function whose name starts its line has its return type on the line above.
+      const first = m.column === 0 && m.line > 1 && (m.language === 'c' || m.language === 'cpp') ? m.line - 1 : m.line
+      const end = Math.min(m.endLine, first + MAX_DEFINITION_LINES - 1)
+      const r = await readLines(ctx.engine, root, m.file, first, end, ctx.signal)
       if (!r.expanded) {
         parts.push(head)
         continue
       }
-      const lines = splitLines(r.content).slice(m.line - r.startLine, m.line - r.startLine + (end - m.line + 1))
-      const fit = await fitNumbered(head, lines, m.line, budget - 30)
+      let lines = splitLines(r.content).slice(first - r.startLine, first - r.startLine + (end - first + 1))
+      let from = first
+      if (first < m.line && (lines[0] ?? '').trim() === '') {
+        lines = lines.slice(1)
+        from = m.line
+      }
+      const fit = await fitNumbered(head, lines, from, budget - 30)
       if (fit.shown === 0) {
         truncated = true
         parts.push(head)
@@ -516,7 +523,7 @@ const findSymbol = tool({
       }
       let text = fit.text
       if (fit.shown < lines.length || end < m.endLine) {
-        text += `\n[... definition cut: read on with file_context path '${m.file}' startLine ${m.line + fit.shown}]`
+        text += `\n[... definition cut: read on with file_context path '${m.file}' startLine ${from + fit.shown}]`
         if (fit.shown < lines.length) truncated = true
       }
       places[i].codeShown = true
