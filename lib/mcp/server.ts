@@ -19,7 +19,7 @@ import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/s
 import type { ContextEngine } from '../index.js'
 import { CODES, jsonSchema, parseArguments, ToolError } from './args.js'
 import { Symbols } from './symbols.js'
-import { type Tool, type ToolContext, toolsFor } from './tools.js'
+import { type Tool, type ToolContext, type ToolOutput, toolsFor } from './tools.js'
 import { realDir, Workspace } from './workspace.js'
 
 const PROGRESS_INTERVAL_MS = 200
@@ -47,6 +47,147 @@ function log(message: string): void {
 const errorCode = (err: unknown): string | undefined =>
   err && typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : undefined
 
+/** One tool listed by `tools/list`. */
+interface Listed {
+  name: string
+  title: string
+  description: string
+  inputSchema: Record<string, unknown> & { type: 'object' }
+  outputSchema: Record<string, unknown> & { type: 'object' }
+  annotations: { readOnlyHint: boolean; openWorldHint: boolean }
+}
+
+/** The server's state, shared by every protocol session of the process. */
+class McpApp {
+  private readonly tools: Tool[]
+  private readonly byName: Map<string, Tool>
+  readonly listed: Listed[]
+  private readonly symbols = new Symbols()
+  private readonly sessionId = `mcp-${process.pid}`
+  /** Roots whose index is being prepared in the background, per engine (a new engine per set of roots). */
+  private readonly prepared = new WeakMap<ContextEngine, Set<string>>()
+
+  constructor(
+    readonly ws: Workspace,
+    private readonly options: McpOptions,
+  ) {
+    this.tools = toolsFor(options.env ?? process.env)
+    this.byName = new Map(this.tools.map((t) => [t.name, t]))
+    this.listed = this.tools.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: jsonSchema(t.input),
+      outputSchema: jsonSchema(t.output, 'output'),
+      annotations: { readOnlyHint: true, openWorldHint: Boolean(t.openWorld) },
+    }))
+  }
+
+  /** Indexes `root` in the background (at most MAX_PREPARED_ROOTS roots per engine). */
+  private prepare(root: string): void {
+    const engine = this.ws.engine()
+    const set = this.prepared.get(engine) ?? new Set<string>()
+    this.prepared.set(engine, set)
+    if (set.has(root) || set.size >= MAX_PREPARED_ROOTS) return
+    set.add(root)
+    const started = Date.now()
+    const cache = this.options.cacheDir ? '' : ' (no cache folder)'
+    engine
+      .prepareIndex(root)
+      .then((s) =>
+        log(`index of ${root} ready in ${Date.now() - started} ms: ${s.files} files, ${s.filesRead} read now${cache}`),
+      )
+      .catch((err) => log(`indexing failed: ${errorCode(err) ?? 'error'}`))
+  }
+
+  /** Prepares the default root once the client's roots (if it offers any) are known. */
+  prepareDefault(): void {
+    this.ws.settled.then(() => {
+      try {
+        this.prepare(this.ws.defaultRoot())
+      } catch (err) {
+        log(`cannot prepare the index: ${(err as Error)?.message ?? err}`)
+      }
+    })
+  }
+
+  /** Runs a `tools/call`: checks the name and arguments, then the tool's typed handler. */
+  async call(name: unknown, rawArgs: unknown, ctx: ServerContext): Promise<ToolOutput> {
+    if (typeof name !== 'string') throw new ToolError('invalid_request', 'name must be a string')
+    const tool = this.byName.get(name)
+    if (!tool)
+      throw new ToolError('invalid_request', `unknown tool; the tools are: ${this.tools.map((t) => t.name).join(', ')}`)
+    const args = parseArguments(tool.input, rawArgs, this.listed.find((t) => t.name === name)?.inputSchema)
+    await this.ws.settled
+    const progressToken = ctx.mcpReq._meta?.progressToken
+    const engine = this.ws.engine()
+    const toolCtx: ToolContext = {
+      ws: this.ws,
+      engine,
+      sessionId: this.sessionId,
+      signal: ctx.mcpReq.signal,
+      symbols: this.symbols,
+      watchIndex: (root) => watchIndex(engine, root, progressToken, ctx),
+    }
+    return tool.handler(args, toolCtx)
+  }
+
+  /** A tool error as the model sees it: `<code>: <message>`, `isError`. */
+  static errorResult(err: unknown, toolName: unknown, aborted: boolean) {
+    let code = errorCode(err)
+    if (!code || !(CODES as readonly string[]).includes(code)) code = 'internal'
+    let message = err instanceof Error && err.message ? err.message : 'request failed'
+    if (code === 'internal' && !(err instanceof ToolError)) {
+      log(`internal error in ${String(toolName)}: ${err instanceof Error && err.stack ? err.stack : err}`)
+      message = 'internal error'
+    }
+    if (aborted && code === 'internal') code = 'timeout'
+    if (code === 'invalid_request' && /outside the engine's allowedRoots/.test(message))
+      message = 'path is outside the roots this server may read'
+    return { content: [{ type: 'text' as const, text: `${code}: ${message}` }], isError: true }
+  }
+
+  /** A protocol session's server (the SDK calls this per session). */
+  createServer(): Server {
+    const server = new Server(
+      { name: this.options.name, version: this.options.version },
+      { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    )
+    server.setRequestHandler('tools/list', async () => ({ tools: this.listed }))
+    // The SDK answers a `tools/call` whose `name` is not a string or whose `arguments` is not
+    // an object with a -32602 protocol error before any handler runs (the request itself is
+    // malformed); everything inside `arguments` is checked here and answered as a tool error.
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      try {
+        const { text, structured } = await this.call(request.params.name, request.params.arguments, ctx)
+        return { content: [{ type: 'text' as const, text }], structuredContent: structured }
+      } catch (err) {
+        return McpApp.errorResult(err, request.params.name, ctx.mcpReq.signal.aborted)
+      }
+    })
+    server.oninitialized = () => {
+      const caps = server.getClientCapabilities()
+      if (!caps?.roots) return this.prepareDefault()
+      const refresh = () => {
+        this.ws.settled = server
+          .listRoots(undefined, { timeout: ROOTS_WAIT_MS })
+          .then((r) => this.ws.setClientRoots(r.roots ?? []))
+          .catch(() => log('the client did not list its roots; using the default root'))
+        this.prepareDefault()
+      }
+      if (caps.roots.listChanged) server.setNotificationHandler('notifications/roots/list_changed', refresh)
+      refresh()
+    }
+    return server
+  }
+}
+
+const INSTRUCTIONS =
+  'Code context for the local repository. search_code finds relevant code for a question, identifier or error; find_symbol gives a named definition; ' +
+  'find_references the places a name is used; repo_map an overview of the repository or a folder; file_context and expand_chunk read around a place; ' +
+  'build_context assembles task contexts; count_tokens and fit_to_budget keep text within a token budget. ' +
+  'Every result that returns code stops at maxTokens (default 8000) and says how to continue.'
+
 /** Runs the server until stdin ends. */
 export async function runMcp(options: McpOptions): Promise<void> {
   // Anything printed by mistake must not corrupt the protocol stream.
@@ -61,134 +202,20 @@ export async function runMcp(options: McpOptions): Promise<void> {
       process.exit(2)
     }
   }
-  const env = options.env ?? process.env
-  const ws = new Workspace({ flagRoot, cacheDir: options.cacheDir })
-  const tools = toolsFor(env)
-  const byName = new Map(tools.map((t) => [t.name, t]))
-  const listed = tools.map((t) => ({
-    name: t.name,
-    title: t.title,
-    description: t.description,
-    inputSchema: jsonSchema(t.input),
-    outputSchema: jsonSchema(t.output, 'output'),
-    annotations: { readOnlyHint: true, openWorldHint: Boolean(t.openWorld) },
-  }))
-  const inputSchemas = new Map(listed.map((t) => [t.name, t.inputSchema as Record<string, unknown>]))
-  const symbols = new Symbols()
-  const sessionId = `mcp-${process.pid}`
-
-  const prepared = new Map<ContextEngine, Set<string>>()
-  const prepare = (root: string) => {
-    const engine = ws.engine()
-    const set = prepared.get(engine) ?? new Set<string>()
-    prepared.set(engine, set)
-    if (set.has(root) || set.size >= MAX_PREPARED_ROOTS) return
-    set.add(root)
-    const started = Date.now()
-    engine
-      .prepareIndex(root)
-      .then((s) =>
-        log(
-          `index of ${root} ready in ${Date.now() - started} ms: ${s.files} files, ${s.filesRead} read now${options.cacheDir ? '' : ' (no cache folder)'}`,
-        ),
-      )
-      .catch((err) => log(`indexing failed: ${errorCode(err) ?? 'error'}`))
-  }
-  // The default root once the client's roots (if it offers any) are known.
-  const prepareDefault = () => {
-    ws.settled.then(() => {
-      try {
-        prepare(ws.defaultRoot())
-      } catch (err) {
-        log(`cannot prepare the index: ${(err as Error)?.message ?? err}`)
-      }
-    })
-  }
-
-  const callTool = async (
-    name: unknown,
-    rawArgs: unknown,
-    ctx: ServerContext,
-  ): Promise<{ tool: Tool; text: string; structured: Record<string, unknown> }> => {
-    if (typeof name !== 'string') throw new ToolError('invalid_request', 'name must be a string')
-    const tool = byName.get(name)
-    if (!tool)
-      throw new ToolError('invalid_request', `unknown tool; the tools are: ${tools.map((t) => t.name).join(', ')}`)
-    const args = parseArguments(tool.input, rawArgs, inputSchemas.get(name))
-    await ws.settled
-    const progressToken = ctx.mcpReq._meta?.progressToken
-    const engine = ws.engine()
-    const toolCtx: ToolContext = {
-      ws,
-      engine,
-      sessionId,
-      signal: ctx.mcpReq.signal,
-      symbols,
-      watchIndex: (root) => watchIndex(engine, root, progressToken, ctx),
-    }
-    const out = await tool.handler(args, toolCtx)
-    return { tool, ...out }
-  }
-
-  const factory = () => {
-    const server = new Server(
-      { name: options.name, version: options.version },
-      {
-        capabilities: { tools: {} },
-        instructions:
-          'Code context for the local repository. search_code finds relevant code for a question, identifier or error; find_symbol gives a named definition; ' +
-          'find_references the places a name is used; repo_map an overview of the repository or a folder; file_context and expand_chunk read around a place; ' +
-          'build_context assembles task contexts; count_tokens and fit_to_budget keep text within a token budget. ' +
-          'Every result that returns code stops at maxTokens (default 8000) and says how to continue.',
-      },
-    )
-    server.setRequestHandler('tools/list', async () => ({ tools: listed }))
-    // The SDK answers a `tools/call` whose `name` is not a string or whose `arguments` is not
-    // an object with a -32602 protocol error before any handler runs (the request itself is
-    // malformed); everything inside `arguments` is checked here and answered as a tool error.
-    server.setRequestHandler('tools/call', async (request, ctx) => {
-      try {
-        const { text, structured } = await callTool(request.params.name, request.params.arguments, ctx)
-        return { content: [{ type: 'text' as const, text }], structuredContent: structured }
-      } catch (err) {
-        let code = errorCode(err)
-        if (!code || !(CODES as readonly string[]).includes(code)) code = 'internal'
-        let message = err instanceof Error && err.message ? err.message : 'request failed'
-        if (code === 'internal' && !(err instanceof ToolError)) {
-          log(
-            `internal error in ${String(request.params.name)}: ${err instanceof Error && err.stack ? err.stack : err}`,
-          )
-          message = 'internal error'
-        }
-        if (ctx.mcpReq.signal.aborted && code === 'internal') code = 'timeout'
-        if (code === 'invalid_request' && /outside the engine's allowedRoots/.test(message))
-          message = 'path is outside the roots this server may read'
-        return { content: [{ type: 'text' as const, text: `${code}: ${message}` }], isError: true }
-      }
-    })
-    server.oninitialized = () => {
-      const caps = server.getClientCapabilities()
-      if (!caps?.roots) return prepareDefault()
-      const refresh = () => {
-        const p = server
-          .listRoots(undefined, { timeout: ROOTS_WAIT_MS })
-          .then((r) => ws.setClientRoots(r.roots ?? []))
-          .catch(() => log('the client did not list its roots; using the default root'))
-        ws.settled = p
-        prepareDefault()
-      }
-      if (caps.roots.listChanged) server.setNotificationHandler('notifications/roots/list_changed', refresh)
-      refresh()
-    }
-    return server
-  }
-
+  const app = new McpApp(new Workspace({ flagRoot, cacheDir: options.cacheDir }), options)
   const transport = new StdioServerTransport(undefined, undefined, { maxBufferSize: MAX_MESSAGE_BYTES })
-  const handle = serveStdio(factory, {
+  const handle = serveStdio(() => app.createServer(), {
     transport,
     onerror: (err: Error) => log(`protocol error: ${err?.message ?? err}`),
   })
+  exitWithInput(transport, handle)
+  // Index the default root in the background once `initialize` is answered (or soon anyway,
+  // for a client of the 2026-07-28 revision, which sends no `initialized`).
+  setTimeout(() => app.prepareDefault(), PREPARE_FALLBACK_MS)
+}
 
+/** Ends the process when stdin ends, the transport closes itself, or a signal arrives. */
+function exitWithInput(transport: StdioServerTransport, handle: { close(): Promise<void> }): void {
   let closing = false
   const shutdown = (code: number) => {
     if (closing) return
@@ -209,10 +236,6 @@ export async function runMcp(options: McpOptions): Promise<void> {
   process.stdout.on('error', () => shutdown(0))
   process.on('SIGINT', () => shutdown(130))
   process.on('SIGTERM', () => shutdown(143))
-
-  // Index the default root in the background once `initialize` is answered (or soon anyway,
-  // for a client of the 2026-07-28 revision, which sends no `initialized`).
-  setTimeout(prepareDefault, PREPARE_FALLBACK_MS)
 }
 
 /**
