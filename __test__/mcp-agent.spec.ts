@@ -284,8 +284,14 @@ test('errors say what to do next', async () => {
 
 test('descriptions name every language of the registry', async () => {
   const { tools } = await s.client.listTools()
-  const names = languages().map((l) => l.name)
+  const registry = languages()
+  const names = registry.map((l) => l.name)
   assert.ok(names.length >= 20)
+  const lang = (n: string) => registry.find((l) => l.name === n)!
+  assert.ok(lang('rust').extensions.includes('rs'))
+  assert.ok(lang('cpp').extensions.includes('cc') && lang('cpp').aliases.includes('c++'))
+  assert.ok(lang('ruby').fileNames.includes('Rakefile'))
+  assert.deepEqual(languages(), registry, 'deterministic')
   for (const tool of ['expand_chunk', 'find_symbol']) {
     const d = tools.find((t) => t.name === tool)!.description!
     for (const n of names) assert.ok(d.includes(n), `${tool} names ${n}`)
