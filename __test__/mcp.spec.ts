@@ -396,12 +396,18 @@ test('a first indexing reports progress to a client that asks for it; cancelling
   // the first search of the second root indexes it and must report progress.
   const c = await connect({ cwd: outside, roots: [outside, big] })
   try {
-    const progress: Array<{ progress: number; total?: number }> = []
+    const progress: Array<{ progress: number; total?: number; message?: string }> = []
     const r = await c.client.callTool({ name: 'search_code', arguments: { query: 'findTheNeedleInTheHaystack', root: big } }, { onprogress: (p) => progress.push(p) })
     assert.equal(ok(r).results[0].path, 'src/needle.ts')
     assert.ok(progress.length >= 1, 'at least one progress notification while indexing')
     for (let i = 1; i < progress.length; i++) assert.ok(progress[i].progress > progress[i - 1].progress, 'progress increases')
     for (const p of progress) if (p.total !== undefined) assert.ok(p.progress <= p.total)
+    // A host can show a percentage and a message.
+    const last = progress[progress.length - 1]
+    assert.ok(last.total !== undefined && last.total >= 4000, `total files: ${JSON.stringify(last)}`)
+    assert.equal(last.progress, last.total, 'the last notification says the indexing is done')
+    assert.match(last.message ?? '', /^indexed the repository: \d+ files, \d+\.\d s$/)
+    for (const p of progress.slice(0, -1)) assert.match(p.message ?? '', /^indexing the repository: \d+ of \d+ files read \(\d+%\), \d+\.\d s$/)
     // Warm: no progress.
     const warm: unknown[] = []
     ok(await c.client.callTool({ name: 'search_code', arguments: { query: 'handler17', root: big } }, { onprogress: (p) => warm.push(p) }))

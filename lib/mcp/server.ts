@@ -22,7 +22,7 @@ import { Symbols } from './symbols.js'
 import { type Tool, type ToolContext, type ToolOutput, toolsFor } from './tools.js'
 import { realDir, Workspace } from './workspace.js'
 
-const PROGRESS_INTERVAL_MS = 200
+const PROGRESS_INTERVAL_MS = 100
 const ROOTS_WAIT_MS = 2000
 const MAX_PREPARED_ROOTS = 4
 const PREPARE_FALLBACK_MS = 1000
@@ -240,7 +240,8 @@ function exitWithInput(transport: StdioServerTransport, handle: { close(): Promi
 
 /**
  * Sends `notifications/progress` (files read of the total, with a message) while `root` is
- * being indexed, when the client asked for progress. Returns the function that stops it.
+ * being indexed, when the client asked for progress, and a last one when the wait ends.
+ * Returns the function that stops it.
  */
 function watchIndex(
   engine: ContextEngine,
@@ -256,17 +257,23 @@ function watchIndex(
   }
   const started = Date.now()
   let last = -1
-  const send = () => {
+  const send = (final: boolean) => {
     try {
       const s = engine.indexStatus(root)
-      if (s.state === 'ready' || s.filesRead <= last) return
-      last = s.filesRead
       const total = Math.max(s.filesTotal, s.filesRead)
-      const pct = total > 0 ? ` (${Math.floor((100 * s.filesRead) / total)}%)` : ''
+      // Nothing to show before the files to read are known, nor twice the same count.
+      if (!final && (s.state !== 'building' || total === 0 || s.filesRead <= last)) return
+      if (final && last === total) return
+      last = final ? total : s.filesRead
+      const secs = ((Date.now() - started) / 1000).toFixed(1)
+      const pct = total > 0 ? ` (${Math.floor((100 * last) / total)}%)` : ''
+      const message = final
+        ? `indexed the repository: ${s.files} files, ${secs} s`
+        : `indexing the repository: ${last} of ${total} files read${pct}, ${secs} s`
       const params: { progressToken: string | number; progress: number; total?: number; message: string } = {
         progressToken,
-        progress: s.filesRead,
-        message: `indexing the repository: ${s.filesRead}${total > 0 ? ` of ${total}` : ''} files read${pct}, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        progress: last,
+        message,
       }
       if (total > 0) params.total = total
       ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => {})
@@ -274,7 +281,10 @@ function watchIndex(
       // Progress is best effort.
     }
   }
-  send()
-  const timer = setInterval(send, PROGRESS_INTERVAL_MS)
-  return () => clearInterval(timer)
+  send(false)
+  const timer = setInterval(() => send(false), PROGRESS_INTERVAL_MS)
+  return () => {
+    clearInterval(timer)
+    send(true)
+  }
 }
