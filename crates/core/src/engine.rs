@@ -190,6 +190,20 @@ impl Engine {
         self.retrieval.status(root)
     }
 
+    /// The files of `root` most central first, with roles, and its folders
+    /// ([`crate::retrieve::Retrieval::file_ranks`]), within the engine's limits.
+    pub fn file_ranks(
+        &self,
+        root: &str,
+        options: &crate::retrieve::FileRankOptions,
+        cancel: &Cancel,
+    ) -> Result<crate::retrieve::FileRanks> {
+        self.check_root(Path::new(root), "rootPath")?;
+        let cancel = self.deadline(cancel);
+        cancel.check()?;
+        self.retrieval.file_ranks(root, options, &cancel)
+    }
+
     /// The status of `root`'s index (see [`crate::retrieve::Retrieval::status`]).
     pub fn index_status(&self, root: &str) -> Result<IndexStatus> {
         self.check_root(Path::new(root), "rootPath")?;

@@ -1582,3 +1582,115 @@ fn centrality_is_the_same_after_a_restart() {
     let second = Retrieval::new(options);
     assert_eq!(second.retrieve(&request(r, prompt, 10)).unwrap(), before);
 }
+
+#[test]
+fn file_ranks_put_the_file_the_others_use_first_with_roles_and_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "src/core/engine.ts",
+        "export function startEngine(config: object) {\n  return config\n}\n",
+    );
+    write(
+        r,
+        "src/core/helper.ts",
+        "export function lonelyHelper() {\n  return 1\n}\n",
+    );
+    for k in 0..6 {
+        write(
+            r,
+            &format!("src/feature{k}.ts"),
+            &format!(
+                "import {{ startEngine }} from './core/engine'\nexport function feature{k}() {{\n  return startEngine({{}})\n}}\n"
+            ),
+        );
+    }
+    for k in 0..3 {
+        write(
+            r,
+            &format!("tests/t{k}.test.ts"),
+            &format!(
+                "import {{ feature{k} }} from '../src/feature{k}'\ntest('x', () => feature{k}())\n"
+            ),
+        );
+    }
+    write(r, "docs/guide.md", "# Guide\n\nRead the source.\n");
+    let ret = Retrieval::default();
+    let root = r.to_str().unwrap();
+    let all = |limit: usize, path: Option<&str>| {
+        let options = FileRankOptions {
+            limit,
+            path: path.map(str::to_owned),
+        };
+        ret.file_ranks(root, &options, &Cancel::default())
+    };
+    let out = all(100, None).unwrap();
+    assert_eq!(out.total, 12);
+    assert_eq!(out.files.len(), 12);
+    assert_eq!(out.files[0].path, "src/core/engine.ts", "{:?}", out.files);
+    assert!(out.files[0].centrality > 0.0);
+    assert_eq!(out.files[0].role, Role::Source);
+    assert_eq!(out.files[0].language, Some("typescript"));
+    // Centrality descending, ties by path: the same order on every call.
+    for w in out.files.windows(2) {
+        assert!(
+            w[0].centrality > w[1].centrality
+                || w[0].centrality == w[1].centrality && w[0].path < w[1].path,
+            "{w:?}"
+        );
+    }
+    let helper = out
+        .files
+        .iter()
+        .find(|f| f.path == "src/core/helper.ts")
+        .unwrap();
+    assert_eq!(helper.centrality, 0.0);
+    assert_eq!(all(100, None).unwrap(), out);
+    let folder = |p: &str| out.folders.iter().find(|f| f.path == p).cloned();
+    assert_eq!(
+        folder("src").map(|f| (f.files, f.role)),
+        Some((8, Role::Source))
+    );
+    assert_eq!(folder("src/core").map(|f| f.files), Some(2));
+    assert_eq!(
+        folder("tests").map(|f| (f.files, f.role)),
+        Some((3, Role::Test))
+    );
+    assert_eq!(folder("docs").map(|f| f.role), Some(Role::Docs));
+    assert_eq!(out.folders[0].path, "src");
+    // The limit bounds the files, not the total or the folders.
+    let two = all(2, None).unwrap();
+    assert_eq!(two.files, out.files[..2].to_vec());
+    assert_eq!((two.total, two.folders.len()), (12, out.folders.len()));
+    // A folder: only its files; its subfolders as folders.
+    let src = all(100, Some("src/")).unwrap();
+    assert_eq!(src.total, 8);
+    assert_eq!(src.files[0].path, "src/core/engine.ts");
+    assert!(src.files.iter().all(|f| f.path.starts_with("src/")));
+    assert_eq!(
+        src.folders
+            .iter()
+            .map(|f| f.path.as_str())
+            .collect::<Vec<_>>(),
+        ["src/core"]
+    );
+    assert_eq!(all(100, Some("nowhere")).unwrap().total, 0);
+    for bad in ["../x", "/etc", "src/../x", "./src", "a//b"] {
+        let e = all(10, Some(bad)).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::InvalidRequest, "{bad}");
+    }
+    let e = ret
+        .file_ranks(
+            "relative/root",
+            &FileRankOptions::default(),
+            &Cancel::default(),
+        )
+        .unwrap_err();
+    assert_eq!(e.kind(), crate::ErrorKind::InvalidRequest);
+    let cancelled = Cancel::default();
+    cancelled.cancel();
+    assert!(ret
+        .file_ranks(root, &FileRankOptions::default(), &cancelled)
+        .is_err());
+}
