@@ -726,7 +726,7 @@ fn folder_ranks<'a>(
         Role::Template,
         Role::Declarations,
     ];
-    let mut counts: std::collections::BTreeMap<String, [usize; 11]> = Default::default();
+    let mut counts = std::collections::BTreeMap::<String, [usize; 11]>::new();
     for meta in files {
         let rest = if under.is_empty() {
             meta.rel.as_str()
