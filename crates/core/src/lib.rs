@@ -33,6 +33,7 @@
 
 pub mod budget;
 pub mod builders;
+pub(crate) mod cache_file;
 pub mod engine;
 pub mod error;
 pub mod expand;
