@@ -6,11 +6,11 @@
 //! implementation:
 //!
 //! - [`Lang::from_path`] / [`Lang::from_name`]: the language registry (`languages.rs` maps
-//!   extensions and file names to the 20 languages: bash, C, C++, C#, Elixir, Go, Haskell,
-//!   Java, JavaScript, Kotlin, Lua, PHP, Python, Ruby, Rust, Scala, Swift, TypeScript, TSX,
-//!   Zig, with their comment syntax and test-file conventions; `build_grammars.rs` (the
-//!   build script) names the tree-sitter grammar of each and `grammars.rs` loads it; `defs.rs`
-//!   says which nodes of each grammar define what);
+//!   extensions and file names to the 21 languages: bash, C, C++, C#, Elixir, Go, Haskell,
+//!   Java, JavaScript, Kotlin, Lua, PHP, Python, Ruby, Rust, Scala, Solidity, Swift,
+//!   TypeScript, TSX, Zig, with their comment syntax and test-file conventions;
+//!   `build_grammars.rs` (the build script) names the tree-sitter grammar of each and
+//!   `grammars.rs` loads it; `defs.rs` says which nodes of each grammar define what);
 //! - [`definitions`]: every function, method, class, struct, interface, type alias, enum,
 //!   trait, impl, module, macro and constant, with 1-based inclusive lines;
 //! - [`enclosing_block`]: the smallest of those that encloses a line range;
