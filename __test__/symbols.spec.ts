@@ -9,7 +9,7 @@ import { mkdtempSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 
-import { SymbolIndex, repoStats } from '../index.js'
+import { SymbolIndex, repoStats } from '../lib/index.js'
 
 const dirs: string[] = []
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
