@@ -205,11 +205,12 @@ export declare class SymbolIndex {
    */
   indexFiles(repo: string, files: SourceFileInput[], options?: { signal?: AbortSignal }): Promise<IndexedCount>
   /**
-   * Updates `repo` with `files`: each file named has its symbols replaced by those parsed
-   * now, the repository's other files keep theirs (a repository not indexed yet starts with
-   * `files`). For a repository larger than one call may carry (8 Mi characters of content),
-   * sent in batches, and for changed files from webhooks. Resolves to the files parsed and
-   * symbols found in this call, and the files it parsed.
+   * Updates `repo` with `files`: each file named has its symbols replaced by those of its
+   * content now, the repository's other files keep theirs (a repository not indexed yet
+   * starts with `files`). For a repository larger than one call may carry (8 Mi characters
+   * of content), sent in batches (the first with `indexFiles`: files it dropped that a
+   * later batch brings back unchanged are not parsed again), and for changed files from
+   * webhooks. Resolves to the files and symbols of this call, and the files it parsed.
    */
   updateFiles(repo: string, files: SourceFileInput[], options?: { signal?: AbortSignal }): Promise<IndexedCount>
   /**
@@ -1034,7 +1035,7 @@ export interface ImplementationContext {
 
 /** What an indexing call did. */
 export interface IndexedCount {
-  /** Files of a registry language that were parsed. */
+  /** Files of a registry language in the call (parsed now, or kept as they were). */
   files: number
   /** Symbols in them. */
   symbols: number

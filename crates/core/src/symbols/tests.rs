@@ -798,3 +798,15 @@ fn every_language_hound_mcp_indexes() {
     assert_eq!(Lang::from_name("sol"), Some(Lang::Solidity));
     assert_eq!(Lang::from_name("solidity"), Some(Lang::Solidity));
 }
+
+#[test]
+fn saved_kind_and_language_codes_are_their_places_in_all() {
+    // store.rs writes a kind as `kind as u8` and reads it back as `SymbolKind::ALL[code]`, a
+    // language as its index in `Lang::ALL`.
+    for (i, k) in SymbolKind::ALL.into_iter().enumerate() {
+        assert_eq!(k as usize, i, "{k:?}");
+    }
+    for (i, l) in Lang::ALL.into_iter().enumerate() {
+        assert_eq!(l.index(), i, "{l:?}");
+    }
+}
