@@ -314,7 +314,7 @@ async function webTreeSitter(repos: Repo[], asWritten: boolean): Promise<Record<
 
 // ---------------------------------------------------------------- SymbolIndex
 
-type Index = import('../index.js').SymbolIndex
+type Index = import('../lib/index.js').SymbolIndex
 
 async function handIn(index: Index, read: Read): Promise<{ files: number; symbols: number; parsed: number }> {
   const total = { files: 0, symbols: 0, parsed: 0 }
@@ -343,7 +343,7 @@ async function handIn(index: Index, read: Read): Promise<{ files: number; symbol
 
 async function native(repos: Repo[], cacheDir: string, threads: number | undefined, handFiles: boolean): Promise<Record<string, number>> {
   const t0 = performance.now()
-  const { SymbolIndex } = require('../index.js') as typeof import('../index.js')
+  const { SymbolIndex } = require('../lib/index.js') as typeof import('../lib/index.js')
   const index = new SymbolIndex({ cacheDir, threads })
   const tInit = performance.now()
   gc()
@@ -363,7 +363,8 @@ async function native(repos: Repo[], cacheDir: string, threads: number | undefin
   const symbols = index.repos().reduce((n, r) => n + r.symbols, 0)
   gc()
   const indexMb = mb(process.memoryUsage().rss - rss1)
-  return { initMs: tInit - t0, readMs, readyMs: ready - t0, savedMs: saved - t0, symbols, parsed: counts.parsed, files: counts.files, matches: first.totalMatches, indexMb }
+  const cacheMb = mb(readdirSync(cacheDir).reduce((n, f) => n + statSync(join(cacheDir, f)).size, 0))
+  return { initMs: tInit - t0, readMs, readyMs: ready - t0, savedMs: saved - t0, symbols, parsed: counts.parsed, files: counts.files, matches: first.totalMatches, indexMb, cacheMb }
 }
 
 // ---------------------------------------------------------------- driver
@@ -468,6 +469,7 @@ async function main(): Promise<void> {
       `| ${label[k]} | ${ready.toFixed(0)} ms | ${m(k, 'readMs').toFixed(0)} ms | ${saved} | ${parsed} | ${m(k, 'symbols')} | ${m(k, 'rssMb').toFixed(0)} / ${m(k, 'indexMb').toFixed(0)} MB | ${(wts / ready).toFixed(1)}x |`,
     )
   }
+  console.log(`cache directory: ${m('cold', 'cacheMb').toFixed(1)} MB`)
   const t1 = m('cold-1', 'readyMs') - m('cold-1', 'readMs')
   const t2 = m('cold', 'readyMs') - m('cold', 'readMs')
   const serial = Math.min(1, Math.max(0, (2 * t2) / t1 - 1))
