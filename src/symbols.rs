@@ -8,7 +8,7 @@ use napi::{Env, ValueType};
 use napi_derive::napi;
 
 use super::{args, bridge};
-use context_engine_core::engine::Cancel;
+use context_engine_core::cancel::Cancel;
 use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 use context_engine_core::symbols::{
     self, Pattern, Query, SearchResult, SourceFile, Symbol, SymbolIndexOptions as CoreOptions,

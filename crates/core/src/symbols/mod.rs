@@ -30,7 +30,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
-use crate::engine::Cancel;
+use crate::cancel::Cancel;
 use crate::error::{Error, Result};
 use crate::fs_scope::{ReadLimits, Scope};
 use crate::syntax::{self, DefKind, Definition, Lang};
@@ -557,7 +557,7 @@ impl SymbolIndex {
 
     /// Replaces the symbols of `repo` with those of the files under `root` (an absolute
     /// directory): the same gitignore-aware listing as retrieval
-    /// ([`crate::retrieve::walk::list`]), each file read through [`Scope`]. Every file is
+    /// ([`crate::retrieve::index::walk::list`]), each file read through [`Scope`]. Every file is
     /// read; only those whose content changed since `repo` was indexed are parsed.
     ///
     /// Errors (`invalid_request`): a bad repository name; `root` not an absolute, existing
@@ -576,7 +576,7 @@ impl SymbolIndex {
     ) -> Result<IndexSummary> {
         check_repo(repo)?;
         let scope = Scope::new(root)?;
-        let listing = crate::retrieve::walk::list(scope.root(), MAX_FILES, &mut None);
+        let listing = crate::retrieve::index::walk::list(scope.root(), MAX_FILES, &mut None);
         let limits = ReadLimits {
             max_bytes: MAX_FILE_BYTES as u64,
             max_line_chars: 0,

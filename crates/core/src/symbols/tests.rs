@@ -661,7 +661,7 @@ fn a_cancelled_call_changes_nothing() {
     index.index_files("acme/api", &files(API)).unwrap();
     index.flush();
     let before = everything(&index);
-    let cancel = crate::engine::Cancel::new();
+    let cancel = crate::cancel::Cancel::new();
     cancel.cancel();
     let other = files(&[("a.py", "def gone(): pass\n")]);
     for r in [
