@@ -495,11 +495,24 @@ fn a_damaged_or_foreign_cache_is_rebuilt() {
         restarted.flush();
         assert_eq!(everything(&cached(dir.path())), want, "{what}: rebuilt");
     }
-    // Not a regular file: a directory, a link to one.
+    // Not a regular file: a directory; a link, even to a good copy.
     std::fs::remove_file(&api).unwrap();
     std::fs::create_dir(&api).unwrap();
     assert_eq!(cached(dir.path()).repos().len(), 1);
     std::fs::remove_dir(&api).unwrap();
+    #[cfg(unix)]
+    {
+        let elsewhere = tempfile::tempdir().unwrap();
+        let copy = elsewhere.path().join("copy");
+        std::fs::write(&copy, &good).unwrap();
+        std::os::unix::fs::symlink(&copy, &api).unwrap();
+        assert_eq!(
+            cached(dir.path()).repos().len(),
+            1,
+            "a link is not followed"
+        );
+        std::fs::remove_file(&api).unwrap();
+    }
     // Files that are not the index's are never read or removed.
     std::fs::write(dir.path().join("notes.txt"), "hello").unwrap();
     let restarted = cached(dir.path());
