@@ -859,6 +859,7 @@ module.exports.expandChunk = nativeBinding.expandChunk
 module.exports.expandChunkDetailed = nativeBinding.expandChunkDetailed
 module.exports.fileCacheStats = nativeBinding.fileCacheStats
 module.exports.fileContext = nativeBinding.fileContext
+module.exports.fileRanks = nativeBinding.fileRanks
 module.exports.fitToBudget = nativeBinding.fitToBudget
 module.exports.fitToBudgetSync = nativeBinding.fitToBudgetSync
 module.exports.indexStatus = nativeBinding.indexStatus

@@ -714,7 +714,7 @@ async function centralFiles(
     const content = await readWhole(ctx.engine, root, f.path)
     if (content === undefined) continue
     const repo = `c${i}x`
-    const n = await symbols.indexFiles(repo, [{ path: f.path, content }])
+    const n = await symbols.indexFiles(repo, [{ path: f.path, content }], { signal: ctx.signal })
     if (!n.symbols) continue
     const found = await symbols.search({ name: '*', repos: [repo], limit: 1000 })
     const top = found.results.filter((m) => !m.scope).sort((a, b) => a.line - b.line || a.column - b.column)
