@@ -90,14 +90,14 @@ after(async () => {
 
 test('fileRanks: the file the others import first, with roles, folders, limit and path', async () => {
   const r = await fileRanks(repo, { limit: 5 })
-  assert.equal(r.total, USERS + 8)
+  assert.equal(r.total, USERS + 9)
   assert.equal(r.files.length, 5)
   assert.deepEqual(r.files.slice(0, 2).map((f) => f.path), ['lib/zz/kernel.ts', 'lib/aa/format.ts'])
   assert.equal(r.files[0].role, 'source')
   assert.equal(r.files[0].language, 'typescript')
   assert.ok(r.files[0].centrality > r.files[1].centrality && r.files[1].centrality > 0)
   const all = await fileRanks(repo, { limit: 5000 })
-  assert.equal(all.files.length, USERS + 8)
+  assert.equal(all.files.length, USERS + 9)
   assert.equal(all.files.find((f) => f.path === 'lib/aa/lonely.ts')?.centrality, 0)
   for (let i = 1; i < all.files.length; i++) {
     const [a, b] = [all.files[i - 1], all.files[i]]
