@@ -1,5 +1,5 @@
-// Generates a deterministic tree of many small source files, for retrieval at scale (issue 11's
-// "200k-file tree of small files"). Run by hand; keep the output OUTSIDE the repository:
+// Generates a deterministic tree of many small source files, for retrieval at scale (the
+// 200,000-file tree of BENCHMARKS.md). Run by hand; keep the output OUTSIDE the repository:
 //
 //   node --import tsx benches/gen-small-tree.ts DIR [--files 200000]
 //
