@@ -1,15 +1,15 @@
 //! Token budgets: estimation, exact BPE counts, file truncation and budget fitting.
 //!
-//! This is the Rust form of the utilities of the context-builder spec (docs/design/context-builder-spec.md):
-//! `estimate_tokens`, `truncate_file`, `fit_to_budget` and their truncation metadata.
+//! This is the Rust form of the utilities of the context-builder spec
+//! (`docs/design/context-builder-spec.md`): `estimate_tokens`, `truncate_file`,
+//! `fit_to_budget` and their truncation metadata.
 //!
 //! - [`estimate_tokens`]: the spec's estimate, `ceil(chars / 4)`.
 //! - [`count_tokens`] / [`Counter`]: exact counts with `OpenAI`'s `o200k_base` or `cl100k_base`
 //!   (tiktoken's algorithm over the token lists, each encoding's tables built on its first
 //!   use in a process), or the estimate.
 //! - [`truncate_file`] / [`truncate_file_with`]: keep the lines around given line numbers,
-//!   `"..."` where lines were removed, over-long lines cut (the spec's
-//!   `truncate_file` and its edge cases).
+//!   `"..."` where lines were removed, over-long lines cut (with the spec's edge cases).
 //! - [`fit_to_budget`]: proportional truncation of named sections to a token budget, never
 //!   over it, with [`TruncationMetadata`] describing what changed.
 //!

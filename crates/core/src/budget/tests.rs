@@ -104,7 +104,8 @@ fn count_tokens_large_text_and_counter() {
 
 #[test]
 fn estimate_is_within_20_percent_on_real_code() {
-    // The spec's accuracy criterion (within 20%), measured on this module's own (typical Rust) source.
+    // The spec's accuracy criterion (within 20%), measured on this module's own (typical
+    // Rust) source.
     let source = [
         include_str!("fit.rs"),
         include_str!("truncate.rs"),

@@ -4,8 +4,8 @@ use std::fmt;
 
 use super::bpe::{self, Bpe};
 
-/// Approximate token count, exactly as the context-builder spec defines it: characters divided by four,
-/// rounded up.
+/// Approximate token count, exactly as the context-builder spec defines it: characters
+/// divided by four, rounded up.
 ///
 /// "Characters" are Unicode scalar values (`text.chars().count()`), not bytes and not
 /// grapheme clusters, so `"é"` (one scalar) counts as one character whether the input is

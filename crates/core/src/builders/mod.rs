@@ -3,10 +3,11 @@
 //!
 //! Every builder returns a plain record of the sections the context-builder spec names
 //! (`docs/design/context-builder-spec.md`) plus, when anything was truncated, missing, skipped
-//! or suspicious, a [`Metadata`] (the spec's truncation metadata, extended). Expected failures are data, not errors: a missing file, a missing
-//! `git`, a directory that is not a repository, an unknown base branch or a failing git
-//! command give the section's default (empty text, empty list) and a warning. Only misuse (a
-//! `repo_path` that is not an absolute directory, a malformed branch name) is an error.
+//! or suspicious, a [`Metadata`] (the spec's truncation metadata, extended). Expected failures
+//! are data, not errors: a missing file, a missing `git`, a directory that is not a repository,
+//! an unknown base branch or a failing git command give the section's default (empty text,
+//! empty list) and a warning. Only misuse (a `repo_path` that is not an absolute directory, a
+//! malformed branch name) is an error.
 //!
 //! All file content is read through [`Scope`]; paths taken from task
 //! files, issues and validation output are resolved inside the root, and anything pointing
@@ -59,8 +60,8 @@ pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
 /// The most warnings kept in one result; further ones are summarized in one last warning.
 pub const MAX_WARNINGS: usize = 200;
 
-/// What a builder did to its content beyond plain copying (the spec's `_metadata`). Present on a result only
-/// when something was truncated, missing, skipped or suspicious.
+/// What a builder did to its content beyond plain copying (the spec's `_metadata`). Present
+/// on a result only when something was truncated, missing, skipped or suspicious.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Metadata {
     /// Whether any section was shortened.
