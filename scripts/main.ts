@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 
-import { ContextEngine, fitToBudget, type ContextSnippet } from '../index.js'
+import { ContextEngine, fitToBudget, type ContextSnippet } from '../lib/index.js'
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`)
