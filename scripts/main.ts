@@ -61,10 +61,10 @@ async function main(): Promise<void> {
     if (lines.length > 6) console.log(`   … ${lines.length - 6} more lines`)
   }
 
-  console.log('\n   ms  best answer                                  question (the first call indexes: cold)')
+  console.log(`\n   ms  ${'best answer'.padEnd(52)} question (the first call indexes: cold)`)
   for (const { prompt, ms, best } of asked) {
     const answer = best ? best.source : '(none)'
-    console.log(`${ms.toFixed(1).padStart(5)}  ${clip(answer, 44).padEnd(44)} ${clip(prompt, 70)}`)
+    console.log(`${ms.toFixed(1).padStart(5)}  ${clip(answer, 52).padEnd(52)} ${clip(prompt, 70)}`)
   }
 
   const sections: Record<string, string> = {}
