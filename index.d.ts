@@ -64,6 +64,17 @@ export interface ContextEngineError extends Error {
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * A call's cancellation, made by the package entry for each async call that has an
+ * `AbortSignal` or a deadline; the entry cancels it when either fires.
+ */
+export declare class CancelToken {
+  /** A token not cancelled. */
+  constructor()
+  /** Cancels the call: the core stops its work, the call's promise rejects. */
+  cancel(): void
+}
+
+/**
  * An engine with its own state (file cache, ...). The module-level functions use one
  * process-wide default engine; create a `ContextEngine` to isolate state or to change limits.
  */

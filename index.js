@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.CancelToken = nativeBinding.CancelToken
 module.exports.ContextEngine = nativeBinding.ContextEngine
 module.exports.GiteaClient = nativeBinding.GiteaClient
 module.exports.GitHubClient = nativeBinding.GitHubClient

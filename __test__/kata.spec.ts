@@ -292,7 +292,7 @@ test("the engine's own errors keep its message, and the Kata code follows the er
   const big = await provider.retrieve(query(root, 'session '.repeat(40 * 1024)))
   assertFailure(big, 'invalid_query', false)
   if (!big.ok) {
-    assert.match(big.error.message, /request\.prompt is too large/)
+    assert.match(big.error.message, /prompt is too large/)
     assert.match(big.error.remediation, /Shorten the prompt/)
   }
   // A root outside the engine's allowed roots: the code comes from the reason, and the message

@@ -17,7 +17,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
-import { codedError, isEngineError } from './errors.js'
+import { isEngineError } from './errors.js'
 import type { ContextEngine, ContextSnippet as EngineSnippet, IndexStatus } from './index.js'
 
 /** Kata's provider ids. */
@@ -174,8 +174,9 @@ const isPositiveInteger = (value: unknown): value is number =>
 const nonBlank = (value: unknown, fallback: string): string =>
   typeof value === 'string' && value.trim().length > 0 ? value : fallback
 
-function invalidOption(message: string): Error {
-  return codedError('invalid_request', message)
+/** A bad factory option: a `TypeError` with the contract's code, as documented. */
+function invalidOption(message: string): TypeError {
+  return Object.assign(new TypeError(message), { code: 'invalid_request' as const, reason: 'invalid_argument' })
 }
 
 function checkOptions(options: unknown): KataContextProviderOptions {
@@ -356,7 +357,7 @@ function toKataSnippet(providerId: ContextProviderId, root: string, snippet: Eng
 }
 
 /**
- * A Kata context provider backed by the context engine. Throws an `Error` (code
+ * A Kata context provider backed by the context engine. Throws a `TypeError` (code
  * `invalid_request`) only for bad options.
  */
 export function createKataContextProvider(options?: KataContextProviderOptions): KataContextProvider {
