@@ -56,6 +56,7 @@ const VALID: Record<string, unknown[]> = {
   invalidateFile: [join(root, 'a.txt')],
   invalidateDirectory: [root],
   fileCacheStats: [],
+  languages: [],
   unwatchWorkspace: [root],
   dirContext: [root, {}],
   fileContext: [join(root, 'a.txt'), {}],

@@ -14,7 +14,7 @@ use napi::Env;
 use napi_derive::napi;
 
 use super::args::{self, Fields};
-use context_engine_core::engine::Cancel;
+use context_engine_core::cancel::Cancel;
 use context_engine_core::error::{catch_panic, Error as CoreError, Result as CoreResult};
 
 /// Builds the JavaScript `Error` for a core error: `message` is the core's user-safe message,
