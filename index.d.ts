@@ -55,6 +55,13 @@ export interface ContextEngineError extends Error {
   reason?: string
 }
 
+export declare class ExternalObject<T> {
+  readonly '': {
+    readonly '': unique symbol
+    [K: symbol]: T
+  }
+}
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -62,17 +69,6 @@ export interface ContextEngineError extends Error {
  * can point the loader at a WASI artifact this package does not build itself.
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
-
-/**
- * A call's cancellation, made by the package entry for each async call that has an
- * `AbortSignal` or a deadline; the entry cancels it when either fires.
- */
-export declare class CancelToken {
-  /** A token not cancelled. */
-  constructor()
-  /** Cancels the call: the core stops its work, the call's promise rejects. */
-  cancel(): void
-}
 
 /**
  * An engine with its own state (file cache, ...). The module-level functions use one
@@ -321,6 +317,15 @@ export declare function buildIssueContext(issue: GitHubIssue, repoPath: string, 
  * starting with `-`, with spaces or `..`) rejects with `invalid_request`.
  */
 export declare function buildReviewContext(repoPath: string, baseBranch: string, options?: BuilderOptions & CallOptions): Promise<ReviewContext>
+
+/** Cancels the call that holds `token`: the core stops its work, the call's promise rejects. */
+export declare function cancelCall(token: ExternalObject<'CancelToken'>): void
+
+/**
+ * A new cancellation token for one call, made by the package entry for each async call that
+ * has an `AbortSignal` or a deadline, and passed as the `signal` field of the call's options.
+ */
+export declare function cancelToken(): ExternalObject<'CancelToken'>
 
 /** Empties the default engine's file cache; returns how many files were dropped. */
 export declare function clearFileCache(): number

@@ -835,7 +835,6 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
-module.exports.CancelToken = nativeBinding.CancelToken
 module.exports.ContextEngine = nativeBinding.ContextEngine
 module.exports.GiteaClient = nativeBinding.GiteaClient
 module.exports.GitHubClient = nativeBinding.GitHubClient
@@ -845,6 +844,8 @@ module.exports.buildFixContext = nativeBinding.buildFixContext
 module.exports.buildImplementationContext = nativeBinding.buildImplementationContext
 module.exports.buildIssueContext = nativeBinding.buildIssueContext
 module.exports.buildReviewContext = nativeBinding.buildReviewContext
+module.exports.cancelCall = nativeBinding.cancelCall
+module.exports.cancelToken = nativeBinding.cancelToken
 module.exports.clearFileCache = nativeBinding.clearFileCache
 module.exports.composeContext = nativeBinding.composeContext
 module.exports.composeContextSync = nativeBinding.composeContextSync

@@ -48,13 +48,13 @@ pub(crate) fn run_sync<T>(env: &Env, work: impl FnOnce() -> CoreResult<T>) -> na
 
 /// A new cancellation token for one call, made by the package entry for each async call that
 /// has an `AbortSignal` or a deadline, and passed as the `signal` field of the call's options.
-#[napi]
+#[napi(ts_return_type = "ExternalObject<'CancelToken'>")]
 pub fn cancel_token() -> External<Cancel> {
     External::new(Cancel::new())
 }
 
 /// Cancels the call that holds `token`: the core stops its work, the call's promise rejects.
-#[napi]
+#[napi(ts_args_type = "token: ExternalObject<'CancelToken'>")]
 pub fn cancel_call(token: &External<Cancel>) {
     token.cancel();
 }
