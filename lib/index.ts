@@ -292,6 +292,9 @@ class SymbolIndexImpl {
   search(...args: unknown[]) {
     return SymbolIndexImpl.#m.async(this, (n) => n.search, args)
   }
+  flush(...args: unknown[]) {
+    return SymbolIndexImpl.#m.async(this, (n) => n.flush, args)
+  }
   removeRepo(...args: unknown[]) {
     return SymbolIndexImpl.#m.sync(this, (n) => n.removeRepo, args)
   }
