@@ -55,6 +55,13 @@ export interface ContextEngineError extends Error {
   reason?: string
 }
 
+export declare class ExternalObject<T> {
+  readonly '': {
+    readonly '': unique symbol
+    [K: symbol]: T
+  }
+}
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -326,6 +333,15 @@ export declare function buildIssueContext(issue: GitHubIssue, repoPath: string, 
  * starting with `-`, with spaces or `..`) rejects with `invalid_request`.
  */
 export declare function buildReviewContext(repoPath: string, baseBranch: string, options?: BuilderOptions & CallOptions): Promise<ReviewContext>
+
+/** Cancels the call that holds `token`: the core stops its work, the call's promise rejects. */
+export declare function cancelCall(token: ExternalObject<'CancelToken'>): void
+
+/**
+ * A new cancellation token for one call, made by the package entry for each async call that
+ * has an `AbortSignal` or a deadline, and passed as the `signal` field of the call's options.
+ */
+export declare function cancelToken(): ExternalObject<'CancelToken'>
 
 /** Empties the default engine's file cache; returns how many files were dropped. */
 export declare function clearFileCache(): number
