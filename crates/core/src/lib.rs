@@ -46,5 +46,7 @@ pub mod stamp;
 pub mod stats;
 pub mod symbols;
 pub mod syntax;
+#[cfg(test)]
+pub(crate) mod test_support;
 
 pub use error::{Error, ErrorKind, Result};
