@@ -26,12 +26,15 @@ const REL_PATH = {
 const LINE = { type: 'integer', minimum: 1, maximum: 10_000_000 }
 const MAX_FILE_LINES = 2000
 
-/** Where `p` lies under `root` (both real paths), or undefined when outside. */
-function relativeInside(root, p) {
-  const rel = path.relative(root, p)
+/**
+ * Where `p` lies under `root` (both real paths), or undefined when outside. `paths` is the
+ * platform's `path` module; tests pass `path.win32` or `path.posix` to check both on any host.
+ */
+function relativeInside(root, p, paths = path) {
+  const rel = paths.relative(root, p)
   if (rel === '') return ''
-  if (rel.startsWith('..') && (rel === '..' || rel.startsWith(`..${path.sep}`))) return undefined
-  if (path.isAbsolute(rel)) return undefined
+  if (rel === '..' || rel.startsWith(`..${paths.sep}`)) return undefined
+  if (paths.isAbsolute(rel)) return undefined
   return rel
 }
 
