@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url'
 import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 
-import { countTokens } from '../index.js'
+import { countTokens } from '../lib/index.js'
 import { startGitea, startHound, TOKEN, type Running } from './support/remote-servers'
 
 const BIN = join(__dirname, '..', 'bin', 'context-engine.js')
@@ -491,7 +491,7 @@ test('remote tools: hidden without configuration, listed and working with GITEA_
       const names = (await g.client.listTools()).tools.map((t) => t.name)
       assert.ok(!names.includes('hound_search'))
       const { addonSupportsProvider } = require('../mcp/tools.js')
-      assert.equal(names.includes('remote_file_context'), addonSupportsProvider(require('../index.js'), 'github'))
+      assert.equal(names.includes('remote_file_context'), addonSupportsProvider(require('../lib/index.js'), 'github'))
     } finally {
       await g.client.close()
     }

@@ -8,7 +8,7 @@ import { mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 
-import { SymbolIndex, repoStats } from '../index.js'
+import { SymbolIndex, repoStats } from '../lib/index.js'
 
 const dirs: string[] = []
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))

@@ -126,7 +126,7 @@ async function main() {
     if (positional.length > 1 || flags.limit !== undefined || flags.json || flags.stdio) fail('mcp takes only --root DIR')
     return require(path.join(__dirname, '..', 'mcp', 'server.js')).runMcp({ root: flags.root })
   }
-  const { ContextEngine } = require(path.join(__dirname, '..', 'index.js'))
+  const { ContextEngine } = require(path.join(__dirname, '..', 'dist', 'index.js'))
   const engine = new ContextEngine()
   switch (positional[0]) {
     case 'query':

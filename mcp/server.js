@@ -125,7 +125,7 @@ async function runMcp(options = {}) {
   let engine
   const getAddon = () => {
     if (!addon) {
-      addon = require('../index.js')
+      addon = require('../dist/index.js')
       engine = new addon.ContextEngine()
     }
     return addon
