@@ -154,7 +154,8 @@ async function main(): Promise<void> {
       if (rg.rank >= 1 && rg.rank <= 10) rgTop10++
       rgCell = `${rg.rank || '-'} of ${rg.files}`
     }
-    console.log(`| \`${prompt}\` | ${file} | ${shown(rank)} | ${rgCell} |`)
+    const code = prompt.includes('`') ? `\`\` ${prompt} \`\`` : `\`${prompt}\``
+    console.log(`| ${code} | ${file} | ${shown(rank)} | ${rgCell} |`)
   }
   console.log(`\nengine: ${top10} of ${IDENTIFIERS.length} in the top 10, ${first} first`)
   if (withRg) console.log(`ripgrep: ${rgTop10} of ${IDENTIFIERS.length} in the top 10 (${(rgMs / 1000).toFixed(1)} s for the ${IDENTIFIERS.length} passes)`)
