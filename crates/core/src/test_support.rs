@@ -7,8 +7,8 @@
 //! containers run as root, so a test that merely skipped when the file stayed readable would
 //! never assert anything there. [`Unprivileged::enter`] instead drops those two capabilities
 //! from the *calling thread's* effective set (Linux keeps capabilities per thread, and every
-//! test runs on its own thread), so the kernel really refuses the read; dropping restores the
-//! set when the guard goes out of scope. Where that is not possible (another OS, a filesystem
+//! test runs on its own thread; threads it starts meanwhile inherit the reduced set), so the
+//! kernel really refuses the read; the guard restores the set when it goes out of scope. Where that is not possible (another OS, a filesystem
 //! that ignores modes) [`Unprivileged::can_read`] fails the test loudly, unless
 //! `CONTEXT_ENGINE_TEST_ALLOW_PRIVILEGED=1` says the run knowingly cannot make the assertion.
 

@@ -832,6 +832,30 @@ fn unreadable_file_is_permission_denied() {
     );
 }
 
+/// A root below a directory the process may not search cannot be resolved: the error says
+/// so without naming the path.
+#[cfg(unix)]
+#[test]
+fn root_below_a_locked_directory_is_not_accessible() {
+    use std::os::unix::fs::PermissionsExt;
+    let base = tempfile::tempdir().unwrap();
+    let locked = base.path().join("locked");
+    fs::create_dir_all(locked.join("root")).unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    let user = crate::test_support::Unprivileged::enter();
+    if !user.can_read(&locked) {
+        let e = Scope::new(locked.join("root")).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidRequest);
+        assert_eq!(
+            e.message(),
+            "rootPath is not accessible (permission denied)"
+        );
+    }
+    drop(user);
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+    assert!(Scope::new(locked.join("root")).is_ok());
+}
+
 #[test]
 fn io_errors_map_to_variants() {
     use io::ErrorKind as K;
