@@ -1260,7 +1260,7 @@ async fn fallback_on_timeout_only_for_unavailable_and_timeout() {
 
 #[test]
 fn windows_style_file_paths_stay_inside_one_segment() {
-    use super::gitea::check_path;
+    use super::host::check_path;
     assert_eq!(check_path("/src/a.ts").unwrap(), "src/a.ts");
     for bad in [
         "", "/", "a//b", "./a", "a/../b", "..", "a/.", "a\u{0}b", "a\nb",
