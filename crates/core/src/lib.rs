@@ -38,6 +38,7 @@
 
 pub mod budget;
 pub mod builders;
+pub(crate) mod cache_file;
 pub mod cancel;
 pub mod engine;
 pub mod error;
