@@ -281,6 +281,29 @@ mod tests {
     use std::time::Instant;
 
     #[test]
+    fn lexical_removes_dot_and_dot_dot_without_leaving_the_root_component() {
+        assert_eq!(lexical(Path::new("/a/./b/../c")), Path::new("/a/c"));
+        assert_eq!(lexical(Path::new("/a/../../..")), Path::new("/"));
+        // On Unix a backslash is part of a name, so `..\` is no parent component.
+        if cfg!(unix) {
+            assert_eq!(lexical(Path::new(r"/a/..\b")), Path::new(r"/a/..\b"));
+        }
+    }
+
+    /// `allowedRoots` on Windows: the drive stays, `..` never climbs above it, and `\`
+    /// separates as `/` does.
+    #[cfg(windows)]
+    #[test]
+    fn lexical_keeps_windows_prefixes() {
+        assert_eq!(lexical(Path::new(r"C:\a\..\..\b")), Path::new(r"C:\b"));
+        assert_eq!(lexical(Path::new(r"C:/a/./b\..\c")), Path::new(r"C:\a\c"));
+        assert_eq!(
+            lexical(Path::new(r"\\server\share\a\..\..\x")),
+            Path::new(r"\\server\share\x")
+        );
+    }
+
+    #[test]
     fn global_engine_is_one_instance() {
         assert!(Arc::ptr_eq(&Engine::global(), &Engine::global()));
     }

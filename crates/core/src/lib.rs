@@ -53,5 +53,7 @@ pub(crate) mod stamp;
 pub mod stats;
 pub mod symbols;
 pub mod syntax;
+#[cfg(test)]
+pub(crate) mod test_support;
 
 pub use error::{Error, ErrorKind, Result};

@@ -336,9 +336,12 @@ pub(crate) fn note_read_error(rel: &str, e: &ReadError, meta: &mut Metadata) {
 }
 
 /// How a path from user content is shown in a warning: relative paths as given (shortened),
-/// absolute ones not at all.
+/// absolute ones not at all, whichever platform wrote them (`/home/..`, `C:\..`, `\\?\..`,
+/// `\\server\..`) and whichever runs the engine.
 pub(crate) fn shown(path: &str) -> String {
-    if Path::new(path).is_absolute() || path.starts_with('/') || path.starts_with('\\') {
+    let b = path.as_bytes();
+    let drive = b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
+    if Path::new(path).is_absolute() || path.starts_with(['/', '\\']) || drive {
         return "(an absolute path)".to_owned();
     }
     let mut s: String = path.chars().filter(|c| !c.is_control()).take(200).collect();

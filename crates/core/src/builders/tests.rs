@@ -796,3 +796,24 @@ mod parser_properties {
         }
     }
 }
+
+/// Paths from user content (an issue, validation output) are echoed in warnings only when
+/// relative: absolute ones of either platform are not shown, on every host.
+#[test]
+fn absolute_paths_of_either_platform_are_not_shown() {
+    for path in [
+        "/home/dev/secret.txt",
+        r"C:\Users\dev\secret.txt",
+        "c:/Users/dev/secret.txt",
+        r"C:secret.txt",
+        r"\\?\C:\Users\dev",
+        r"\\server\share\secret.txt",
+        r"\Users\dev",
+    ] {
+        assert_eq!(super::shown(path), "(an absolute path)", "{path:?}");
+    }
+    assert_eq!(super::shown(r"src\main.rs"), r"src\main.rs");
+    assert_eq!(super::shown(r"..\x.rs"), r"..\x.rs");
+    assert_eq!(super::shown("src/a\u{7}.rs"), "src/a.rs");
+    assert_eq!(super::shown(&"a".repeat(300)).len(), 203);
+}

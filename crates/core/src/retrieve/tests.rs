@@ -1693,4 +1693,43 @@ fn file_ranks_put_the_file_the_others_use_first_with_roles_and_folders() {
     assert!(ret
         .file_ranks(root, &FileRankOptions::default(), &cancelled)
         .is_err());
+/// A file the process may not read is skipped as unreadable and the rest is indexed (the
+/// capabilities that would let root read it are dropped for this thread and the threads it
+/// starts; see `test_support`).
+#[cfg(unix)]
+#[test]
+fn unreadable_files_are_skipped_and_counted() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = fixture();
+    let root = dir.path();
+    write(root, "src/locked.ts", "export const routerLocked = 1\n");
+    let locked = root.join("src/locked.ts");
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    let baseline = fixture();
+    let b = Retrieval::default();
+    b.prepare(baseline.path().to_str().unwrap()).unwrap();
+    let files = b
+        .status(baseline.path().to_str().unwrap())
+        .unwrap()
+        .stats
+        .files;
+    let user = crate::test_support::Unprivileged::enter();
+    if !user.can_read(&locked) {
+        let r = Retrieval::default();
+        r.prepare(root.to_str().unwrap()).unwrap();
+        let status = r.status(root.to_str().unwrap()).unwrap();
+        assert_eq!(
+            status.coverage.skipped.unreadable, 1,
+            "{:?}",
+            status.coverage
+        );
+        assert_eq!(status.stats.files, files, "the other files are indexed");
+        let hits = r
+            .retrieve(&request(root, "routerLocked router", 20))
+            .unwrap();
+        assert!(!hits.is_empty());
+        assert!(hits.iter().all(|s| s.path != "src/locked.ts"));
+    }
+    drop(user);
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o644)).unwrap();
 }
