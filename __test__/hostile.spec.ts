@@ -51,6 +51,7 @@ const VALID: Record<string, unknown[]> = {
   expandChunkDetailed: [root, { content: 'alpha', filePath: 'a.txt', startLine: 1, endLine: 1 }, 1, {}],
   retrieve: [{ prompt: 'alpha', spaceId: 's', sessionId: 's', rootPath: root, providerId: 'mcp' }, {}],
   prepareIndex: [root, {}],
+  fileRanks: [root, { limit: 5 }],
   indexStatus: [root],
   clearFileCache: [],
   invalidateFile: [join(root, 'a.txt')],
@@ -163,6 +164,28 @@ test('the export list is read from the addon, and every function has a valid cal
   assert.deepEqual(functions.filter((f) => !(f in VALID)), [])
   assert.ok(classes.includes('ContextEngine'))
   assert.ok(!functions.some((f) => f.startsWith('__')), 'diagnostics are not in the published addon')
+})
+
+test('the entry exports every function and class of the binding, and each class every method', () => {
+  // The entry lists the binding's exports by hand; an export added to the binding and not to
+  // the entry would be missing from the package.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const raw = require('../index.js') as Record<string, unknown>
+  const internal = new Set(['cancelToken', 'cancelCall'])
+  assert.deepEqual(
+    Object.keys(raw).filter((k) => !internal.has(k) && !(k in binding)),
+    [],
+  )
+  for (const [name, value] of Object.entries(raw)) {
+    if (typeof value !== 'function' || !/^[A-Z]/.test(name)) continue
+    const own = Object.getOwnPropertyNames(value.prototype).filter((m) => m !== 'constructor')
+    const wrapped = (binding[name] as { prototype: object }).prototype
+    assert.deepEqual(
+      own.filter((m) => !(m in wrapped)),
+      [],
+      `${name}: methods of the binding missing from the entry`,
+    )
+  }
 })
 
 for (const name of functions) {

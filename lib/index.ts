@@ -43,6 +43,7 @@ export const expandChunk = asyncExport(native.expandChunk, 3)
 export const expandChunkDetailed = asyncExport(native.expandChunkDetailed, 3)
 export const fileCacheStats = syncExport(native.fileCacheStats)
 export const fileContext = asyncExport(native.fileContext, 1)
+export const fileRanks = asyncExport(native.fileRanks, 1)
 export const fitToBudget = asyncExport(native.fitToBudget)
 export const fitToBudgetSync = syncExport(native.fitToBudgetSync)
 export const indexStatus = syncExport(native.indexStatus)
@@ -185,6 +186,9 @@ class ContextEngineImpl {
   }
   prepareIndex(...args: unknown[]) {
     return ContextEngineImpl.#m.async(this, (n) => n.prepareIndex, args, 1)
+  }
+  fileRanks(...args: unknown[]) {
+    return ContextEngineImpl.#m.async(this, (n) => n.fileRanks, args, 1)
   }
   evict(...args: unknown[]) {
     return ContextEngineImpl.#m.sync(this, (n) => n.evict, args)
