@@ -1106,6 +1106,24 @@ export interface IssueContext {
   _metadata?: BuilderMetadata
 }
 
+/** One language of the registry. */
+export interface LanguageInfo {
+  /** Canonical lower-case name (`typescript`, `cpp`, `csharp`...). */
+  name: string
+  /** Other names editors and tools use for it (lower-case). */
+  aliases: Array<string>
+  /** File extensions, lower-case, without the dot. */
+  extensions: Array<string>
+  /** Whole file names that are this language whatever their extension (`Rakefile`). */
+  fileNames: Array<string>
+}
+
+/**
+ * The languages of the registry, in its order: those whose symbols, structure-mode
+ * expansions, chunks and statistics the engine understands (a grammar of each is compiled in).
+ */
+export declare function languages(): Array<LanguageInfo>
+
 /** Files, lines and bytes of one language. */
 export interface LanguageStats {
   /** Files. */

@@ -323,14 +323,14 @@ impl SymbolIndex {
 
     /// Replaces the symbols of `repo` with those of the files under `root` (an absolute
     /// directory): the same gitignore-aware listing as retrieval
-    /// ([`crate::retrieve::walk::list`]), each file read through [`Scope`].
+    /// ([`crate::retrieve::index::walk::list`]), each file read through [`Scope`].
     ///
     /// Errors (`invalid_request`): a bad repository name; `root` not an absolute, existing
     /// directory.
     pub fn index_root(&self, repo: &str, root: &Path) -> Result<IndexSummary> {
         check_repo(repo)?;
         let scope = Scope::new(root)?;
-        let listing = crate::retrieve::walk::list(scope.root(), MAX_FILES, &mut None);
+        let listing = crate::retrieve::index::walk::list(scope.root(), MAX_FILES, &mut None);
         let rels: Vec<&str> = listing
             .files
             .iter()

@@ -486,7 +486,7 @@ impl Default for Postings {
 }
 
 /// Appends `v` as a LEB128 number (seven bits a byte, low first), the encoding of the runs.
-pub(super) fn put_var(out: &mut Vec<u8>, mut v: u64) {
+pub(in crate::retrieve) fn put_var(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -832,7 +832,7 @@ impl Postings {
 
 /// A LEB128 number of at most 64 bits at `b[*at..]`, checked (`None` past the end or 64
 /// bits); moves `at` past it.
-pub(super) fn checked_var(b: &[u8], at: &mut usize) -> Option<u64> {
+pub(in crate::retrieve) fn checked_var(b: &[u8], at: &mut usize) -> Option<u64> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
         let x = *b.get(*at)?;
@@ -884,7 +884,7 @@ pub(crate) struct PostingIter<'a> {
 
 /// The LEB128 number [`put_var`] wrote at `bytes[*at..]`, moving `at` past it.
 #[inline]
-pub(super) fn get_var(bytes: &[u8], at: &mut usize) -> u64 {
+pub(in crate::retrieve) fn get_var(bytes: &[u8], at: &mut usize) -> u64 {
     let mut v = 0u64;
     let mut shift = 0u32;
     loop {

@@ -29,13 +29,14 @@ use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::central::Central;
 use super::chunk;
-use super::index::{ChunkMeta, FileMeta, Index, Parts, SkipReason};
 use super::mapped::{words, Bytes, Map, Region, Seq};
 use super::terms::{PathPostings, Postings, TermIds};
 use super::walk::{Stamp, WatchedDir};
+use super::{ChunkMeta, FileMeta, Index, Parts, SkipReason};
 use crate::fs_scope::Scope;
+use crate::retrieve::query::central::Central;
+use crate::retrieve::query::{rank, roles};
 use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEIDX\r\n\0";
@@ -48,7 +49,7 @@ pub const MAX_CACHE_BYTES: u64 = 4 << 30;
 
 /// The cache file of `root` in `dir`.
 pub fn cache_path(dir: &Path, root: &Path) -> PathBuf {
-    let h = super::fnv1a(&[root.as_os_str().as_encoded_bytes()]);
+    let h = crate::retrieve::fnv1a(&[root.as_os_str().as_encoded_bytes()]);
     dir.join(format!("{h:016x}.ceidx"))
 }
 
@@ -82,6 +83,7 @@ fn create_exclusive(path: &Path) -> std::io::Result<std::fs::File> {
 
 /// Saves `index` in `dir` (created if needed), replacing the root's previous file atomically.
 /// Returns the bytes written.
+#[cfg_attr(not(test), allow(dead_code))] // only the tests call it
 pub fn save(dir: &Path, index: &Index) -> std::io::Result<u64> {
     save_yielding(dir, index, None).map(|s| s.bytes)
 }
@@ -90,6 +92,7 @@ pub fn save(dir: &Path, index: &Index) -> std::io::Result<u64> {
 #[derive(Debug)]
 pub(crate) struct Saved {
     /// Bytes written.
+    #[cfg_attr(not(test), allow(dead_code))] // only the tests' save reads it
     pub bytes: u64,
     /// The written file's fingerprints, runs and run starts, mapped (where mapping is
     /// available) for [`Index::serve_mapped`].
@@ -445,10 +448,10 @@ fn write_files<W: Write>(b: &mut Out<'_, W>, index: &Index) {
         match f {
             None => b.u8(0),
             Some(f) => {
-                // 2: a role its text gave it ([`super::roles::role_of_text`]), not its path. The
-                // only such role is declarations, so the path is classified for those alone.
-                let from_text = f.role == super::roles::Role::Declarations
-                    && super::roles::role_of(&f.rel) != f.role;
+                // 2: a role its text gave it ([`roles::role_of_text`]), not its path. The only
+                // such role is declarations, so the path is classified for those alone.
+                let from_text =
+                    f.role == roles::Role::Declarations && roles::role_of(&f.rel) != f.role;
                 b.u8(if from_text { 2 } else { 1 });
                 b.bytes(f.rel.as_bytes());
                 b.stamp(&f.stamp);
@@ -798,9 +801,9 @@ fn read_files(r: &mut In<'_>) -> Option<Vec<Option<FileMeta>>> {
                     return None;
                 }
                 // The only role a file's text gives is declarations, and only to a source file.
-                let role = match (tag, super::roles::role_of(rel)) {
+                let role = match (tag, roles::role_of(rel)) {
                     (1, r) => r,
-                    (_, super::roles::Role::Source) => super::roles::Role::Declarations,
+                    (_, roles::Role::Source) => roles::Role::Declarations,
                     _ => return None,
                 };
                 files.push(Some(FileMeta {
@@ -810,7 +813,7 @@ fn read_files(r: &mut In<'_>) -> Option<Vec<Option<FileMeta>>> {
                     len,
                     language: chunk::language(rel),
                     role,
-                    keys: super::rank::FileKeys::of(rel),
+                    keys: rank::FileKeys::of(rel),
                     read_at,
                 }));
             }
@@ -984,11 +987,34 @@ fn read_skipped(r: &mut In<'_>) -> Option<HashMap<String, (Stamp, SkipReason)>> 
     Some(skipped)
 }
 
+impl Index {
+    /// Reads the term fingerprints, posting runs and run starts from `parts`, the mapped
+    /// cache file a save of this index in its present state just wrote, instead of their
+    /// heap copies ([`mapped`](super::mapped)).
+    pub(in crate::retrieve) fn serve_mapped(&mut self, parts: MappedParts) {
+        if parts.fps.len() != self.terms.len() || parts.starts.len() != self.postings.terms() + 1 {
+            return;
+        }
+        self.terms.map_fingerprints(parts.fps);
+        self.postings.attach(parts.runs, parts.starts);
+        self.residency.reset();
+    }
+
+    /// Releases the pages of the mapped cache file this index reads from once requests have
+    /// made the process's resident file pages grow past [`super::mapped::RESIDENT_BUDGET`]
+    /// (call after a request).
+    pub(in crate::retrieve) fn bound_residency(&mut self) {
+        if let Some(map) = self.postings.map() {
+            self.residency.after_request(map);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::roles::Role;
-    use super::super::{Request, Retrieval, RetrievalOptions, Snippet};
     use super::*;
+    use crate::retrieve::query::roles::Role;
+    use crate::retrieve::{Query, Request, Retrieval, RetrievalOptions, Snippet};
     use std::fs;
     use std::sync::atomic::AtomicUsize;
 
@@ -1376,7 +1402,7 @@ mod tests {
             // and saving it again must not panic either.
             if let Some(back) = decode(&seal(&b), scope.clone(), 1000, ENGINE_VERSION) {
                 for prompt in ["router addRoute", "parseCookie header", "old py split"] {
-                    let _ = super::super::rank::rank(&back, &super::super::prompt::Query::parse(prompt), 5);
+                    let _ = rank::rank(&back, &Query::parse(prompt), 5);
                 }
                 let _ = encode(&back, ENGINE_VERSION);
             }
