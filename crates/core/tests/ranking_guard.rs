@@ -113,6 +113,7 @@ const CASES: &[(Kind, &str, &str, usize)] = &[
         3,
     ),
     // Symbols.
+    (Kind::Symbol, "ClientOptions", "clients/ts/src/types.ts", 1),
     (Kind::Symbol, "RetryPolicy", "tidepool/retry.py", 1),
     (Kind::Symbol, "TaskQueue", "tidepool/queue.py", 1),
     (Kind::Symbol, "parse_cron", "tidepool/scheduler.py", 1),
@@ -210,6 +211,12 @@ const CASES: &[(Kind, &str, &str, usize)] = &[
         Kind::Bug,
         "status() throws when the server answers 404\n\nTypeError: Cannot read properties of undefined (reading 'state')\n    at TidepoolClient.status (client.ts:27:12)\n    at async main (index.ts:8:3)",
         "clients/ts/src/client.ts",
+        1,
+    ),
+    (
+        Kind::Bug,
+        "Getting \"Queue is full: cannot enqueue more than 500 tasks\" though the queue is empty",
+        "tidepool/errors.py",
         1,
     ),
     (
