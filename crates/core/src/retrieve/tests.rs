@@ -1603,7 +1603,11 @@ fn the_newest_version_folder_is_not_an_old_copy() {
         signals_of(&out, "src/v4/schema.ts"),
     );
     assert_eq!((v3.role, v4.role), (Role::Legacy, Role::Legacy));
-    assert_eq!(v4.role_kept, Some(query::rank::RoleKept::NewestVersion), "{v4:?}");
+    assert_eq!(
+        v4.role_kept,
+        Some(query::rank::RoleKept::NewestVersion),
+        "{v4:?}"
+    );
     assert!(
         v4.role_factor >= 1.0 && v3.role_factor < 1.0,
         "{v3:?} {v4:?}"
@@ -1634,7 +1638,11 @@ fn a_declarations_module_that_defines_the_name_asked_for_is_not_demoted() {
     let out = explained(&ret, root, "ContextAdapter");
     let g = signals_of(&out, "src/types.ts");
     assert_eq!(g.role, Role::Declarations);
-    assert_eq!(g.role_kept, Some(query::rank::RoleKept::DefinesName), "{g:?}");
+    assert_eq!(
+        g.role_kept,
+        Some(query::rank::RoleKept::DefinesName),
+        "{g:?}"
+    );
     assert_eq!(files(&out)[0], "src/types.ts");
 }
 

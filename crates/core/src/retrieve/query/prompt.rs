@@ -339,7 +339,7 @@ fn error_message(line: &str) -> Option<&str> {
         .iter()
         .any(|e| lower.ends_with(e))
         || matches!(lower.as_str(), "panic" | "fatal");
-    (is_error && !head.contains(char::is_whitespace) || is_error && lower == "panic")
+    (is_error && (!head.contains(char::is_whitespace) || lower == "panic"))
         .then(|| rest.trim())
         .filter(|r| !r.is_empty())
 }
