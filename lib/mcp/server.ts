@@ -261,10 +261,13 @@ function watchIndex(
     try {
       const s = engine.indexStatus(root)
       const total = Math.max(s.filesTotal, s.filesRead)
-      // Nothing to show before the files to read are known, nor twice the same count.
-      if (!final && (s.state !== 'building' || total === 0 || s.filesRead <= last)) return
+      // Nothing to show before the files to read are known, nor twice the same count. While
+      // the index is still building, progress stays below the total (every file may be read
+      // while the postings are still being written): only the last notification reaches it.
+      const current = final ? total : Math.min(s.filesRead, total - 1)
+      if (!final && (s.state !== 'building' || total === 0 || current <= last)) return
       if (final && last === total) return
-      last = final ? total : s.filesRead
+      last = current
       const secs = ((Date.now() - started) / 1000).toFixed(1)
       const pct = total > 0 ? ` (${Math.floor((100 * last) / total)}%)` : ''
       const message = final

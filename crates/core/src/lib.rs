@@ -22,7 +22,7 @@
 //! - [`stats`]: repository statistics (files, lines, bytes per language).
 //! - [`builders`]: implementation, review, fix and issue contexts for agent prompts.
 //! - [`git`]: the `git` command-line runner (timeouts, output caps, classified failures).
-//! - [`inject`]: ADR-005 context sources (directory, file, diff, pull request) and composition.
+//! - [`inject`]: context sources (directory, file, diff, pull request) and their composition.
 //! - [`cancel`]: the cancellation flag and deadline long work checks.
 //! - [`engine`]: long-lived state (indexes, caches, clients) behind the `ContextEngine` class.
 
@@ -38,6 +38,7 @@
 
 pub mod budget;
 pub mod builders;
+pub(crate) mod cache_file;
 pub mod cancel;
 pub mod engine;
 pub mod error;

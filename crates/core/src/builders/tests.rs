@@ -719,7 +719,7 @@ fn fix_context_bounds_huge_file_lists() {
     assert_eq!(meta.warnings.len(), MAX_WARNINGS + 2);
 }
 
-/// Issue 14 item 5: many pytest `FAILED` lines used to be compared with every earlier error
+/// Many pytest `FAILED` lines used to be compared with every earlier error
 /// (8 MiB took 37 s). Each summary line below matches its traceback; all are covered. The
 /// time is measured in BENCHMARKS.md (a debug build spends it in the regexes, so no timing is
 /// asserted here).

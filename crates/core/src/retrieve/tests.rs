@@ -441,8 +441,8 @@ fn redacts_secrets_in_snippets() {
     assert!(plain.iter().all(|s| s.redactions.is_empty()));
 }
 
-/// Issue 14 item 1: a snippet that starts inside a private key block (the chunker splits a
-/// long block) must not show the block's lines.
+/// A snippet that starts inside a private key block (the chunker splits a long block) must
+/// not show the block's lines.
 #[test]
 fn snippets_starting_inside_a_key_block_show_none_of_it() {
     let dir = tempfile::tempdir().unwrap();

@@ -831,23 +831,8 @@ impl Postings {
 }
 
 /// A LEB128 number of at most 64 bits at `b[*at..]`, checked (`None` past the end or 64
-/// bits); moves `at` past it.
-pub(in crate::retrieve) fn checked_var(b: &[u8], at: &mut usize) -> Option<u64> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let x = *b.get(*at)?;
-        *at += 1;
-        let part = u64::from(x & 0x7f);
-        if shift == 63 && part > 1 {
-            return None;
-        }
-        v |= part << shift;
-        if x & 0x80 == 0 {
-            return Some(v);
-        }
-    }
-    None
-}
+/// bits); moves `at` past it. The cache files' reader, shared.
+pub(in crate::retrieve) use crate::cache_file::checked_var;
 
 /// The number of postings in `run` and the chunk of its last, if `run` is a well-formed run
 /// ([`encode`]) of increasing chunk ids below `n_chunks` that ends where its last posting does.
