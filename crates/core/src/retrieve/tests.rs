@@ -1693,6 +1693,8 @@ fn file_ranks_put_the_file_the_others_use_first_with_roles_and_folders() {
     assert!(ret
         .file_ranks(root, &FileRankOptions::default(), &cancelled)
         .is_err());
+}
+
 /// A file the process may not read is skipped as unreadable and the rest is indexed (the
 /// capabilities that would let root read it are dropped for this thread and the threads it
 /// starts; see `test_support`).
@@ -1732,6 +1734,7 @@ fn unreadable_files_are_skipped_and_counted() {
     }
     drop(user);
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o644)).unwrap();
+}
 
 #[test]
 fn the_newest_version_folder_is_not_an_old_copy() {
