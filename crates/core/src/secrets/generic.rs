@@ -259,6 +259,23 @@ pub(super) fn accept_value(text: &str, start: usize, end: usize) -> Option<(usiz
     }
 }
 
+/// Where the secret of `text[start..end]` starts once an `Authorization` scheme (`Bearer `,
+/// `Basic `, `Token `, `Bot `) and blanks are skipped, and whether the scheme was `Basic`.
+pub(super) fn skip_scheme(text: &str, start: usize, end: usize) -> (usize, bool) {
+    let value = &text[start..end];
+    for scheme in ["bearer", "basic", "token", "bot"] {
+        let Some(head) = value.get(..scheme.len()) else {
+            continue;
+        };
+        let rest = &value[scheme.len()..];
+        if head.eq_ignore_ascii_case(scheme) && rest.starts_with([' ', '\t']) {
+            let trimmed = rest.trim_start();
+            return (end - trimmed.len(), scheme == "basic");
+        }
+    }
+    (start, false)
+}
+
 fn value_is_secret_like(value: &str) -> bool {
     let n = value.chars().count();
     (MIN_LEN..=MAX_LEN).contains(&n)
@@ -272,6 +289,344 @@ fn value_is_secret_like(value: &str) -> bool {
         && !is_cased_identifier(value)
         && (is_hex(value) || !is_wordlike(value))
         && entropy_ok(value, n)
+}
+
+/// Shortest value the keyword rule takes under a password name (`Maple83$` is 8, the leak
+/// threshold of the recall benchmark is 6 characters left in the clear).
+pub(super) const KEYWORD_MIN_PASSWORD: usize = 6;
+/// Shortest value the keyword rule takes under any other secret name (`token`, `api_key`):
+/// shorter ones there are flags and names (`oauth2`, `basic`), not credentials.
+pub(super) const KEYWORD_MIN_OTHER: usize = 8;
+
+/// Words that make up placeholder values: a value made only of these (`your_api_key_here`,
+/// `REPLACE_ME`, `changeme`, `secret`, `my-token`) is a placeholder; a value that merely contains
+/// one next to anything else (`test1234`, `example-Xq9…`) is not.
+#[rustfmt::skip]
+const PLACEHOLDER_WORDS: &[&str] = &[
+    "a", "abc", "access", "actual", "admin", "any", "api", "app", "auth", "authorization",
+    "bar", "basic", "baz", "bearer", "blah", "bool", "boolean", "bytes", "change", "changeit",
+    "changeme", "client", "confidential", "cred", "credential", "credentials", "current",
+    "database", "db", "default", "demo", "dev", "dummy", "empty", "enter", "env", "example",
+    "fake", "false", "fill", "fixme", "foo", "generate", "generated", "goes", "guest", "here",
+    "hidden", "in", "insert", "int", "invalid", "key", "local", "masked", "me", "mock", "my",
+    "new", "nil", "no", "none", "null", "number", "object", "off", "old", "on", "opensesame",
+    "optional", "pass", "passphrase", "passwd", "password", "placeholder", "private", "provided",
+    "put", "pwd", "qux", "random", "real", "redacted", "replace", "required", "root", "sample",
+    "secret", "secretkey", "secrets", "sensitive", "set", "some", "str", "string", "stub",
+    "super", "tbd", "test", "testing", "text", "the", "this", "todo", "token", "top", "true",
+    "undefined", "unknown", "unset", "user", "username", "value", "with", "word", "xxx", "yes",
+    "your",
+];
+
+/// Whether the value of a keyword assignment is a credential: under a name that says secret
+/// (`password`, `token`, `api_key`, …) any literal value is one, whatever its entropy, unless
+/// the whole value is a placeholder, a reference or a label:
+///
+/// - placeholders: empty or short, `changeme`, `password`, `your_api_key_here`, `xxx`, `****`,
+///   `<…>`, `${VAR}`, `$VAR`, `%VAR%`, `%(x)s`, `%s`, `{{ x }}`, `{x}`, `#{x}`, `<%= … %>`,
+///   `@x@`, a redaction marker;
+/// - references: `os.environ[…]`, `process.env.X`, `config.db.password`, a function call,
+///   `tokens[i]`, `sys::FLAG`, a code identifier (`next_token`, `TokenType`, `authHeader`);
+/// - labels: one word of letters (`Passwort`, `Bearer`), a sentence, a URL, a path, a number
+///   (under a name that is not a password's).
+///
+/// Values with blanks are passphrases only under a password name and only when they are not
+/// prose ([`password_ok`]).
+pub(super) fn keyword_value_ok(value: &str, password_key: bool) -> bool {
+    let n = value.chars().count();
+    let min = if password_key {
+        KEYWORD_MIN_PASSWORD
+    } else {
+        KEYWORD_MIN_OTHER
+    };
+    if n < min || n > MAX_LEN || value.chars().any(char::is_control) {
+        return false;
+    }
+    if value.chars().any(char::is_whitespace) {
+        return password_key && password_ok(value);
+    }
+    if is_whole_placeholder(value) || is_reference(value) {
+        return false;
+    }
+    if value.contains("://") || value.contains("-----") || is_path(value) {
+        return false;
+    }
+    if is_mostly_escapes(value) || is_mostly_percent_encoded(value) {
+        return false;
+    }
+    if is_label_word(value, password_key) {
+        return false;
+    }
+    if is_numeric_literal(value) && !(password_key && value.bytes().all(|b| b.is_ascii_digit())) {
+        return false;
+    }
+    if is_code_identifier(value) {
+        return false;
+    }
+    true
+}
+
+/// The whole value is a placeholder (see [`keyword_value_ok`]).
+fn is_whole_placeholder(value: &str) -> bool {
+    let v = value;
+    if v.starts_with("[REDACTED:") {
+        return true;
+    }
+    let wrapped = |open: &str, close: &str| {
+        v.len() >= open.len() + close.len() && v.starts_with(open) && v.ends_with(close)
+    };
+    // `<your-token>`, `{{ x }}`, `{password}`, `${VAR}`, `#{x}`, `<%= x %>`, `%VAR%`, `@x@`,
+    // `[token]`, `(secret)`.
+    if wrapped("<", ">")
+        || wrapped("{", "}")
+        || wrapped("${", "}")
+        || wrapped("#{", "}")
+        || wrapped("%", "%")
+        || wrapped("@", "@")
+        || wrapped("[", "]")
+        || wrapped("(", ")")
+        || has_template(v)
+    {
+        return true;
+    }
+    // `$VAR`, `$db_password`, `$(cmd)`, `$1`: an environment variable is upper case, a shell
+    // or PHP variable lower-case words; `$Galaxy30` is a password.
+    if let Some(rest) = v.strip_prefix('$') {
+        let upper = rest
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+        let lower = rest
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'.');
+        if rest.starts_with('(') || upper || lower {
+            return true;
+        }
+    }
+    // AWS's documented example keys (`…EXAMPLEKEY`, `…EXAMPLE`).
+    if v.contains("EXAMPLE") {
+        return true;
+    }
+    // `%s`, `%-20s`, `%08x`: a format directive alone.
+    if let Some(rest) = v.strip_prefix('%') {
+        if rest
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-+ #.*".contains(&b))
+            && rest.len() <= 6
+        {
+            return true;
+        }
+    }
+    // Filler: one character over and over (`xxxxxxxx`, `********`, `X-X-X-X`), runs of five,
+    // or a keyboard sequence (`12345678`, `abcdefgh`).
+    let mut chars = v.chars().filter(|c| !matches!(c, '-' | '_' | '.' | ' '));
+    if let Some(first) = chars.next() {
+        if chars.all(|c| c.eq_ignore_ascii_case(&first)) {
+            return true;
+        }
+    }
+    if has_repeated_run(v) || is_sequence(v) {
+        return true;
+    }
+    is_placeholder_phrase(v)
+}
+
+/// A template expression inside the value: `${VAR}`, `${VAR:-x}`, `{{ x }}`, `<%= x %>`,
+/// `%(x)s`, `#{x}`. Only complete ones count, so a random value with a `$` next to a `{` is
+/// still a value.
+fn has_template(v: &str) -> bool {
+    let closes = |open: &str, close: &str| {
+        v.match_indices(open)
+            .any(|(i, _)| v[i + open.len()..].contains(close))
+    };
+    let variable = |open: &str| {
+        v.match_indices(open).any(|(i, _)| {
+            let rest = &v[i + open.len()..];
+            let name = rest
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+                .count();
+            name > 0
+                && rest.as_bytes()[0].is_ascii_alphabetic() | (rest.as_bytes()[0] == b'_')
+                && matches!(rest.as_bytes().get(name), Some(b'}' | b':' | b'-' | b'?'))
+        })
+    };
+    variable("${") || variable("#{") || closes("{{", "}}") || closes("<%", "%>") || {
+        v.match_indices("%(").any(|(i, _)| {
+            let rest = &v[i + 2..];
+            rest.find(')').is_some_and(|j| {
+                rest[..j].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                    && rest.as_bytes().get(j + 1).is_some_and(u8::is_ascii_alphabetic)
+            })
+        })
+    }
+}
+
+/// Every run of letters of `value` splits into [`PLACEHOLDER_WORDS`] and there is nothing but
+/// separators between them: `your_api_key_here`, `REPLACE-ME`, `changeme`, `MySecretToken`.
+fn is_placeholder_phrase(value: &str) -> bool {
+    let mut any = false;
+    for part in value.split(|c: char| matches!(c, '_' | '-' | '.' | ' ' | '/' | ':')) {
+        if part.is_empty() {
+            continue;
+        }
+        if !part.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return false;
+        }
+        let lower = part.to_ascii_lowercase();
+        if !splits_into_placeholder_words(&lower) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// Word break over [`PLACEHOLDER_WORDS`] (`yourapikeyhere` → your api key here).
+fn splits_into_placeholder_words(s: &str) -> bool {
+    if s.len() > 64 {
+        return false;
+    }
+    let b = s.as_bytes();
+    let mut ok = vec![false; b.len() + 1];
+    ok[0] = true;
+    for end in 1..=b.len() {
+        ok[end] = (0..end).any(|start| {
+            ok[start] && PLACEHOLDER_WORDS.binary_search(&&s[start..end]).is_ok()
+        });
+    }
+    ok[b.len()]
+}
+
+/// Code, not a value: `os.environ[…]`, `process.env.X`, `config.db.password`, `getToken()`,
+/// `tokens[i]`, `sys::FLAG`, `ENV.fetch(…)`.
+fn is_reference(value: &str) -> bool {
+    let head_len = value
+        .bytes()
+        .take_while(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.' | b':'))
+        .count();
+    let head = &value[..head_len];
+    let starts_like_name = head
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'$');
+    // `name(…)`, `name[…]`: a call or an index, whole, or cut by the quote inside it
+    // (`os.environ[`, `os.getenv(`).
+    if starts_like_name
+        && matches!(value.as_bytes().get(head_len), Some(b'(' | b'['))
+        && head.split('.').all(is_name_part)
+        && (value.ends_with([')', ']']) || head_len + 1 == value.len())
+    {
+        return true;
+    }
+    let lower = value.to_ascii_lowercase();
+    if ["process.env", "os.environ", "getenv", "env[", "env(", "env.", "secrets."]
+        .iter()
+        .any(|m| lower.starts_with(m))
+    {
+        return true;
+    }
+    head_len == value.len()
+        && ((is_dotted_identifier(value) && value.split('.').all(is_name_part))
+            || (value.contains("::")
+                && value
+                    .split("::")
+                    .all(|p| !p.is_empty() && !p.contains(':') && p.split('.').all(is_name_part))))
+}
+
+/// A part of a dotted reference: one case (`db`, `SECRET_KEY`, `v2`) or camel-case words
+/// (`dataSource`, `AppConfig`). Random text (`Xq9Lm`) mixes cases without forming words.
+fn is_name_part(part: &str) -> bool {
+    let name = part.strip_prefix('$').unwrap_or(part);
+    if !name
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+    {
+        return false;
+    }
+    let has_upper = part.bytes().any(|b| b.is_ascii_uppercase());
+    let has_lower = part.bytes().any(|b| b.is_ascii_lowercase());
+    if !(has_upper && has_lower) {
+        return true;
+    }
+    split_words(part).iter().all(|w| {
+        let letters: Vec<char> = w.trim_end_matches(|c: char| c.is_ascii_digit()).chars().collect();
+        let vowel = letters
+            .iter()
+            .any(|c| matches!(c.to_ascii_lowercase(), 'a' | 'e' | 'i' | 'o' | 'u' | 'y'));
+        letters.iter().all(char::is_ascii_alphabetic)
+            && (letters.len() == 1 || (letters.len() == 2 && vowel) || is_word(&letters))
+    })
+}
+
+/// `/etc/app/secret`, `./secrets/db`, `~/.pgpass`, `C:\keys\x`: a file, not its content.
+fn is_path(value: &str) -> bool {
+    let rest = value
+        .strip_prefix("./")
+        .or_else(|| value.strip_prefix("../"))
+        .or_else(|| value.strip_prefix("~/"))
+        .or_else(|| value.strip_prefix('/'));
+    rest.is_some_and(|r| r.contains('/') || r.contains('.'))
+        || (value.len() > 3 && value.as_bytes()[1] == b':' && value.as_bytes()[2] == b'\\')
+}
+
+/// `\x01\x02…`, `\u0041…`: escaped binary (test vectors), half or more escapes.
+fn is_mostly_escapes(value: &str) -> bool {
+    let escapes = value.matches('\\').count();
+    escapes > 0 && escapes * 4 * 2 >= value.len()
+}
+
+/// One word of letters (`Passwort`, `Bearer`, `sunshine`, `SECRET`): a label or a name. Under a
+/// name that is not a password's, also a lower-case word with up to two digits (`oauth2`,
+/// `sha256` is three) or a word and a version (`v2`).
+fn is_label_word(value: &str, password_key: bool) -> bool {
+    let letters = value.trim_end_matches(|c: char| c.is_ascii_digit());
+    let digits = value.len() - letters.len();
+    if !letters.chars().all(char::is_alphabetic) || letters.is_empty() {
+        return false;
+    }
+    if digits > 0 && (password_key || digits > 2) {
+        return false;
+    }
+    let mut chars = letters.chars();
+    let first = chars.next().unwrap_or('a');
+    let rest: Vec<char> = chars.collect();
+    let rest_lower = rest.iter().all(|c| !c.is_uppercase());
+    let rest_upper = rest.iter().all(|c| !c.is_lowercase());
+    (first.is_lowercase() && rest_lower) || (first.is_uppercase() && (rest_lower || rest_upper))
+}
+
+/// An identifier of code (`next_token`, `TOKEN_KEY`, `authHeader`, `TokenType`,
+/// `userPassword2`): snake, kebab or screaming case, camel or Pascal case of two or more
+/// words, or a name containing a secret word.
+fn is_code_identifier(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    let ident = bytes
+        .first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'));
+    if !ident {
+        return false;
+    }
+    if is_cased_identifier(value) {
+        return true;
+    }
+    let lower = value.to_ascii_lowercase();
+    if ["password", "passwd", "secret", "token", "credential", "apikey", "auth"]
+        .iter()
+        .any(|w| lower.contains(w))
+    {
+        return true;
+    }
+    // camelCase / PascalCase of two or more words, letters only: `sharedKey`, `TokenType`.
+    let letters_only = bytes.iter().all(u8::is_ascii_alphabetic);
+    let humps = bytes
+        .windows(2)
+        .filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+        .count();
+    letters_only && humps >= 1 && split_words(value).iter().all(|w| w.len() >= 3)
 }
 
 /// The password of `scheme://user:password@host`. URL passwords are often short human-chosen
