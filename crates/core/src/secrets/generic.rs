@@ -58,7 +58,9 @@ const NOT_SECRET_LAST_WORDS: &[&str] = &[
     "env", "var", "variable", "store", "storage", "cache", "input", "button", "icon", "color",
     "style", "class", "selector", "event", "events", "state", "status", "callback", "handler",
     "route", "page", "view", "component", "module", "param", "params", "location", "rotation",
-    "level", "encoding", "encoder", "decoder", "algorithm", "alg", "cipher",
+    "level", "encoding", "encoder", "decoder", "algorithm", "alg", "cipher", "string", "strings",
+    "chars", "charset", "alphabet", "date", "md", "txt", "html", "htm", "rst", "py", "js", "ts",
+    "rs", "go", "rb", "java", "css", "svg", "png",
 ];
 
 /// A name containing one of these words is not a secret (`public_key`, `publishable_key`).
@@ -345,7 +347,11 @@ pub(super) fn keyword_value_ok(value: &str, password_key: bool) -> bool {
     if value.chars().any(char::is_whitespace) {
         return password_key && password_ok(value);
     }
-    if is_whole_placeholder(value) || is_reference(value) {
+    if is_whole_placeholder(value) || is_reference(value) || is_email(value) {
+        return false;
+    }
+    // A character class or a pattern (`[A-Za-z0-9._~+/-]+=*`), not a value.
+    if ["a-z", "A-Z", "0-9", "\\d", "\\w"].iter().any(|m| value.contains(m)) {
         return false;
     }
     if value.contains("://") || value.contains("-----") || is_path(value) {
@@ -418,7 +424,9 @@ fn is_whole_placeholder(value: &str) -> bool {
     }
     // Filler: one character over and over (`xxxxxxxx`, `********`, `X-X-X-X`), runs of five,
     // or a keyboard sequence (`12345678`, `abcdefgh`).
-    let mut chars = v.chars().filter(|c| !matches!(c, '-' | '_' | '.' | ' '));
+    let mut chars = v
+        .chars()
+        .filter(|c| !matches!(c, '-' | '_' | '.' | ' ' | '/' | ':'));
     if let Some(first) = chars.next() {
         if chars.all(|c| c.eq_ignore_ascii_case(&first)) {
             return true;
@@ -446,11 +454,18 @@ fn has_template(v: &str) -> bool {
                 .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
                 .count();
             name > 0
-                && rest.as_bytes()[0].is_ascii_alphabetic() | (rest.as_bytes()[0] == b'_')
+                && rest[..name].split('.').all(is_name_part)
                 && matches!(rest.as_bytes().get(name), Some(b'}' | b':' | b'-' | b'?'))
+                && rest[name..].contains('}')
         })
     };
-    variable("${") || variable("#{") || closes("{{", "}}") || closes("<%", "%>") || {
+    variable("${")
+        || variable("#{")
+        || closes("{{", "}}")
+        || closes("<%", "%>")
+        || closes("\\(", ")")
+        || has_format_directive(v)
+        || {
         v.match_indices("%(").any(|(i, _)| {
             let rest = &v[i + 2..];
             rest.find(')').is_some_and(|j| {
@@ -459,6 +474,46 @@ fn has_template(v: &str) -> bool {
             })
         })
     }
+}
+
+/// A printf directive (`%s`, `%.*s`, `%d`, `%lu`, `%zu`, `%x`) at the start of the value or
+/// after a character that is not a letter or digit, and followed by one or the end: a format
+/// string (`"Authorization: %.*s…"`), not a value.
+fn has_format_directive(v: &str) -> bool {
+    let b = v.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        if c != b'%' || (i > 0 && !matches!(b[i - 1], b' ' | b'=' | b':')) {
+            return false;
+        }
+        let rest = &v[i + 1..];
+        let spec = ["s", "d", "u", "x", ".*s", "ld", "lu", "zu", "lld", "llu", "i"]
+            .iter()
+            .find(|d| rest.starts_with(*d));
+        spec.is_some_and(|d| {
+            rest.as_bytes().get(d.len()).is_none_or(|n| {
+                n.is_ascii_whitespace() || matches!(n, b'"' | b'\'' | b'&' | b';' | b',' | b')' | b'\\')
+            })
+        })
+    })
+}
+
+/// `user@host.com`: an address (anonymous FTP passwords, user names), not a secret: a local
+/// part, `@`, and a lower-case domain with a dot and a top-level domain of letters.
+fn is_email(value: &str) -> bool {
+    let Some((local, domain)) = value.split_once('@') else {
+        return false;
+    };
+    let tld = domain.rsplit('.').next().unwrap_or("");
+    !local.is_empty()
+        && local
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'+' | b'-'))
+        && domain.contains('.')
+        && domain
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-'))
+        && tld.len() >= 2
+        && tld.bytes().all(|b| b.is_ascii_lowercase())
 }
 
 /// Every run of letters of `value` splits into [`PLACEHOLDER_WORDS`] and there is nothing but
@@ -509,8 +564,28 @@ fn is_reference(value: &str) -> bool {
         .bytes()
         .next()
         .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'$');
-    // `name(…)`, `name[…]`: a call or an index, whole, or cut by the quote inside it
-    // (`os.environ[`, `os.getenv(`).
+    // `$this->token`, `$cfg->db->password`: a PHP or Perl expression.
+    if value.starts_with('$') && value.contains("->") {
+        let path = value[1..].replace("->", ".");
+        if path.split('.').all(|p| !p.is_empty() && is_name_part(p)) {
+            return true;
+        }
+    }
+    // `meta:auth:gsasl:conn`: a name made of lower-case parts.
+    if value.contains(':')
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b':' | b'_' | b'-'))
+        && value
+            .split(':')
+            .all(|p| p.bytes().next().is_some_and(|b| b.is_ascii_lowercase()))
+    {
+        return true;
+    }
+    // `name(…)`, `name[…]`, `Token![…]`: a call, an index or a macro, whole, or cut by the
+    // quote inside it (`os.environ[`, `os.getenv(`).
+    let bang = usize::from(value.as_bytes().get(head_len) == Some(&b'!'));
+    let head_len = head_len + bang;
     if starts_like_name
         && matches!(value.as_bytes().get(head_len), Some(b'(' | b'['))
         && head.split('.').all(is_name_part)
@@ -525,7 +600,8 @@ fn is_reference(value: &str) -> bool {
     {
         return true;
     }
-    head_len == value.len()
+    bang == 0
+        && head_len == value.len()
         && ((is_dotted_identifier(value) && value.split('.').all(is_name_part))
             || (value.contains("::")
                 && value
@@ -548,6 +624,11 @@ fn is_name_part(part: &str) -> bool {
     let has_lower = part.bytes().any(|b| b.is_ascii_lowercase());
     if !(has_upper && has_lower) {
         return true;
+    }
+    // Mixed case: letters, then digits only at the end (`dataSource`, `Base64`, not `eld8M5J`).
+    let letters = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    if !letters.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_') {
+        return false;
     }
     split_words(part).iter().all(|w| {
         let letters: Vec<char> = w.trim_end_matches(|c: char| c.is_ascii_digit()).chars().collect();
@@ -637,11 +718,14 @@ pub(super) fn url_password_ok(user: &str, password: &str) -> bool {
         "pw", "passwd",
     ];
     let lower = password.to_ascii_lowercase();
+    // Anonymous FTP takes an e-mail address as its password by convention.
+    let anonymous = matches!(user.to_ascii_lowercase().as_str(), "anonymous" | "ftp");
     password.chars().count() >= 6
         && password != user
+        && !anonymous
         && !DEFAULTS.contains(&lower.as_str())
-        && !password.starts_with('$')
-        && !is_placeholder(password)
+        && !is_whole_placeholder(password)
+        && !is_mostly_percent_encoded(password)
 }
 
 /// The 40-character value after an `aws_secret_access_key`-like name.

@@ -540,6 +540,13 @@ fn keyed_value(
         return None;
     }
     let name = &text[key_start..key.end()];
+    // `test "$pass" = "lib"`, `[ "${token}" = "x" ]`: a shell comparison of a variable.
+    if before.ends_with('$') || before.ends_with("${") {
+        let closing = bytes.get(key.end()).copied();
+        if matches!(closing, Some(b'"' | b'}')) {
+            return None;
+        }
+    }
     let sep = text[..value.start()].trim_end_matches([' ', '\t']).as_bytes().last();
     if sep == Some(&b'(') && !(quoted && is_setter(name)) {
         return None;
@@ -565,14 +572,13 @@ fn keyed_value(
         || is_env_assignment(text, key_start, key.end(), start)
         || is_header_string(text, key_start, key.end(), end);
     if literal {
-        if let Some((s, e)) = generic::accept_value(text, start, end) {
-            return Some((s, if e == end { redact_end } else { e }));
-        }
         let (secret_start, basic) = generic::skip_scheme(text, start, end);
         // `Basic <base64 of user:password>` is judged by its password (in `accept_value`).
-        return (!basic
-            && generic::keyword_value_ok(&text[secret_start..end], password_key))
-        .then_some((secret_start, redact_end));
+        if basic {
+            return generic::accept_value(text, start, end);
+        }
+        return generic::keyword_value_ok(&text[secret_start..end], password_key)
+            .then_some((secret_start, redact_end));
     }
     // Code: the value is an expression. Up to its first bracket, comma or angle (as an
     // operand ends), and only a random-looking one is a secret.
