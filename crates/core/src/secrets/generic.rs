@@ -60,7 +60,8 @@ const NOT_SECRET_LAST_WORDS: &[&str] = &[
     "route", "page", "view", "component", "module", "param", "params", "location", "rotation",
     "level", "encoding", "encoder", "decoder", "algorithm", "alg", "cipher", "string", "strings",
     "chars", "charset", "alphabet", "date", "md", "txt", "html", "htm", "rst", "py", "js", "ts",
-    "rs", "go", "rb", "java", "css", "svg", "png",
+    "rs", "go", "rb", "java", "css", "svg", "png", "str", "bits", "list", "ptr", "buf", "ops",
+    "info", "ctx", "flags", "flag", "mask", "cnt", "num", "nr", "sz", "seq", "lock", "attr", "ref",
 ];
 
 /// A name containing one of these words is not a secret (`public_key`, `publishable_key`).
@@ -334,7 +335,7 @@ const PLACEHOLDER_WORDS: &[&str] = &[
 ///
 /// Values with blanks are passphrases only under a password name and only when they are not
 /// prose ([`password_ok`]).
-pub(super) fn keyword_value_ok(value: &str, password_key: bool) -> bool {
+pub(super) fn keyword_value_ok(value: &str, password_key: bool, quoted: bool) -> bool {
     let n = value.chars().count();
     let min = if password_key {
         KEYWORD_MIN_PASSWORD
@@ -347,11 +348,14 @@ pub(super) fn keyword_value_ok(value: &str, password_key: bool) -> bool {
     if value.chars().any(char::is_whitespace) {
         return password_key && password_ok(value);
     }
-    if is_whole_placeholder(value) || is_reference(value) || is_email(value) {
+    if is_whole_placeholder(value) || is_reference(value, quoted) || is_email(value) {
         return false;
     }
     // A character class or a pattern (`[A-Za-z0-9._~+/-]+=*`), not a value.
-    if ["a-z", "A-Z", "0-9", "\\d", "\\w"].iter().any(|m| value.contains(m)) {
+    if ["a-z", "A-Z", "0-9", "\\d", "\\w"]
+        .iter()
+        .any(|m| value.contains(m))
+    {
         return false;
     }
     if value.contains("://") || value.contains("-----") || is_path(value) {
@@ -364,6 +368,11 @@ pub(super) fn keyword_value_ok(value: &str, password_key: bool) -> bool {
         return false;
     }
     if is_numeric_literal(value) && !(password_key && value.bytes().all(|b| b.is_ascii_digit())) {
+        return false;
+    }
+    // A version or a version range (`^5.2.5`, `>=1.0`, `v2.3.1`).
+    let version = value.trim_start_matches(['^', '~', '>', '<', '=', 'v']);
+    if version.contains('.') && version.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
         return false;
     }
     if is_code_identifier(value) {
@@ -403,7 +412,7 @@ fn is_whole_placeholder(value: &str) -> bool {
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
         let lower = rest
             .bytes()
-            .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'.');
+            .all(|b| b.is_ascii_lowercase() || matches!(b, b'_' | b'.' | b':'));
         if rest.starts_with('(') || upper || lower {
             return true;
         }
@@ -466,14 +475,19 @@ fn has_template(v: &str) -> bool {
         || closes("\\(", ")")
         || has_format_directive(v)
         || {
-        v.match_indices("%(").any(|(i, _)| {
-            let rest = &v[i + 2..];
-            rest.find(')').is_some_and(|j| {
-                rest[..j].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-                    && rest.as_bytes().get(j + 1).is_some_and(u8::is_ascii_alphabetic)
+            v.match_indices("%(").any(|(i, _)| {
+                let rest = &v[i + 2..];
+                rest.find(')').is_some_and(|j| {
+                    rest[..j]
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                        && rest
+                            .as_bytes()
+                            .get(j + 1)
+                            .is_some_and(u8::is_ascii_alphabetic)
+                })
             })
-        })
-    }
+        }
 }
 
 /// A printf directive (`%s`, `%.*s`, `%d`, `%lu`, `%zu`, `%x`) at the start of the value or
@@ -481,18 +495,40 @@ fn has_template(v: &str) -> bool {
 /// string (`"Authorization: %.*s…"`), not a value.
 fn has_format_directive(v: &str) -> bool {
     let b = v.as_bytes();
-    b.iter().enumerate().any(|(i, &c)| {
+    // With a length modifier (`%016llx`, `%lu`, `%zd`): anywhere.
+    let long = b.iter().enumerate().any(|(i, &c)| {
+        if c != b'%' {
+            return false;
+        }
+        let rest = &b[i + 1..];
+        let flags = rest.iter().take_while(|b| b"-+ #0".contains(b)).count();
+        let width = rest[flags..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit() || matches!(b, b'.' | b'*'))
+            .count();
+        let after = &rest[flags + width..];
+        let modifier = ["ll", "l", "z"]
+            .iter()
+            .find(|m| after.starts_with(m.as_bytes()))
+            .map_or(0, |m| m.len());
+        modifier > 0 && after.get(modifier).is_some_and(|c| b"duxX".contains(c))
+    });
+    long || b.iter().enumerate().any(|(i, &c)| {
         if c != b'%' || (i > 0 && !matches!(b[i - 1], b' ' | b'=' | b':')) {
             return false;
         }
         let rest = &v[i + 1..];
-        let spec = ["s", "d", "u", "x", ".*s", "ld", "lu", "zu", "lld", "llu", "i"]
-            .iter()
-            .find(|d| rest.starts_with(*d));
+        let spec = [
+            "s", "d", "u", "x", ".*s", "ld", "lu", "zu", "lld", "llu", "i",
+        ]
+        .iter()
+        .find(|d| rest.starts_with(*d));
         spec.is_some_and(|d| {
-            rest.as_bytes().get(d.len()).is_none_or(|n| {
-                n.is_ascii_whitespace() || matches!(n, b'"' | b'\'' | b'&' | b';' | b',' | b')' | b'\\')
-            })
+            d.len() > 1
+                || rest.as_bytes().get(d.len()).is_none_or(|n| {
+                    n.is_ascii_whitespace()
+                        || matches!(n, b'"' | b'\'' | b'&' | b';' | b',' | b')' | b'\\')
+                })
         })
     })
 }
@@ -545,16 +581,15 @@ fn splits_into_placeholder_words(s: &str) -> bool {
     let mut ok = vec![false; b.len() + 1];
     ok[0] = true;
     for end in 1..=b.len() {
-        ok[end] = (0..end).any(|start| {
-            ok[start] && PLACEHOLDER_WORDS.binary_search(&&s[start..end]).is_ok()
-        });
+        ok[end] = (0..end)
+            .any(|start| ok[start] && PLACEHOLDER_WORDS.binary_search(&&s[start..end]).is_ok());
     }
     ok[b.len()]
 }
 
 /// Code, not a value: `os.environ[…]`, `process.env.X`, `config.db.password`, `getToken()`,
 /// `tokens[i]`, `sys::FLAG`, `ENV.fetch(…)`.
-fn is_reference(value: &str) -> bool {
+fn is_reference(value: &str, quoted: bool) -> bool {
     let head_len = value
         .bytes()
         .take_while(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.' | b':'))
@@ -564,18 +599,22 @@ fn is_reference(value: &str) -> bool {
         .bytes()
         .next()
         .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'$');
-    // `$this->token`, `$cfg->db->password`: a PHP or Perl expression.
-    if value.starts_with('$') && value.contains("->") {
-        let path = value[1..].replace("->", ".");
+    // `host->h_cred`, `$this->token`, `->security`: a C, PHP or Perl expression.
+    if value.starts_with("->") {
+        return true;
+    }
+    if value.contains("->") {
+        let path = value.trim_start_matches('$').replace("->", ".");
+        let path = path.trim_end_matches([';', ',', ')']);
         if path.split('.').all(|p| !p.is_empty() && is_name_part(p)) {
             return true;
         }
     }
     // `meta:auth:gsasl:conn`: a name made of lower-case parts.
     if value.contains(':')
-        && value
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b':' | b'_' | b'-'))
+        && value.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b':' | b'_' | b'-')
+        })
         && value
             .split(':')
             .all(|p| p.bytes().next().is_some_and(|b| b.is_ascii_lowercase()))
@@ -586,17 +625,43 @@ fn is_reference(value: &str) -> bool {
     // quote inside it (`os.environ[`, `os.getenv(`).
     let bang = usize::from(value.as_bytes().get(head_len) == Some(&b'!'));
     let head_len = head_len + bang;
+    // An unfinished call (`htc_get_credit_padding(target->tgt_cred_sz,`, `Some(x::new(`)
+    // when the name is clearly one: letters (digits only at its end), four or more of them
+    // or with `_`, `.` or `::` in it.
+    let opener = value.as_bytes().get(head_len).copied();
+    let plain_head = head
+        .trim_end_matches(|c: char| c.is_ascii_digit())
+        .bytes()
+        .all(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'.' | b':' | b'$'));
+    let clear_name = plain_head && (head.len() >= 4 || head.contains(['_', '.', ':']));
     if starts_like_name
-        && matches!(value.as_bytes().get(head_len), Some(b'(' | b'['))
-        && head.split('.').all(is_name_part)
-        && (value.ends_with([')', ']']) || head_len + 1 == value.len())
+        && matches!(opener, Some(b'(' | b'['))
+        && head.replace("::", ".").split('.').all(is_name_part)
     {
-        return true;
+        // Quoted, a string is text: only a whole call of a clear name is code in it
+        // (`"get_password()"`, `'vault.read(path)'`).
+        if quoted {
+            return clear_name && value.ends_with([')', ']']);
+        }
+        if value.ends_with([')', ']'])
+            || head_len + 1 == value.len()
+            || (opener == Some(b'(') && clear_name)
+        {
+            return true;
+        }
     }
     let lower = value.to_ascii_lowercase();
-    if ["process.env", "os.environ", "getenv", "env[", "env(", "env.", "secrets."]
-        .iter()
-        .any(|m| lower.starts_with(m))
+    if [
+        "process.env",
+        "os.environ",
+        "getenv",
+        "env[",
+        "env(",
+        "env.",
+        "secrets.",
+    ]
+    .iter()
+    .any(|m| lower.starts_with(m))
     {
         return true;
     }
@@ -605,6 +670,7 @@ fn is_reference(value: &str) -> bool {
         && ((is_dotted_identifier(value) && value.split('.').all(is_name_part))
             || (value.contains("::")
                 && value
+                    .trim_end_matches(':')
                     .split("::")
                     .all(|p| !p.is_empty() && !p.contains(':') && p.split('.').all(is_name_part))))
 }
@@ -627,17 +693,29 @@ fn is_name_part(part: &str) -> bool {
     }
     // Mixed case: letters, then digits only at the end (`dataSource`, `Base64`, not `eld8M5J`).
     let letters = name.trim_end_matches(|c: char| c.is_ascii_digit());
-    if !letters.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_') {
+    if !letters
+        .bytes()
+        .all(|b| b.is_ascii_alphabetic() || b == b'_')
+    {
         return false;
     }
     split_words(part).iter().all(|w| {
-        let letters: Vec<char> = w.trim_end_matches(|c: char| c.is_ascii_digit()).chars().collect();
+        let letters: Vec<char> = w
+            .trim_end_matches(|c: char| c.is_ascii_digit())
+            .chars()
+            .collect();
         let vowel = letters
             .iter()
             .any(|c| matches!(c.to_ascii_lowercase(), 'a' | 'e' | 'i' | 'o' | 'u' | 'y'));
         letters.iter().all(char::is_ascii_alphabetic)
             && (letters.len() == 1 || (letters.len() == 2 && vowel) || is_word(&letters))
     })
+}
+
+/// Whether an unquoted value in code is an expression rather than a literal: a reference,
+/// a call, a code identifier or a placeholder.
+pub(super) fn is_code_expression(value: &str) -> bool {
+    is_reference(value, false) || is_code_identifier(value) || is_whole_placeholder(value)
 }
 
 /// `/etc/app/secret`, `./secrets/db`, `~/.pgpass`, `C:\keys\x`: a file, not its content.
@@ -691,13 +769,34 @@ fn is_code_identifier(value: &str) -> bool {
     if !ident {
         return false;
     }
-    if is_cased_identifier(value) {
+    // `__pydantic_private__`, `NR__DIRECTIVES`: dunder and private names too.
+    let squeezed = value.trim_matches('_').replace("__", "_");
+    if is_cased_identifier(value) || is_cased_identifier(&squeezed) {
+        return true;
+    }
+    // `AVS_TKN_COEFF_0_S32`, `ioctl_v2_flags`: a constant or a snake-case name of one case.
+    if value.contains('_')
+        && (bytes
+            .iter()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
+            || bytes
+                .iter()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_'))
+    {
         return true;
     }
     let lower = value.to_ascii_lowercase();
-    if ["password", "passwd", "secret", "token", "credential", "apikey", "auth"]
-        .iter()
-        .any(|w| lower.contains(w))
+    if [
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "credential",
+        "apikey",
+        "auth",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
     {
         return true;
     }

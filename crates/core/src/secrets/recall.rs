@@ -219,7 +219,8 @@ fn leaked(value: &str, text: &str) -> bool {
 
 /// The value of sample `i` of `kind` in `form`, with a seed of its own.
 fn value(form_index: usize, kind: ValueKind, i: u64) -> String {
-    let seed = (form_index as u64 + 1) * 1_000_003 + i * 7919 + u64::from(kind == ValueKind::Person);
+    let seed =
+        (form_index as u64 + 1) * 1_000_003 + i * 7919 + u64::from(kind == ValueKind::Person);
     let mut rng = Rng::new(seed);
     let form = &FORMS[form_index];
     match kind {
@@ -299,7 +300,9 @@ fn recall_table() {
 #[test]
 #[ignore = "scratch"]
 fn scratch() {
-    let text = std::env::var("SCRATCH").unwrap_or_default().replace("\\n", "\n");
+    let text = std::env::var("SCRATCH")
+        .unwrap_or_default()
+        .replace("\\n", "\n");
     let r = redact(&text);
     println!("{:?}\n{:?}", r.text, r.findings);
 }

@@ -506,7 +506,7 @@ fn keyed_value(
     // `password: PF4PsQ=MVS` in YAML reads to the regex as a name with a type annotation
     // (`password: Type = …`); a YAML entry has no blank before its `=`.
     if assignment {
-        if let Some(whole) = yaml_value_behind_annotation(text, key.end(), start) {
+        if let Some(whole) = yaml_value_behind_annotation(text, key_start, key.end(), start) {
             (start, raw_end) = whole;
             quoted = false;
         }
@@ -536,7 +536,8 @@ fn keyed_value(
     // `https://x-access-token:<value>@host` is URL user-info, judged by the URL rule;
     // `[REDACTED:github_token]: …` is our own marker, not a name.
     let before = &text[..key_start];
-    if before.ends_with("://") || before.ends_with(MARKER_OPEN) {
+    // `@inquirer/password`, `src/auth/token`: a package or a path, not a name.
+    if before.ends_with("://") || before.ends_with(MARKER_OPEN) || before.ends_with(['/', '@']) {
         return None;
     }
     let name = &text[key_start..key.end()];
@@ -547,7 +548,11 @@ fn keyed_value(
             return None;
         }
     }
-    let sep = text[..value.start()].trim_end_matches([' ', '\t']).as_bytes().last();
+    let value_open = if quoted { start - 1 } else { start };
+    let sep = text[..value_open]
+        .trim_end_matches([' ', '\t'])
+        .as_bytes()
+        .last();
     if sep == Some(&b'(') && !(quoted && is_setter(name)) {
         return None;
     }
@@ -577,11 +582,14 @@ fn keyed_value(
         if basic {
             return generic::accept_value(text, start, end);
         }
-        return generic::keyword_value_ok(&text[secret_start..end], password_key)
+        return generic::keyword_value_ok(&text[secret_start..end], password_key, quoted)
             .then_some((secret_start, redact_end));
     }
     // Code: the value is an expression. Up to its first bracket, comma or angle (as an
     // operand ends), and only a random-looking one is a secret.
+    if generic::is_code_expression(&text[start..end]) {
+        return None;
+    }
     let code_end = text[start..end]
         .find([',', '(', ')', '{', '}', '[', ']', '<', '>'])
         .map_or(end, |i| start + i);
@@ -599,6 +607,7 @@ fn keyed_value(
 /// the whole entry's value, up to the next blank.
 fn yaml_value_behind_annotation(
     text: &str,
+    key_start: usize,
     key_end: usize,
     value_start: usize,
 ) -> Option<(usize, usize)> {
@@ -615,7 +624,7 @@ fn yaml_value_behind_annotation(
     let end = text[type_start..]
         .find(|c: char| c.is_whitespace())
         .map_or(text.len(), |i| type_start + i);
-    (end > value_start).then_some((type_start, end))
+    (end > value_start && is_config_line(text, key_start, end)).then_some((type_start, end))
 }
 
 /// A name that takes a secret as its argument: a setter (`setPassword`, `withToken`,
@@ -625,14 +634,23 @@ fn is_setter(name: &str) -> bool {
     let method = name.rsplit('.').next().unwrap_or(name);
     let lower = method.to_ascii_lowercase();
     let lower = lower.trim_start_matches('_');
-    ["set", "with", "put", "use"]
-        .iter()
-        .any(|p| lower.strip_prefix(p).is_some_and(|rest| generic::key_is_sensitive(rest)))
-        || matches!(
-            lower.replace(['_', '-'], "").as_str(),
-            "password" | "passwd" | "passphrase" | "token" | "secret" | "apikey" | "authtoken"
-                | "accesstoken" | "clientsecret" | "secretkey"
-        )
+    ["set", "with", "put", "use"].iter().any(|p| {
+        lower
+            .strip_prefix(p)
+            .is_some_and(|rest| generic::key_is_sensitive(rest))
+    }) || matches!(
+        lower.replace(['_', '-'], "").as_str(),
+        "password"
+            | "passwd"
+            | "passphrase"
+            | "token"
+            | "secret"
+            | "apikey"
+            | "authtoken"
+            | "accesstoken"
+            | "clientsecret"
+            | "secretkey"
+    )
 }
 
 /// Whether a name starting at `key_start` stands inside a string or a connection string, so
@@ -642,10 +660,7 @@ fn is_embedded(text: &str, key_start: usize) -> bool {
     let from = pem::floor_char_boundary(text, key_start.saturating_sub(LINE_CONTEXT));
     let line = &text[from..key_start];
     let line = line.rfind('\n').map_or(line, |i| &line[i + 1..]);
-    if line
-        .trim_end()
-        .ends_with([';', '?', '&'])
-    {
+    if line.trim_end().ends_with([';', '?', '&']) {
         return true;
     }
     line.bytes().filter(|&b| b == b'"').count() % 2 == 1

@@ -692,7 +692,10 @@ fn keyword_values_are_secrets_whatever_their_entropy() {
     let r = redact("Password=ab.cd-ef=gh:ij;Timeout=30\n");
     assert_eq!(r.text, "Password=[REDACTED:generic_secret];Timeout=30\n");
     let r = redact("  api_token: Xy.9-z=Q:w  # rotated\n");
-    assert_eq!(r.text, "  api_token: [REDACTED:generic_secret]  # rotated\n");
+    assert_eq!(
+        r.text,
+        "  api_token: [REDACTED:generic_secret]  # rotated\n"
+    );
 }
 
 /// Placeholders as a whole value, references and code are left alone.
