@@ -618,7 +618,14 @@ fn yaml_value_behind_annotation(
     let sep = between.rfind(['=', ':']).map(|i| key_end + i)?;
     // An annotation was taken: something between the colon and the separator, no blank
     // right before the separator.
-    if sep <= type_start || text.as_bytes()[sep - 1].is_ascii_whitespace() {
+    // Not a path (`&ec::Seed`, `crate::Key`) nor a reference: YAML values do not start
+    // with `&` and Rust paths hold `::`.
+    if sep <= type_start
+        || text.as_bytes()[sep - 1].is_ascii_whitespace()
+        || text[type_start..].starts_with('&')
+        || text[type_start..sep + 1].contains("::")
+        || text.as_bytes().get(sep + 1) == Some(&b':')
+    {
         return None;
     }
     let end = text[type_start..]
