@@ -22,7 +22,7 @@ function arg(name: string, fallback: string): string {
 }
 
 const require = createRequire(import.meta.url)
-const addon = require(resolve(arg('addon', join(import.meta.dirname, '..', 'index.js'))))
+const addon = require(resolve(arg('addon', 'index.js')))
 const redactSecrets: (text: string) => Promise<{ text: string; redactions: Array<{ kind: string; line: number }> }> =
   addon.redactSecrets
 
@@ -268,13 +268,18 @@ async function fp(dirs: string[], show: number): Promise<void> {
   for (const s of shown) console.log(s)
 }
 
-const mode = process.argv[2]
-if (mode === 'recall') {
-  await recall(Number(arg('n', '1000')))
-} else if (mode === 'fp') {
-  const dirs = process.argv.slice(3).filter((a, i, all) => !a.startsWith('--') && !(i > 0 && all[i - 1].startsWith('--')))
-  await fp(dirs, Number(arg('show', '40')))
-} else {
-  console.error('usage: secrets.bench.ts recall [--n N] | fp DIR... [--show N] [--addon PATH]')
-  process.exit(2)
+async function main(): Promise<void> {
+  const mode = process.argv[2]
+  if (mode === 'recall') {
+    await recall(Number(arg('n', '1000')))
+  } else if (mode === 'fp') {
+    const rest = process.argv.slice(3)
+    const dirs = rest.filter((a, i) => !a.startsWith('--') && !(i > 0 && rest[i - 1].startsWith('--')))
+    await fp(dirs, Number(arg('show', '40')))
+  } else {
+    console.error('usage: secrets.bench.ts recall [--n N] | fp DIR... [--show N] [--addon PATH]')
+    process.exit(2)
+  }
 }
+
+void main()
