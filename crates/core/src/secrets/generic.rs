@@ -378,7 +378,7 @@ pub(super) fn keyword_value_ok(value: &str, password_key: bool, quoted: bool) ->
     // Quoted, `password1` and `Token2024` are what people type; a name with a secret word
     // and no digits (`"userPassword"`) is still a field name.
     let typed = quoted && value.ends_with(|c: char| c.is_ascii_digit());
-    if is_code_identifier(value) && !(typed && !is_cased_identifier(value)) {
+    if is_code_identifier(value) && (!typed || is_cased_identifier(value)) {
         return false;
     }
     true
@@ -559,7 +559,7 @@ fn is_email(value: &str) -> bool {
 /// separators between them: `your_api_key_here`, `REPLACE-ME`, `changeme`, `MySecretToken`.
 fn is_placeholder_phrase(value: &str) -> bool {
     let mut any = false;
-    for part in value.split(|c: char| matches!(c, '_' | '-' | '.' | ' ' | '/' | ':')) {
+    for part in value.split(['_', '-', '.', ' ', '/', ':']) {
         if part.is_empty() {
             continue;
         }

@@ -476,6 +476,8 @@ fn run_rule(index: usize, compiled: &CompiledRule, text: &str, emit: Emit<'_>) -
 /// judged by [`generic::keyword_value_ok`]: a credential whatever its entropy unless the whole
 /// value is a placeholder or a reference. An unquoted value in code (`token = nextToken;`) is
 /// an expression, so there only a value that looks random counts ([`generic::accept_value`]).
+// One judgement in order (name, form, literal or code); splitting it would scatter the state.
+#[allow(clippy::too_many_lines)]
 fn keyed_value(
     rule: &Rule,
     compiled: &CompiledRule,
@@ -623,7 +625,7 @@ fn yaml_value_behind_annotation(
     if sep <= type_start
         || text.as_bytes()[sep - 1].is_ascii_whitespace()
         || text[type_start..].starts_with('&')
-        || text[type_start..sep + 1].contains("::")
+        || text[type_start..=sep].contains("::")
         || text.as_bytes().get(sep + 1) == Some(&b':')
     {
         return None;
@@ -641,23 +643,22 @@ fn is_setter(name: &str) -> bool {
     let method = name.rsplit('.').next().unwrap_or(name);
     let lower = method.to_ascii_lowercase();
     let lower = lower.trim_start_matches('_');
-    ["set", "with", "put", "use"].iter().any(|p| {
-        lower
-            .strip_prefix(p)
-            .is_some_and(|rest| generic::key_is_sensitive(rest))
-    }) || matches!(
-        lower.replace(['_', '-'], "").as_str(),
-        "password"
-            | "passwd"
-            | "passphrase"
-            | "token"
-            | "secret"
-            | "apikey"
-            | "authtoken"
-            | "accesstoken"
-            | "clientsecret"
-            | "secretkey"
-    )
+    ["set", "with", "put", "use"]
+        .iter()
+        .any(|p| lower.strip_prefix(p).is_some_and(generic::key_is_sensitive))
+        || matches!(
+            lower.replace(['_', '-'], "").as_str(),
+            "password"
+                | "passwd"
+                | "passphrase"
+                | "token"
+                | "secret"
+                | "apikey"
+                | "authtoken"
+                | "accesstoken"
+                | "clientsecret"
+                | "secretkey"
+        )
 }
 
 /// Whether a name starting at `key_start` stands inside a string or a connection string, so
