@@ -191,34 +191,48 @@ export declare class HoundClient {
  * name, kind, language and repository.
  */
 export declare class SymbolIndex {
-  /** An empty index. Throws `invalid_request` for bad options. */
+  /**
+   * An empty index, or with `cacheDir` the one kept there (loaded by the first call, not
+   * here). Throws `invalid_request` for bad options.
+   */
   constructor(options?: SymbolIndexOptions)
   /**
    * Replaces the symbols of `repo` with those of `files` (files of other languages are
-   * skipped). Resolves to the files parsed and symbols found; rejects with
-   * `invalid_request` for a bad repo name or file list.
+   * skipped). Only files new to `repo` or whose content changed are parsed. Resolves to
+   * the files indexed, their symbols and how many files were parsed; rejects with
+   * `invalid_request` for a bad repo name or file list, and as Node's APIs do when
+   * `options.signal` aborts (the index then unchanged).
    */
-  indexFiles(repo: string, files: SourceFileInput[]): Promise<IndexedCount>
+  indexFiles(repo: string, files: SourceFileInput[], options?: { signal?: AbortSignal }): Promise<IndexedCount>
   /**
-   * Updates `repo` with `files`: each file named has its symbols replaced by those parsed
-   * now, the repository's other files keep theirs (a repository not indexed yet starts with
-   * `files`). For a repository larger than one call may carry (8 Mi characters of content),
-   * sent in batches, and for changed files from webhooks. Resolves to the files parsed and
-   * symbols found in this call.
+   * Updates `repo` with `files`: each file named has its symbols replaced by those of its
+   * content now, the repository's other files keep theirs (a repository not indexed yet
+   * starts with `files`). For a repository larger than one call may carry (8 Mi characters
+   * of content), sent in batches (the first with `indexFiles`: files it dropped that a
+   * later batch brings back unchanged are not parsed again), and for changed files from
+   * webhooks. Resolves to the files and symbols of this call, and the files it parsed.
    */
-  updateFiles(repo: string, files: SourceFileInput[]): Promise<IndexedCount>
+  updateFiles(repo: string, files: SourceFileInput[], options?: { signal?: AbortSignal }): Promise<IndexedCount>
   /**
    * Replaces the symbols of `repo` with those of the files under `rootPath` (absolute),
    * listed like retrieval lists them (`.gitignore` honoured, vendored and generated files
-   * left out) and read inside the root only.
+   * left out) and read inside the root only. Every file is read; only those whose
+   * content changed are parsed.
    */
-  indexRoot(repo: string, rootPath: string): Promise<IndexedCount>
+  indexRoot(repo: string, rootPath: string, options?: { signal?: AbortSignal }): Promise<IndexedCount>
   /**
-   * Symbols matching `query`, in a deterministic order. Rejects with `invalid_request`
-   * for a bad query.
+   * Symbols matching `query`, in a deterministic order, a page at a time (`offset`,
+   * `limit`; `hasMore` and `nextOffset` say where the next page starts). Rejects with
+   * `invalid_request` for a bad query.
    */
   search(query: SymbolSearchQuery): Promise<SymbolSearchResult>
-  /** Forgets `repo`; true if it was indexed. */
+  /**
+   * Writes what changed to `cacheDir` now (otherwise written in the background about a
+   * second after a repository's last change) and resolves when it is written. Call it
+   * before the process exits. Resolves at once without a `cacheDir`.
+   */
+  flush(): Promise<void>
+  /** Forgets `repo` (and its saved copy); true if it was indexed. */
   removeRepo(repo: string): boolean
   /** The indexed repositories and their symbol counts, by name. */
   repos(): Array<IndexedRepo>
@@ -1021,10 +1035,15 @@ export interface ImplementationContext {
 
 /** What an indexing call did. */
 export interface IndexedCount {
-  /** Files of a registry language that were parsed. */
+  /** Files of a registry language in the call (parsed now, or kept as they were). */
   files: number
-  /** Symbols found in them. */
+  /** Symbols in them. */
   symbols: number
+  /**
+   * Files parsed by this call: those new to the repository or whose content changed (the
+   * others' symbols were kept).
+   */
+  parsed: number
 }
 
 /** An indexed repository. */
@@ -1105,6 +1124,24 @@ export interface IssueContext {
   /** Present when anything was truncated, missing, skipped or suspicious. */
   _metadata?: BuilderMetadata
 }
+
+/** One language of the registry. */
+export interface LanguageInfo {
+  /** Canonical lower-case name (`typescript`, `cpp`, `csharp`...). */
+  name: string
+  /** Other names editors and tools use for it (lower-case). */
+  aliases: Array<string>
+  /** File extensions, lower-case, without the dot. */
+  extensions: Array<string>
+  /** Whole file names that are this language whatever their extension (`Rakefile`). */
+  fileNames: Array<string>
+}
+
+/**
+ * The languages of the registry, in its order: those whose symbols, structure-mode
+ * expansions, chunks and statistics the engine understands (a grammar of each is compiled in).
+ */
+export declare function languages(): Array<LanguageInfo>
 
 /** Files, lines and bytes of one language. */
 export interface LanguageStats {
@@ -1362,6 +1399,14 @@ export interface SymbolIndexOptions {
    * Default: no `url`.
    */
   urlTemplate?: string
+  /**
+   * A directory (absolute path) where what was indexed is kept across restarts: a new
+   * index on it answers searches without parsing, and files indexed again with the same
+   * content are not parsed again. Created when first written. Default: nothing kept.
+   */
+  cacheDir?: string
+  /** Threads an indexing call parses on, 1 to 256. Default: one per core. */
+  threads?: number
 }
 
 /** One symbol found. */
@@ -1411,19 +1456,28 @@ export interface SymbolSearchQuery {
   repos?: string | string[]
   /** Results at most: default 20, from 1 to 1000. */
   limit?: number
+  /**
+   * Matches skipped before the first returned (a page's start, `nextOffset` of the previous
+   * page): default 0, at most 10,000,000.
+   */
+  offset?: number
 }
 
 /** The answer to `SymbolIndex.search`. */
 export interface SymbolSearchResult {
   /**
-   * The first `limit` matches: exact (case-insensitive) names first, then by name,
-   * repository, file, line and column.
+   * Matches `offset` to `offset + limit` of one order: exact (case-insensitive) names
+   * first, then by name, repository, file, line and column.
    */
   results: Array<SymbolMatch>
   /** All matches. */
   totalMatches: number
   /** Repositories searched (those the `repos` filter let through). */
   reposSearched: number
+  /** True if matches follow this page. */
+  hasMore: boolean
+  /** The `offset` of the next page, when there is one. */
+  nextOffset?: number
 }
 
 /** A BPE encoding for exact token counts. */

@@ -864,6 +864,7 @@ module.exports.fitToBudgetSync = nativeBinding.fitToBudgetSync
 module.exports.indexStatus = nativeBinding.indexStatus
 module.exports.invalidateDirectory = nativeBinding.invalidateDirectory
 module.exports.invalidateFile = nativeBinding.invalidateFile
+module.exports.languages = nativeBinding.languages
 module.exports.parseValidationOutput = nativeBinding.parseValidationOutput
 module.exports.parseValidationOutputSync = nativeBinding.parseValidationOutputSync
 module.exports.prContext = nativeBinding.prContext

@@ -31,7 +31,7 @@ function loadAddon() {
   if (addon !== null) return addon
   if (addonError !== null) return null
   try {
-    addon = require('./index.js')
+    addon = require('./dist/index.js')
     return addon
   } catch (error) {
     addonError = error

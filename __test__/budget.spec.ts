@@ -15,7 +15,7 @@ import {
   truncateFileDetailed,
   truncateFileSync,
   type TruncationMetadata,
-} from '../index.js'
+} from '../lib/index.js'
 
 const code = (err: unknown) => (err as { code?: string }).code
 const isInvalid = (err: unknown) => {

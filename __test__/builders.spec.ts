@@ -16,7 +16,7 @@ import {
   parseValidationOutput,
   parseValidationOutputSync,
   type ValidationOutput,
-} from '../index.js'
+} from '../lib/index.js'
 
 const dirs: string[] = []
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -131,7 +131,7 @@ test('buildImplementationContext with git missing from PATH warns instead of fai
   const root = initRepo()
   write(root, 't.md', 'task\n')
   const script = `
-    const { buildImplementationContext } = require(${JSON.stringify(join(__dirname, '..', 'index.js'))})
+    const { buildImplementationContext } = require(${JSON.stringify(join(__dirname, '..', 'dist', 'index.js'))})
     buildImplementationContext('t.md', ${JSON.stringify(root)}).then(
       (c) => process.stdout.write(JSON.stringify(c)),
       (e) => { process.stdout.write('REJECTED ' + e.code); })

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 
-import { ContextEngine, dirContext, parseValidationOutput, prepareIndex, remoteFileContext, retrieve } from '../index.js'
+import { ContextEngine, dirContext, parseValidationOutput, prepareIndex, remoteFileContext, retrieve } from '../lib/index.js'
 
 const FILES = 20_000
 let root = ''
@@ -210,7 +210,7 @@ test('parseValidationOutput runs off the JS thread; its sync twin is bounded', a
   await new Promise((resolve) => setImmediate(resolve))
   assert.equal(settled, false, 'a 4 MB parse settled before the event loop turned')
   assert.equal((await p).length, 100_000)
-  const { parseValidationOutputSync } = await import('../index.js')
+  const { parseValidationOutputSync } = await import('../lib/index.js')
   assert.equal(parseValidationOutputSync('src/a.ts(1,1): error TS2322: x\n').length, 1)
   assert.throws(() => parseValidationOutputSync(big), (err: Error & { code?: string; reason?: string }) => err.code === 'invalid_request' && err.reason === 'too_large')
 })
@@ -238,7 +238,7 @@ test('many calls sharing one signal: one listener, no MaxListeners warning, all 
 })
 
 test('the sync twins are bounded; the async ones take the same input', async () => {
-  const { countTokensSync, countTokens, fitToBudgetSync, truncateFileSync } = await import('../index.js')
+  const { countTokensSync, countTokens, fitToBudgetSync, truncateFileSync } = await import('../lib/index.js')
   const text = 'word '.repeat(60_000)
   const tooLarge = (err: Error & { code?: string; reason?: string }) => err.code === 'invalid_request' && err.reason === 'too_large'
   assert.throws(() => countTokensSync(text), tooLarge)

@@ -4,7 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 
-import * as published from '../index.js'
+import * as published from '../lib/index.js'
 import { diagnostics as engine } from './support/diagnostics.js'
 
 const CODES = ['invalid_request', 'unauthorized', 'unavailable', 'timeout', 'internal'] as const

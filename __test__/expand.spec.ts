@@ -19,7 +19,7 @@ import {
   watchWorkspace,
   type KnowledgeChunk,
   type TextChunk,
-} from '../index.js'
+} from '../lib/index.js'
 
 const code = (err: unknown) => (err as { code?: string }).code
 const isInvalid = (err: unknown) => {

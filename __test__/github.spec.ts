@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 
-import { GitHubClient, HoundClient, remoteFileContext } from '../index.js'
+import { GitHubClient, HoundClient, remoteFileContext } from '../lib/index.js'
 import { houndIndex, start, startHound, type Running } from './support/remote-servers'
 
 const TOKEN = 'ghp_local-test-token-0123456789abcdef'

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const binding = require('../index.js') as Record<string, unknown>
+const binding = require('../lib/index.js') as Record<string, unknown>
 
 const CODES = new Set(['invalid_request', 'unauthorized', 'unavailable', 'timeout', 'internal'])
 const HUGE = 'x'.repeat(20 * 1024 * 1024)

@@ -8,7 +8,7 @@ import { chmodSync, mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 
-import { composeContext, composeContextSync, dirContext, diffContext, fileContext, prContext, type ContextSource } from '../index.js'
+import { composeContext, composeContextSync, dirContext, diffContext, fileContext, prContext, type ContextSource } from '../lib/index.js'
 
 const dirs: string[] = []
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -142,7 +142,7 @@ function fakeGh(body: string): string {
 /** Runs prContext in a child process whose PATH starts with `bin`. */
 function prInChild(bin: string, repo: string, pr: unknown): { ok?: ContextSource; code?: string; message?: string } {
   const script = `
-    const { prContext } = require(${JSON.stringify(join(__dirname, '..', 'index.js'))})
+    const { prContext } = require(${JSON.stringify(join(__dirname, '..', 'dist', 'index.js'))})
     prContext(${JSON.stringify(repo)}, ${JSON.stringify(pr)}).then(
       (ok) => process.stdout.write(JSON.stringify({ ok })),
       (e) => process.stdout.write(JSON.stringify({ code: e.code, message: e.message })))

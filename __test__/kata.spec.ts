@@ -9,6 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import {
   chmodSync,
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -18,7 +19,7 @@ import {
 import { tmpdir } from 'node:os'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 
-import { ContextEngine } from '../index.js'
+import { ContextEngine } from '../lib/index.js'
 import {
   createKataContextProvider,
   type ContextProvider,
@@ -420,6 +421,7 @@ test('a missing native binary: importing works, queries answer provider_unavaila
   for (const f of ['package.json', 'index.js', 'index.d.ts', 'kata.js', 'kata.mjs', 'kata.d.ts']) {
     copyFileSync(join(PACKAGE_ROOT, f), join(pkg, f))
   }
+  cpSync(join(PACKAGE_ROOT, 'dist'), join(pkg, 'dist'), { recursive: true })
   const root = space()
   const env = { ...process.env }
   delete env.NAPI_RS_NATIVE_LIBRARY_PATH

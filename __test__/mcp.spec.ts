@@ -14,11 +14,13 @@ import { pathToFileURL } from 'node:url'
 import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 
-import { countTokens } from '../index.js'
+import { countTokens } from '../lib/index.js'
+import { jsonSchema } from '../lib/mcp/args'
+import { toolsFor } from '../lib/mcp/tools'
 import { startGitea, startHound, TOKEN, type Running } from './support/remote-servers'
 
 const BIN = join(__dirname, '..', 'bin', 'context-engine.js')
-const LOCAL_TOOLS = ['search_code', 'expand_chunk', 'file_context', 'count_tokens', 'fit_to_budget', 'build_context']
+const LOCAL_TOOLS = ['search_code', 'find_symbol', 'find_references', 'repo_map', 'file_context', 'expand_chunk', 'count_tokens', 'fit_to_budget', 'build_context']
 /** A made-up GitHub token: file_context must redact it. */
 const FAKE_TOKEN = 'ghp_R8sK2mQ9vX4tL7wN1pZ6cB3yH5jF0dG8eA2u'
 
@@ -66,11 +68,15 @@ function makeRepo(): string {
   return root
 }
 
+/** Where the servers of these tests save their indexes (never the user's cache folder). */
+const CACHE_HOME = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-cache-')))
+
 const baseEnv = (): Record<string, string> => {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !['GITEA_URL', 'GITEA_TOKEN', 'HOUND_URL', 'GITHUB_TOKEN'].includes(k)) env[k] = v
+    if (v !== undefined && !['GITEA_URL', 'GITEA_TOKEN', 'HOUND_URL', 'GITHUB_TOKEN', 'GH_TOKEN', 'CONTEXT_ENGINE_INDEX_CACHE_DIR'].includes(k)) env[k] = v
   }
+  env.XDG_CACHE_HOME = CACHE_HOME
   return env
 }
 
@@ -132,9 +138,10 @@ after(async () => {
   await s?.client.close()
   rmSync(repo, { recursive: true, force: true })
   rmSync(outside, { recursive: true, force: true })
+  rmSync(CACHE_HOME, { recursive: true, force: true })
 })
 
-test('tools/list: the six local tools with precise JSON schemas and output schemas', async () => {
+test('tools/list: the local tools with precise JSON schemas (from zod) and output schemas', async () => {
   const { tools } = await s.client.listTools()
   assert.deepEqual(tools.map((t) => t.name), LOCAL_TOOLS)
   for (const t of tools) {
@@ -146,6 +153,11 @@ test('tools/list: the six local tools with precise JSON schemas and output schem
   const search = tools.find((t) => t.name === 'search_code')!
   assert.deepEqual(search.inputSchema.required, ['query'])
   assert.deepEqual((search.inputSchema.properties as any).limit, { type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'Snippets wanted (1-100). Default 10.' })
+  // Every tool that returns code takes a token budget, 8000 by default and at most 25000.
+  for (const name of ['search_code', 'find_symbol', 'find_references', 'file_context', 'expand_chunk']) {
+    const m = (tools.find((t) => t.name === name)!.inputSchema.properties as any).maxTokens
+    assert.deepEqual([m.type, m.default, m.maximum], ['integer', 8000, 25000], name)
+  }
   const build = tools.find((t) => t.name === 'build_context')!
   assert.deepEqual((build.inputSchema.properties as any).kind.enum, ['implementation', 'review', 'fix', 'issue'])
   assert.deepEqual(tools.find((t) => t.name === 'expand_chunk')!.inputSchema.required, ['path', 'startLine', 'endLine'])
@@ -157,7 +169,10 @@ test('search_code: ranked snippets of the repository, text and structured', asyn
   assert.ok(out.results.length >= 1 && out.results.length <= 3)
   const top = out.results[0]
   assert.equal(top.path, 'src/router.ts')
-  assert.ok(top.content.includes('match(method: string, path: string)'))
+  assert.ok(text(r).includes('match(method: string, path: string)'))
+  // The code is in the text only: the structured result carries the places.
+  assert.equal(top.content, undefined)
+  assert.ok(!JSON.stringify(r.structuredContent).includes('match(method'))
   assert.ok(top.score > 0 && top.startLine >= 1 && top.endLine >= top.startLine)
   assert.ok(text(r).startsWith(`src/router.ts:${top.startLine}-${top.endLine}  score `))
   // Fresh: a file written now is found by the next call.
@@ -179,7 +194,7 @@ test('expand_chunk: lines around a snippet, or its enclosing block', async () =>
   assert.equal(st.mode, 'structure')
   assert.equal(st.blockKind, 'method')
   assert.deepEqual([st.startLine, st.endLine], [13, 15])
-  assert.ok(st.content.startsWith('  match(method: string, path: string)'))
+  assert.match(text(structure), /\n13 \|   match\(method: string, path: string\)/)
   assert.match(text(structure), /^src\/router\.ts:13-15 \(method\)\n13 \|   match\(/)
   assertError(await s.client.callTool({ name: 'expand_chunk', arguments: { path: 'src/router.ts', startLine: 500, endLine: 501 } }), 'invalid_request', /outside the file/)
   assertError(await s.client.callTool({ name: 'expand_chunk', arguments: { path: 'src/router.ts', startLine: 5, endLine: 4 } }), 'invalid_request', /startLine must be <= endLine/)
@@ -191,12 +206,13 @@ test('file_context: numbered lines, ranges, secrets redacted', async () => {
   assert.equal(out.startLine, 1)
   assert.equal(out.endLine, 3)
   assert.equal(out.moreAfter, false)
-  assert.ok(!text(r).includes(FAKE_TOKEN) && !out.content.includes(FAKE_TOKEN), 'the token is redacted')
+  assert.ok(!text(r).includes(FAKE_TOKEN), 'the token is redacted')
   assert.match(text(r), /\[REDACTED/)
   assert.match(text(r), /^config\/keys\.ts:1-3\n1 \| export const a = 1\n/)
-  const range = ok(await s.client.callTool({ name: 'file_context', arguments: { path: 'src/router.ts', startLine: 2, endLine: 3 } }))
-  assert.deepEqual([range.startLine, range.endLine, range.moreAfter], [2, 3, true])
-  assert.equal(range.content, ROUTER.split('\n').slice(1, 3).join('\n'))
+  const rangeResult = await s.client.callTool({ name: 'file_context', arguments: { path: 'src/router.ts', startLine: 2, endLine: 3 } })
+  const range = ok(rangeResult)
+  assert.deepEqual([range.startLine, range.endLine, range.moreAfter, range.nextStartLine], [2, 3, true, 4])
+  assert.ok(text(rangeResult).startsWith(`src/router.ts:2-3\n2 | ${ROUTER.split('\n')[1]}\n3 | ${ROUTER.split('\n')[2]}\n`))
   const abs = ok(await s.client.callTool({ name: 'file_context', arguments: { path: join(repo, 'src/cookie.ts'), endLine: 1 } }))
   assert.equal(abs.path, 'src/cookie.ts')
   assertError(await s.client.callTool({ name: 'file_context', arguments: { path: 'src/missing.ts' } }), 'invalid_request', /not found/)
@@ -223,35 +239,38 @@ test('count_tokens and fit_to_budget: exact counts and budgets', async () => {
 })
 
 test('build_context: implementation, review, fix and issue contexts', async () => {
-  const impl = ok(await s.client.callTool({ name: 'build_context', arguments: { kind: 'implementation', taskFile: 'TASKS.md' } }))
+  const implResult = await s.client.callTool({ name: 'build_context', arguments: { kind: 'implementation', taskFile: 'TASKS.md' } })
+  const impl = ok(implResult)
   assert.equal(impl.kind, 'implementation')
-  assert.match(impl.sections.tasks, /Add a DELETE route/)
-  assert.match(impl.sections.tasks, /Deploy with \[REDACTED:[a-z_]+\]/, 'secrets in builder sections are redacted')
-  assert.ok(!JSON.stringify(impl).includes(FAKE_TOKEN))
-  assert.match(impl.sections.conventions, /two-space/)
-  assert.equal(impl.sections.branch, 'feature')
-  assert.equal(impl.sections.recent_commits[0].subject, 'remove routes')
+  assert.deepEqual(impl.sections, ['tasks', 'conventions', 'branch', 'recent_commits'])
+  assert.match(text(implResult), /## tasks\n# Task\n\nAdd a DELETE route/)
+  assert.match(text(implResult), /Deploy with \[REDACTED:[a-z_]+\]/, 'secrets in builder sections are redacted')
+  assert.ok(!JSON.stringify(implResult).includes(FAKE_TOKEN))
+  assert.match(text(implResult), /## conventions\nUse two-space/)
+  assert.match(text(implResult), /## branch\nfeature\n/)
+  assert.match(text(implResult), /## recent_commits\n[0-9a-f]{10} \S+ Test: remove routes/)
 
   const review = await s.client.callTool({ name: 'build_context', arguments: { kind: 'review', baseBranch: 'main' } })
   const rv = ok(review)
-  assert.match(rv.sections.diff, /\+  remove\(path: string\): void/)
-  assert.deepEqual(Object.keys(rv.sections.changed_files), ['src/router.ts'])
-  assert.equal(rv.sections.stats.filesChanged, 1)
   assert.match(text(review), /^## diff\n/)
+  assert.match(text(review), /\+  remove\(path: string\): void/)
+  assert.match(text(review), /## changed_files\n### src\/router\.ts\n/)
+  assert.match(text(review), /"filesChanged": 1/)
+  assert.equal(rv.truncated, false)
 
   const tsc = 'src/router.ts(6,5): error TS2322: Type \'string\' is not assignable to type \'number\'.\n'
-  const fix = ok(await s.client.callTool({ name: 'build_context', arguments: { kind: 'fix', validationOutput: tsc } }))
-  assert.match(fix.sections.errors, /TS2322/)
-  assert.ok(fix.sections.source_files['src/router.ts'].includes('this.routes.push'))
+  const fix = await s.client.callTool({ name: 'build_context', arguments: { kind: 'fix', validationOutput: tsc } })
+  ok(fix)
+  assert.match(text(fix), /## errors\n[^#]*TS2322/)
+  assert.match(text(fix), /### src\/router\.ts\n[^#]*this\.routes\.push/)
 
-  const issue = ok(
-    await s.client.callTool({
-      name: 'build_context',
-      arguments: { kind: 'issue', issue: { number: 7, title: 'Cookie parsing drops values', body: 'See src/cookie.ts:2', labels: ['bug'] } },
-    }),
-  )
-  assert.match(issue.sections.issue, /Cookie parsing drops values/)
-  assert.deepEqual(Object.keys(issue.sections.related_files), ['src/cookie.ts'])
+  const issue = await s.client.callTool({
+    name: 'build_context',
+    arguments: { kind: 'issue', issue: { number: 7, title: 'Cookie parsing drops values', body: 'See src/cookie.ts:2', labels: ['bug'] } },
+  })
+  ok(issue)
+  assert.match(text(issue), /## issue\n#7: Cookie parsing drops values\n/)
+  assert.match(text(issue), /## related_files\n### src\/cookie\.ts\n/)
 })
 
 test('bad arguments: isError results starting with invalid_request, never protocol errors', async () => {
@@ -276,7 +295,7 @@ test('bad arguments: isError results starting with invalid_request, never protoc
     ['build_context', { kind: 'review', taskFile: 'TASKS.md' }, /taskFile applies only to kind 'implementation'/],
     ['build_context', { kind: 'issue', issue: { number: 1 } }, /issue.title is required/],
     ['build_context', { kind: 'review', baseBranch: '--output=/tmp/x' }, /./],
-    ['no_such_tool', {}, /unknown tool/],
+    ['no_such_tool', {}, /unknown tool; the tools are: search_code, find_symbol, find_references, repo_map, file_context, expand_chunk, count_tokens, fit_to_budget, build_context$/],
   ]
   for (const [name, args, pattern] of cases) {
     const r = await s.client.callTool({ name, arguments: args })
@@ -324,7 +343,7 @@ test('client roots replace the working directory; --root stays allowed', async (
     // The default root is the client's first root.
     const found = ok(await c.client.callTool({ name: 'search_code', arguments: { query: 'other' } }))
     assert.equal(found.results[0].path, 'src/other.ts')
-    assert.equal(ok(await c.client.callTool({ name: 'file_context', arguments: { path: 'secret.txt' } })).content, 'outside the root')
+    assert.equal(text(await c.client.callTool({ name: 'file_context', arguments: { path: 'secret.txt' } })), 'secret.txt:1-1\n1 | outside the root')
     // The working directory is not a root once the client named its own.
     assertError(await c.client.callTool({ name: 'search_code', arguments: { query: 'x', root: other } }), 'invalid_request', /outside the roots/)
     assertError(await c.client.callTool({ name: 'search_code', arguments: { query: 'x', root: repo } }), 'invalid_request', /outside the roots/)
@@ -377,12 +396,18 @@ test('a first indexing reports progress to a client that asks for it; cancelling
   // the first search of the second root indexes it and must report progress.
   const c = await connect({ cwd: outside, roots: [outside, big] })
   try {
-    const progress: Array<{ progress: number; total?: number }> = []
+    const progress: Array<{ progress: number; total?: number; message?: string }> = []
     const r = await c.client.callTool({ name: 'search_code', arguments: { query: 'findTheNeedleInTheHaystack', root: big } }, { onprogress: (p) => progress.push(p) })
     assert.equal(ok(r).results[0].path, 'src/needle.ts')
     assert.ok(progress.length >= 1, 'at least one progress notification while indexing')
     for (let i = 1; i < progress.length; i++) assert.ok(progress[i].progress > progress[i - 1].progress, 'progress increases')
     for (const p of progress) if (p.total !== undefined) assert.ok(p.progress <= p.total)
+    // A host can show a percentage and a message.
+    const last = progress[progress.length - 1]
+    assert.ok(last.total !== undefined && last.total >= 4000, `total files: ${JSON.stringify(last)}`)
+    assert.equal(last.progress, last.total, 'the last notification says the indexing is done')
+    assert.match(last.message ?? '', /^indexed the repository: \d+ files, \d+\.\d s$/)
+    for (const p of progress.slice(0, -1)) assert.match(p.message ?? '', /^indexing the repository: \d+ of \d+ files read \(\d+%\), \d+\.\d s$/)
     // Warm: no progress.
     const warm: unknown[] = []
     ok(await c.client.callTool({ name: 'search_code', arguments: { query: 'handler17', root: big } }, { onprogress: (p) => warm.push(p) }))
@@ -472,26 +497,30 @@ test('remote tools: hidden without configuration, listed and working with GITEA_
       const r = await c.client.callTool({ name: 'remote_file_context', arguments: { repo: 'acme/alpha', file: 'config/app.ts', line: 2, context: 1 } })
       const out = ok(r)
       assert.deepEqual([out.startLine, out.endLine, out.ref, out.source], [1, 3, 'trunk', 'gitea'])
-      assert.ok(!out.content.includes('ghp_'), 'the token in the remote file is redacted')
+      assert.ok(!text(r).includes('ghp_'), 'the token in the remote file is redacted')
+      assert.match(text(r), /\n1 \| /)
       assert.ok(out.url.startsWith(gitea.url))
       assertError(await c.client.callTool({ name: 'remote_file_context', arguments: { repo: 'acme/alpha', file: 'nope.ts', line: 1 } }), 'invalid_request')
       assertError(await c.client.callTool({ name: 'remote_file_context', arguments: { repo: 'acme/alpha', file: 'x', line: 0 } }), 'invalid_request', /line must be >= 1/)
       const h = await c.client.callTool({ name: 'hound_search', arguments: { query: 'fetchUser', context: 2 } })
       const hs = ok(h)
       assert.ok(hs.matches.length > 0)
-      assert.ok(hs.matches.every((m: any) => m.text.includes('fetchUser')))
+      const matchLines = text(h).split('\n').filter((l) => /^[^:]+:[^:]+:\d+: /.test(l))
+      assert.equal(matchLines.length, hs.matches.length)
+      assert.ok(matchLines.every((l) => l.includes('fetchUser')))
       assert.match(text(h), /^(alpha|beta):[^:]+:\d+[:-] /)
       assertError(await c.client.callTool({ name: 'hound_search', arguments: { query: 'x', context: 21 } }), 'invalid_request', /context must be <= 20/)
     } finally {
       await c.client.close()
     }
-    // GITHUB_TOKEN alone lists remote_file_context only when the addon has a GitHub provider.
+    // GITHUB_TOKEN alone lists remote_file_context with the GitHub provider.
     const g = await connect({ root: repo, env: { ...baseEnv(), GITHUB_TOKEN: 'ghp_not_a_real_token_000000000000000000' } })
     try {
-      const names = (await g.client.listTools()).tools.map((t) => t.name)
-      assert.ok(!names.includes('hound_search'))
-      const { addonSupportsProvider } = require('../mcp/tools.js')
-      assert.equal(names.includes('remote_file_context'), addonSupportsProvider(require('../index.js'), 'github'))
+      const tools = (await g.client.listTools()).tools
+      assert.ok(!tools.some((t) => t.name === 'hound_search'))
+      const remote = tools.find((t) => t.name === 'remote_file_context')!
+      assert.deepEqual((remote.inputSchema.properties as any).provider.enum, ['github'])
+      assert.match(remote.description!, /code host \(github\)/)
     } finally {
       await g.client.close()
     }
@@ -501,20 +530,18 @@ test('remote tools: hidden without configuration, listed and working with GITEA_
   }
 })
 
-test('remote providers: GitHub is offered with GITHUB_TOKEN only when the addon supports it', () => {
-  const { toolsFor } = require('../mcp/tools.js')
-  const providers = (addon: object, env: Record<string, string>): string[] | undefined => {
-    const t = toolsFor(addon, env).find((x: { name: string }) => x.name === 'remote_file_context')
-    return t ? t.inputSchema.properties.provider.enum : undefined
+test('remote providers: Gitea with GITEA_URL, GitHub with GITHUB_TOKEN or GH_TOKEN, in that order', () => {
+  const providers = (env: Record<string, string>): string[] | undefined => {
+    const t = toolsFor(env).find((x) => x.name === 'remote_file_context')
+    return t ? (jsonSchema(t.input).properties as any).provider.enum : undefined
   }
-  const both = { remoteProviders: ['gitea', 'github'] }
-  assert.deepEqual(providers(both, { GITHUB_TOKEN: 'x' }), ['github'])
-  assert.deepEqual(providers(both, { GITHUB_TOKEN: 'x', GITEA_URL: 'http://127.0.0.1:1' }), ['gitea', 'github'])
-  assert.deepEqual(providers(both, { GITEA_URL: 'http://127.0.0.1:1' }), ['gitea'])
-  assert.equal(providers({ remoteProviders: ['gitea'] }, { GITHUB_TOKEN: 'x' }), undefined)
-  assert.equal(providers(both, { GITEA_URL: '  ', GITHUB_TOKEN: '' }), undefined)
+  assert.deepEqual(providers({ GITHUB_TOKEN: 'x' }), ['github'])
+  assert.deepEqual(providers({ GH_TOKEN: 'x' }), ['github'])
+  assert.deepEqual(providers({ GITHUB_TOKEN: 'x', GITEA_URL: 'http://127.0.0.1:1' }), ['gitea', 'github'])
+  assert.deepEqual(providers({ GITEA_URL: 'http://127.0.0.1:1' }), ['gitea'])
+  assert.equal(providers({ GITEA_URL: '  ', GITHUB_TOKEN: '' }), undefined)
   assert.deepEqual(
-    toolsFor(both, { HOUND_URL: 'http://127.0.0.1:1' }).map((t: { name: string }) => t.name),
+    toolsFor({ HOUND_URL: 'http://127.0.0.1:1' }).map((t) => t.name),
     [...LOCAL_TOOLS, 'hound_search'],
   )
 })

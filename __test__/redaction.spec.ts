@@ -23,7 +23,7 @@ import {
   retrieve,
   type BuilderMetadata,
   type Redaction,
-} from '../index.js'
+} from '../lib/index.js'
 
 // ---- fake secrets ---------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { GiteaClient, HoundClient, remoteFileContext, type FileContextResult } from '../index.js'
+import { GiteaClient, HoundClient, remoteFileContext, type FileContextResult } from '../lib/index.js'
 import {
   SECRET_FILE,
   SHA,

@@ -14,7 +14,7 @@ import {
   prepareIndex,
   type ContextRetrievalRequest,
   type ContextSnippet,
-} from '../index.js'
+} from '../lib/index.js'
 
 const CODES = new Set(['invalid_request', 'unauthorized', 'unavailable', 'timeout', 'internal'])
 

@@ -3,7 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 
-import { redactSecrets } from '../index.js'
+import { redactSecrets } from '../lib/index.js'
 
 /** Made-up credentials in the shapes the rules know. */
 const GITHUB = 'ghp_R8sK2mQ9vX4tL7wN1pZ6cB3yH5jF0dG8eA2u'

@@ -1,14 +1,15 @@
 // SymbolIndex and repoStats at the boundary: result shapes, wildcards, kinds, languages, the
-// repos filter, limits, determinism, bad input codes, and indexRoot/repoStats over a real git
+// repos filter, limits and pages, determinism, bad input codes, a cache directory across
+// restarts (and damaged), Solidity, aborts, and indexRoot/repoStats over a real git
 // repository with an ignored file.
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 
-import { SymbolIndex, repoStats } from '../index.js'
+import { SymbolIndex, repoStats } from '../lib/index.js'
 
 const dirs: string[] = []
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -45,10 +46,10 @@ const FILES = [
 
 async function sample(options?: { urlTemplate?: string }): Promise<SymbolIndex> {
   const index = new SymbolIndex(options)
-  assert.deepEqual(await index.indexFiles('acme/api', FILES), { files: 4, symbols: 12 })
+  assert.deepEqual(await index.indexFiles('acme/api', FILES), { files: 4, symbols: 12, parsed: 4 })
   assert.deepEqual(
     await index.indexFiles('acme/core', [{ path: 'lib.rs', content: 'pub mod parse;\n\npub trait Parse {\n    fn parse(&self);\n}\n' }]),
-    { files: 1, symbols: 3 },
+    { files: 1, symbols: 3, parsed: 1 },
   )
   return index
 }
@@ -73,6 +74,7 @@ test('search answers in hound-mcp shape', async () => {
     ],
     totalMatches: 1,
     reposSearched: 2,
+    hasMore: false,
   })
   const m = (await index.search({ name: 'parse', language: 'ts' })).results[0]
   assert.equal(m.scope, 'ConfigParser')
@@ -128,7 +130,7 @@ test('kinds, languages, repos and limit filter', async () => {
   assert.equal(both.reposSearched, 2)
   assert.equal(both.totalMatches, 15)
   const none = await index.search({ name: '*', repos: 'nothing' })
-  assert.deepEqual(none, { results: [], totalMatches: 0, reposSearched: 0 })
+  assert.deepEqual(none, { results: [], totalMatches: 0, reposSearched: 0, hasMore: false })
   const limited = await index.search({ name: '*', limit: 3 })
   assert.equal(limited.results.length, 3)
   assert.equal(limited.totalMatches, 15)
@@ -159,7 +161,7 @@ test('updateFiles merges by path: a repository in batches, or changed files', as
   assert.deepEqual(await all(index), await all(whole))
   assert.deepEqual(index.repos(), whole.repos())
   // A changed file replaces only its own symbols.
-  assert.deepEqual(await index.updateFiles('acme/api', [{ path: 'x.rb', content: 'class Only\nend\n' }]), { files: 1, symbols: 1 })
+  assert.deepEqual(await index.updateFiles('acme/api', [{ path: 'x.rb', content: 'class Only\nend\n' }]), { files: 1, symbols: 1, parsed: 1 })
   assert.equal((await index.search({ name: 'only' })).totalMatches, 1)
   assert.equal((await index.search({ name: 'parseConfig' })).totalMatches, 1)
   // A call over the 8 Mi-character bound is refused from the lengths alone.
@@ -192,6 +194,10 @@ test('bad input rejects with invalid_request', async () => {
     () => index.search({ name: 'x', limit: 1.5 }),
     () => index.search({ name: 'x', limit: 1001 }),
     () => index.search({ name: 'x', repos: 7 as never }),
+    () => index.search({ name: 'x', offset: -1 }),
+    () => index.search({ name: 'x', offset: 0.5 }),
+    () => index.search({ name: 'x', offset: 10_000_001 }),
+    () => index.indexFiles('r', [], { signal: 'no' } as never),
     () => repoStats({} as never),
     () => repoStats({ root: '/tmp', files: [] } as never),
     () => repoStats({ root: 'relative' }),
@@ -199,6 +205,9 @@ test('bad input rejects with invalid_request', async () => {
   ]
   for (const call of bad) await assert.rejects(call(), hasCode('invalid_request'))
   assert.throws(() => new SymbolIndex({ urlTemplate: 3 } as never), hasCode('invalid_request'))
+  assert.throws(() => new SymbolIndex({ cacheDir: 'relative/dir' }), hasCode('invalid_request'))
+  assert.throws(() => new SymbolIndex({ cacheDir: 7 } as never), hasCode('invalid_request'))
+  for (const threads of [0, 1.5, 257, -1]) assert.throws(() => new SymbolIndex({ threads }), hasCode('invalid_request'))
   assert.throws(() => index.removeRepo(''), hasCode('invalid_request'))
 })
 
@@ -212,7 +221,9 @@ test('indexRoot and repoStats walk a git repository like retrieval (ignored file
   write(root, 'node_modules/dep/index.js', 'function dep() {}\n')
   write(root, 'notes.txt', 'one\ntwo\n')
   const index = new SymbolIndex()
-  assert.deepEqual(await index.indexRoot('local/app', root), { files: 2, symbols: 3 })
+  assert.deepEqual(await index.indexRoot('local/app', root), { files: 2, symbols: 3, parsed: 2 })
+  // Nothing changed: every file is read, none parsed.
+  assert.deepEqual(await index.indexRoot('local/app', root), { files: 2, symbols: 3, parsed: 0 })
   const all = await index.search({ name: '*' })
   assert.deepEqual(all.results.map((s) => `${s.file} ${s.name}`), ['src/app.py App', 'src/util.kt helper', 'src/app.py run'])
   const stats = await repoStats({ root })
@@ -233,4 +244,133 @@ test('repoStats counts files handed in', async () => {
   assert.deepEqual(s.languages.go, { files: 1, lines: 3, bytes: 35 })
   assert.deepEqual(Object.keys(s.languages), ['go', 'java', 'python', 'typescript'])
   assert.equal(s.lines, FILES.reduce((n, f) => n + f.content.split('\n').length - 1, 0))
+})
+
+function tempDir(): string {
+  const d = realpathSync(mkdtempSync(join(tmpdir(), 'ce-symbols-cache-')))
+  dirs.push(d)
+  return d
+}
+
+const everything = async (i: SymbolIndex) => (await i.search({ name: '*', limit: 1000 })).results
+
+test('a cache directory keeps the index across restarts; only changed files are parsed again', async () => {
+  const cacheDir = tempDir()
+  const first = new SymbolIndex({ cacheDir })
+  assert.deepEqual(await first.indexFiles('acme/api', FILES), { files: 4, symbols: 12, parsed: 4 })
+  const want = await everything(first)
+  // Written a second after the last change, or when flushed.
+  await first.flush()
+  // A new index on the same directory answers the same, before any file is handed in.
+  const second = new SymbolIndex({ cacheDir })
+  assert.deepEqual(await everything(second), want)
+  assert.deepEqual(second.repos(), [{ repo: 'acme/api', symbols: 12 }])
+  // The same files: nothing parsed. One changed file: that file alone.
+  assert.deepEqual(await second.indexFiles('acme/api', FILES), { files: 4, symbols: 12, parsed: 0 })
+  const changed = FILES.map((f) => (f.path === 'cmd/main.go' ? { ...f, content: f.content + '\nfunc Extra() {}\n' } : f))
+  assert.deepEqual(await second.indexFiles('acme/api', changed), { files: 4, symbols: 13, parsed: 1 })
+  await second.flush()
+  const third = new SymbolIndex({ cacheDir, threads: 1 })
+  assert.equal((await third.search({ name: 'extra' })).totalMatches, 1)
+  assert.deepEqual(await everything(third), await everything(second))
+})
+
+test('a damaged or foreign cache file is ignored and rebuilt', async () => {
+  const cacheDir = tempDir()
+  const writer = new SymbolIndex({ cacheDir })
+  await writer.indexFiles('acme/api', FILES)
+  await writer.flush()
+  const [name] = readdirSync(cacheDir).filter((n) => n.endsWith('.cesym'))
+  const path = join(cacheDir, name)
+  const good = readFileSync(path)
+  const damaged = Buffer.from(good)
+  damaged[damaged.length >> 1] ^= 0xff
+  const foreign = Buffer.from(good)
+  foreign.write('CEIDX', 0) // another kind of cache file under this name
+  for (const bytes of [damaged, foreign, good.subarray(0, 20), Buffer.alloc(0)]) {
+    writeFileSync(path, bytes)
+    const index = new SymbolIndex({ cacheDir })
+    assert.deepEqual(index.repos(), [])
+    assert.equal((await index.search({ name: 'parseConfig' })).totalMatches, 0)
+    assert.deepEqual(await index.indexFiles('acme/api', FILES), { files: 4, symbols: 12, parsed: 4 })
+    await index.flush()
+    assert.equal((await new SymbolIndex({ cacheDir }).search({ name: 'parseConfig' })).totalMatches, 1)
+  }
+})
+
+test('search pages in hound-mcp shape: offset, hasMore, nextOffset', async () => {
+  const index = await sample()
+  const all = await everything(index)
+  assert.equal(all.length, 15)
+  const pages: typeof all = []
+  let offset: number | undefined = 0
+  while (offset !== undefined) {
+    const page = await index.search({ name: '*', limit: 4, offset })
+    assert.equal(page.totalMatches, 15)
+    assert.equal(page.reposSearched, 2)
+    assert.equal(page.hasMore, offset + 4 < 15)
+    assert.equal(page.nextOffset, page.hasMore ? offset + 4 : undefined)
+    pages.push(...page.results)
+    offset = page.nextOffset
+  }
+  assert.deepEqual(pages, all)
+  const past = await index.search({ name: '*', offset: 99 })
+  assert.deepEqual(past, { results: [], totalMatches: 15, reposSearched: 2, hasMore: false })
+})
+
+test('Solidity: contracts, interfaces, libraries, functions, modifiers, events, structs', async () => {
+  const index = new SymbolIndex()
+  const sol = [
+    'pragma solidity ^0.8.20;',
+    '',
+    'interface IVault {',
+    '    function deposit(uint256 amount) external;',
+    '}',
+    '',
+    'library Shares {',
+    '    function toShares(uint256 a) internal pure returns (uint256) { return a; }',
+    '}',
+    '',
+    'contract Vault is IVault {',
+    '    event Deposited(address from, uint256 amount);',
+    '    struct Position { uint256 shares; }',
+    '    uint256 public constant FEE_BPS = 30;',
+    '    modifier nonZero(uint256 a) { require(a > 0); _; }',
+    '    function deposit(uint256 amount) external nonZero(amount) {}',
+    '}',
+    '',
+  ].join('\n')
+  assert.deepEqual(await index.indexFiles('acme/vault', [{ path: 'src/Vault.sol', content: sol }]), { files: 1, symbols: 10, parsed: 1 })
+  const r = await index.search({ name: '*', language: 'solidity', limit: 100 })
+  assert.deepEqual(
+    r.results.map((s) => `${s.line} ${s.kind} ${s.name}${s.scope ? ` in ${s.scope}` : ''}`).sort((a, b) => parseInt(a) - parseInt(b)),
+    [
+      '3 interface IVault',
+      '4 method deposit in IVault',
+      '7 module Shares',
+      '8 function toShares in Shares',
+      '11 class Vault',
+      '12 type Deposited in Vault',
+      '13 class Position in Vault',
+      '14 constant FEE_BPS in Vault',
+      '15 method nonZero in Vault',
+      '16 method deposit in Vault',
+    ],
+  )
+  const deposit = (await index.search({ name: 'deposit', kind: 'method', language: 'sol' })).results
+  assert.deepEqual(deposit.map((s) => [s.line, s.signature]), [
+    [4, 'function deposit(uint256 amount) external;'],
+    [16, 'function deposit(uint256 amount) external nonZero(amount) {}'],
+  ])
+})
+
+test('an aborted signal rejects indexing and leaves the index as it was', async () => {
+  const index = await sample()
+  const before = await everything(index)
+  const ac = new AbortController()
+  ac.abort()
+  await assert.rejects(index.indexFiles('acme/api', [FILES[0]], { signal: ac.signal }), (e: Error & { code?: string }) => e.name === 'AbortError')
+  await assert.rejects(index.updateFiles('acme/api', [FILES[0]], { signal: ac.signal }), (e: Error) => e.name === 'AbortError')
+  await assert.rejects(index.indexRoot('acme/api', tmpdir(), { signal: ac.signal }), (e: Error) => e.name === 'AbortError')
+  assert.deepEqual(await everything(index), before)
 })

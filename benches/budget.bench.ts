@@ -16,7 +16,7 @@ import { extname, join } from 'node:path'
 import { getEncoding } from 'js-tiktoken'
 import { get_encoding } from 'tiktoken'
 
-import { countTokens, countTokensSync, estimateTokens, fitToBudget, fitToBudgetSync } from '../index.js'
+import { countTokens, countTokensSync, estimateTokens, fitToBudget, fitToBudgetSync } from '../lib/index.js'
 
 const ROOT = join(__dirname, '..')
 const CARGO = join(homedir(), '.cargo/registry/src')

@@ -18,7 +18,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, existsSync
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import * as ce from '../index.js'
+import * as ce from '../lib/index.js'
 
 const ROOT = join(__dirname, '..')
 

@@ -15,7 +15,7 @@ import { promises as fsp } from 'node:fs'
 import { cpus, homedir, tmpdir } from 'node:os'
 import { extname, join, relative } from 'node:path'
 
-import { ContextEngine, type ExpandChunkOptions, type TextChunk } from '../index.js'
+import { ContextEngine, type ExpandChunkOptions, type TextChunk } from '../lib/index.js'
 
 const ROOT = join(__dirname, '..')
 const CARGO = join(homedir(), '.cargo/registry/src')

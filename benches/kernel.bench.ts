@@ -90,7 +90,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 async function main(): Promise<void> {
   const root = resolve(arg('root', ''))
   if (!arg('root', '')) throw new Error('--root DIR is required')
-  const addon = resolve(arg('addon', join(__dirname, '..', 'index.js')))
+  const addon = resolve(arg('addon', join(__dirname, '..', 'dist', 'index.js')))
   const { ContextEngine } = createRequire(__filename)(addon)
   const prompts = arg('prompts', 'kernel') === 'small' ? SMALL : KERNEL
   const rounds = Number(arg('rounds', '3'))

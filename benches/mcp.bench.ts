@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path'
 import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 
-import { ContextEngine } from '../index.js'
+import { ContextEngine } from '../lib/index.js'
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`)

@@ -96,7 +96,7 @@ async function fetchContext(base: string, file: string, line: number, context: n
 }
 
 async function main(): Promise<void> {
-  const { GiteaClient, remoteFileContext } = await import('../index.js')
+  const { GiteaClient, remoteFileContext } = await import('../lib/index.js')
   const child: ChildProcess = fork(__filename, ['--server'], { execArgv: ['--import', 'tsx'] })
   const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)))
   const base = `http://127.0.0.1:${port}`

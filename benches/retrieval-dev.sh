@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Runs this engine (through `context-engine serve --stdio`) over the three DEV sets of
-# ../shared/bench and scores it beside the baselines measured in the same run.
+# Runs this engine (through `context-engine serve --stdio`) over the three DEV sets of the
+# retrieval benchmark harness and scores it beside the baselines measured in the same run.
 #
-#   benches/retrieval-dev.sh DATA_DIR RUNS_DIR [NAME]
+#   BENCH=<retrieval benchmark harness folder> benches/retrieval-dev.sh DATA_DIR RUNS_DIR [NAME]
 #
-# DATA_DIR layout (see /work/data/READY.md or BENCHMARKS.md for how it is made):
+# DATA_DIR layout (benches/data/prepare-all.sh makes it; see benches/README.md):
 #   DATA_DIR/commits/<repo>/{queries.jsonl,corpus/}  mine_commits.py with repos-dev.json's heads
 #   DATA_DIR/swe-dev/queries.jsonl                   swebench_to_queries.py (the DEV-issue set)
 #   DATA_DIR/semble-corpora/<name>/                  the semble DEV corpora
@@ -17,7 +17,7 @@ DATA=${1:?DATA_DIR}
 RUNS=${2:?RUNS_DIR}
 NAME=${3:-context-engine}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-BENCH=${BENCH:-/work/shared/bench}
+: "${BENCH:?set BENCH to the folder of the retrieval benchmark harness}"
 REPOS=${REPOS:-"hono ripgrep pydantic"}
 SETS=${SETS:-"commits issues semble"}
 ENGINE=(node "$HERE/bin/context-engine.js" serve --stdio)

@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, writeFileSync, rmSync, readdirSync, statSync } 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { ContextEngine } from '../index.js'
+import { ContextEngine } from '../lib/index.js'
 import { NOUNS, VERBS, rng } from './synth'
 
 function arg(name: string, fallback: string): string {

@@ -22,7 +22,7 @@ import { extname, join } from 'node:path'
 
 import { createRequire } from 'node:module'
 
-import { SymbolIndex } from '../index.js'
+import { SymbolIndex } from '../lib/index.js'
 
 // web-tree-sitter's own typings need @types/emscripten; the few calls used here are typed
 // locally instead.

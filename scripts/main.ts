@@ -6,7 +6,7 @@
 //   npm run main -- [--root DIR] [--prompt "..."] [--limit N] [--budget TOKENS]
 import { join, resolve } from 'node:path'
 
-import { ContextEngine, fitToBudget, type ContextSnippet } from '../index.js'
+import { ContextEngine, fitToBudget, type ContextSnippet } from '../lib/index.js'
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`)

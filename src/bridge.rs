@@ -15,7 +15,7 @@ use napi::bindgen_prelude::*;
 use napi::{sys, Env, JsValue, ValueType};
 
 use super::args::{self, Fields};
-use context_engine_core::engine::{deadline_error, Cancel};
+use context_engine_core::cancel::{deadline_error, Cancel};
 use context_engine_core::error::{catch_panic, Error as CoreError, Result as CoreResult};
 
 /// Builds the JavaScript `Error` for a core error: `message` is the core's user-safe message,

@@ -103,3 +103,36 @@ exports! {
         })
     }
 }
+
+/// One language of the registry.
+#[napi(object, object_from_js = false)]
+pub struct LanguageInfo {
+    /// Canonical lower-case name (`typescript`, `cpp`, `csharp`...).
+    pub name: String,
+    /// Other names editors and tools use for it (lower-case).
+    pub aliases: Vec<String>,
+    /// File extensions, lower-case, without the dot.
+    pub extensions: Vec<String>,
+    /// Whole file names that are this language whatever their extension (`Rakefile`).
+    pub file_names: Vec<String>,
+}
+
+/// The languages of the registry, in its order: those whose symbols, structure-mode
+/// expansions, chunks and statistics the engine understands (a grammar of each is compiled in).
+#[napi]
+pub fn languages() -> Vec<LanguageInfo> {
+    use context_engine_core::syntax::Lang;
+    let owned = |xs: &[&str]| xs.iter().map(|x| (*x).to_owned()).collect();
+    Lang::ALL
+        .into_iter()
+        .map(|l| {
+            let info = l.info();
+            LanguageInfo {
+                name: info.name.to_owned(),
+                aliases: owned(info.aliases),
+                extensions: owned(info.extensions),
+                file_names: owned(info.file_names),
+            }
+        })
+        .collect()
+}

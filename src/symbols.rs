@@ -8,9 +8,11 @@ use napi::{Env, ValueType};
 use napi_derive::napi;
 
 use super::{args, bridge};
+use context_engine_core::cancel::Cancel;
 use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 use context_engine_core::symbols::{
-    self, Pattern, Query, SearchResult, SourceFile, Symbol, SymbolKind,
+    self, Pattern, Query, SearchResult, SourceFile, Symbol, SymbolIndexOptions as CoreOptions,
+    SymbolKind,
 };
 use context_engine_core::syntax::Lang;
 
@@ -34,19 +36,30 @@ pub struct SymbolIndexOptions {
     /// replaced (for example `https://git.example.com/{repo}/src/branch/main/{file}#L{line}`).
     /// Default: no `url`.
     pub url_template: Option<String>,
+    /// A directory (absolute path) where what was indexed is kept across restarts: a new
+    /// index on it answers searches without parsing, and files indexed again with the same
+    /// content are not parsed again. Created when first written. Default: nothing kept.
+    pub cache_dir: Option<String>,
+    /// Threads an indexing call parses on, 1 to 256. Default: one per core.
+    pub threads: Option<f64>,
 }
 
 args::from_fields!(SymbolIndexOptions {
     url_template: string("urlTemplate"),
+    cache_dir: string("cacheDir"),
+    threads: number("threads"),
 });
 
 /// What an indexing call did.
 #[napi(object, object_from_js = false)]
 pub struct IndexedCount {
-    /// Files of a registry language that were parsed.
+    /// Files of a registry language in the call (parsed now, or kept as they were).
     pub files: u32,
-    /// Symbols found in them.
+    /// Symbols in them.
     pub symbols: u32,
+    /// Files parsed by this call: those new to the repository or whose content changed (the
+    /// others' symbols were kept).
+    pub parsed: u32,
 }
 
 /// A symbol search.
@@ -71,6 +84,9 @@ pub struct SymbolSearchQuery {
     pub repos: Option<String>,
     /// Results at most: default 20, from 1 to 1000.
     pub limit: Option<u32>,
+    /// Matches skipped before the first returned (a page's start, `nextOffset` of the previous
+    /// page): default 0, at most 10,000,000.
+    pub offset: Option<u32>,
 }
 
 /// One symbol found.
@@ -106,13 +122,17 @@ pub struct SymbolMatch {
 /// The answer to `SymbolIndex.search`.
 #[napi(object, object_from_js = false)]
 pub struct SymbolSearchResult {
-    /// The first `limit` matches: exact (case-insensitive) names first, then by name,
-    /// repository, file, line and column.
+    /// Matches `offset` to `offset + limit` of one order: exact (case-insensitive) names
+    /// first, then by name, repository, file, line and column.
     pub results: Vec<SymbolMatch>,
     /// All matches.
     pub total_matches: u32,
     /// Repositories searched (those the `repos` filter let through).
     pub repos_searched: u32,
+    /// True if matches follow this page.
+    pub has_more: bool,
+    /// The `offset` of the next page, when there is one.
+    pub next_offset: Option<u32>,
 }
 
 /// An indexed repository.
@@ -280,12 +300,20 @@ fn query_arg(value: Option<Unknown<'_>>) -> CoreResult<Query> {
         1,
         symbols::MAX_LIMIT as u64,
     )? as usize;
+    let offset = args::opt_whole(
+        args::field(&object, "offset")?,
+        "offset",
+        0,
+        0,
+        symbols::MAX_OFFSET as u64,
+    )? as usize;
     Ok(Query {
         name,
         kind,
         language,
         repos,
         limit,
+        offset,
     })
 }
 
@@ -320,6 +348,8 @@ fn result_js(r: SearchResult, template: Option<&str>) -> SymbolSearchResult {
             .collect(),
         total_matches: args::clamp_u32(r.total_matches),
         repos_searched: args::clamp_u32(r.repos_searched),
+        has_more: r.has_more,
+        next_offset: r.next_offset.map(args::clamp_u32),
     }
 }
 
@@ -327,58 +357,99 @@ fn count_js(s: symbols::IndexSummary) -> IndexedCount {
     IndexedCount {
         files: args::clamp_u32(s.files),
         symbols: args::clamp_u32(s.symbols),
+        parsed: args::clamp_u32(s.parsed),
     }
 }
 
+/// The core's options from `new SymbolIndex(options)`'s.
+fn core_options(o: &SymbolIndexOptions) -> CoreResult<CoreOptions> {
+    let cache_dir = match &o.cache_dir {
+        None => None,
+        Some(dir) => {
+            let path = std::path::Path::new(dir);
+            if dir.is_empty() || dir.len() > 4096 || dir.contains('\0') || !path.is_absolute() {
+                return Err(args::expected(
+                    "options.cacheDir",
+                    "an absolute directory path",
+                ));
+            }
+            Some(path.to_path_buf())
+        }
+    };
+    let threads = match o.threads {
+        None => None,
+        Some(_) => Some(args::opt_whole_number(
+            o.threads,
+            "options.threads",
+            1,
+            1,
+            symbols::MAX_THREADS as u64,
+        )? as usize),
+    };
+    Ok(CoreOptions { cache_dir, threads })
+}
+
 impl SymbolIndex {
-    /// `indexFiles` / `updateFiles`: the files read on the JS thread, `op` on the pool.
+    /// `indexFiles` / `updateFiles`: the files read on the JS thread, `op` on the pool under
+    /// the call's `{ signal }`.
     fn files_call<'env>(
         &self,
         env: &'env Env,
         repo: Option<Unknown<'_>>,
         files: Option<Unknown<'_>>,
-        op: fn(&symbols::SymbolIndex, &str, &[SourceFile]) -> CoreResult<symbols::IndexSummary>,
+        options: Option<Unknown<'env>>,
+        op: fn(
+            &symbols::SymbolIndex,
+            &str,
+            &[SourceFile],
+            &Cancel,
+        ) -> CoreResult<symbols::IndexSummary>,
     ) -> napi::Result<PromiseRaw<'env, IndexedCount>> {
         let parsed = (|| {
             let repo = repo_arg(required(repo, "repo")?)?;
             let files = files_arg(required(files, "files")?, "files")?;
-            Ok((repo, files))
+            Ok((repo, files, bridge::call_options(options, "options")?))
         })();
         let inner = self.inner.clone();
-        bridge::spawn_parsed(
-            env,
-            parsed,
-            move |(repo, files)| op(&inner, &repo, &files.decode()),
-            |_, s| Ok(count_js(s)),
-        )
+        bridge::or_reject(env, parsed, |(repo, files, call)| {
+            bridge::spawn_call(
+                env,
+                call,
+                move |cancel| op(&inner, &repo, &files.decode(), cancel),
+                |_, s| Ok(count_js(s)),
+            )
+        })
     }
 }
 
 #[napi]
 impl SymbolIndex {
-    /// An empty index. Throws `invalid_request` for bad options.
+    /// An empty index, or with `cacheDir` the one kept there (loaded by the first call, not
+    /// here). Throws `invalid_request` for bad options.
     #[napi(constructor, ts_args_type = "options?: SymbolIndexOptions")]
     pub fn new(env: Env, options: Option<Unknown<'_>>) -> napi::Result<Self> {
         bridge::run_sync(&env, || {
             let o: SymbolIndexOptions = args::options(options, "options")?;
-            let url_template = o.url_template;
-            if url_template.as_ref().is_some_and(|t| t.len() > 4096) {
+            if o.url_template.as_ref().is_some_and(|t| t.len() > 4096) {
                 return Err(CoreError::invalid_request(
                     "urlTemplate must be at most 4096 bytes",
                 ));
             }
+            let core = core_options(&o)?;
             Ok(SymbolIndex {
-                inner: Arc::new(symbols::SymbolIndex::new()),
-                url_template: url_template.map(Arc::from),
+                inner: Arc::new(symbols::SymbolIndex::with_options(core)?),
+                url_template: o.url_template.map(Arc::from),
             })
         })
     }
 
     /// Replaces the symbols of `repo` with those of `files` (files of other languages are
-    /// skipped). Resolves to the files parsed and symbols found; rejects with
-    /// `invalid_request` for a bad repo name or file list.
+    /// skipped). Only files new to `repo` or whose content changed are parsed. Resolves to
+    /// the files indexed, their symbols and how many files were parsed; rejects with
+    /// `invalid_request` for a bad repo name or file list, and as Node's APIs do when
+    /// `options.signal` aborts (the index then unchanged).
     #[napi(
-        ts_args_type = "repo: string, files: SourceFileInput[]",
+        ts_args_type = "repo: string, files: SourceFileInput[], options?: { signal?: AbortSignal }",
         ts_return_type = "Promise<IndexedCount>"
     )]
     pub fn index_files<'env>(
@@ -386,17 +457,25 @@ impl SymbolIndex {
         env: &'env Env,
         repo: Option<Unknown<'_>>,
         files: Option<Unknown<'_>>,
+        options: Option<Unknown<'env>>,
     ) -> napi::Result<PromiseRaw<'env, IndexedCount>> {
-        self.files_call(env, repo, files, symbols::SymbolIndex::index_files)
+        self.files_call(
+            env,
+            repo,
+            files,
+            options,
+            symbols::SymbolIndex::index_files_with,
+        )
     }
 
-    /// Updates `repo` with `files`: each file named has its symbols replaced by those parsed
-    /// now, the repository's other files keep theirs (a repository not indexed yet starts with
-    /// `files`). For a repository larger than one call may carry (8 Mi characters of content),
-    /// sent in batches, and for changed files from webhooks. Resolves to the files parsed and
-    /// symbols found in this call.
+    /// Updates `repo` with `files`: each file named has its symbols replaced by those of its
+    /// content now, the repository's other files keep theirs (a repository not indexed yet
+    /// starts with `files`). For a repository larger than one call may carry (8 Mi characters
+    /// of content), sent in batches (the first with `indexFiles`: files it dropped that a
+    /// later batch brings back unchanged are not parsed again), and for changed files from
+    /// webhooks. Resolves to the files and symbols of this call, and the files it parsed.
     #[napi(
-        ts_args_type = "repo: string, files: SourceFileInput[]",
+        ts_args_type = "repo: string, files: SourceFileInput[], options?: { signal?: AbortSignal }",
         ts_return_type = "Promise<IndexedCount>"
     )]
     pub fn update_files<'env>(
@@ -404,15 +483,23 @@ impl SymbolIndex {
         env: &'env Env,
         repo: Option<Unknown<'_>>,
         files: Option<Unknown<'_>>,
+        options: Option<Unknown<'env>>,
     ) -> napi::Result<PromiseRaw<'env, IndexedCount>> {
-        self.files_call(env, repo, files, symbols::SymbolIndex::update_files)
+        self.files_call(
+            env,
+            repo,
+            files,
+            options,
+            symbols::SymbolIndex::update_files_with,
+        )
     }
 
     /// Replaces the symbols of `repo` with those of the files under `rootPath` (absolute),
     /// listed like retrieval lists them (`.gitignore` honoured, vendored and generated files
-    /// left out) and read inside the root only.
+    /// left out) and read inside the root only. Every file is read; only those whose
+    /// content changed are parsed.
     #[napi(
-        ts_args_type = "repo: string, rootPath: string",
+        ts_args_type = "repo: string, rootPath: string, options?: { signal?: AbortSignal }",
         ts_return_type = "Promise<IndexedCount>"
     )]
     pub fn index_root<'env>(
@@ -420,24 +507,27 @@ impl SymbolIndex {
         env: &'env Env,
         repo: Option<Unknown<'_>>,
         root_path: Option<Unknown<'_>>,
+        options: Option<Unknown<'env>>,
     ) -> napi::Result<PromiseRaw<'env, IndexedCount>> {
         let parsed = (|| {
             let repo = repo_arg(required(repo, "repo")?)?;
             let root = args::string(required(root_path, "rootPath")?, "rootPath")?;
-            Ok((repo, root))
+            Ok((repo, root, bridge::call_options(options, "options")?))
         })();
         let inner = self.inner.clone();
-        bridge::or_reject(env, parsed, |(repo, root)| {
-            bridge::spawn(
+        bridge::or_reject(env, parsed, |(repo, root, call)| {
+            bridge::spawn_call(
                 env,
-                move || inner.index_root(&repo, std::path::Path::new(&root)),
+                call,
+                move |cancel| inner.index_root_with(&repo, std::path::Path::new(&root), cancel),
                 |_, s| Ok(count_js(s)),
             )
         })
     }
 
-    /// Symbols matching `query`, in a deterministic order. Rejects with `invalid_request`
-    /// for a bad query.
+    /// Symbols matching `query`, in a deterministic order, a page at a time (`offset`,
+    /// `limit`; `hasMore` and `nextOffset` say where the next page starts). Rejects with
+    /// `invalid_request` for a bad query.
     #[napi(
         ts_args_type = "query: SymbolSearchQuery",
         ts_return_type = "Promise<SymbolSearchResult>"
@@ -458,7 +548,23 @@ impl SymbolIndex {
         })
     }
 
-    /// Forgets `repo`; true if it was indexed.
+    /// Writes what changed to `cacheDir` now (otherwise written in the background about a
+    /// second after a repository's last change) and resolves when it is written. Call it
+    /// before the process exits. Resolves at once without a `cacheDir`.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn flush<'env>(&self, env: &'env Env) -> napi::Result<PromiseRaw<'env, ()>> {
+        let inner = self.inner.clone();
+        bridge::spawn(
+            env,
+            move || {
+                inner.flush();
+                Ok(())
+            },
+            |_, ()| Ok(()),
+        )
+    }
+
+    /// Forgets `repo` (and its saved copy); true if it was indexed.
     #[napi(ts_args_type = "repo: string")]
     pub fn remove_repo(&self, env: Env, repo: Option<Unknown<'_>>) -> napi::Result<bool> {
         bridge::run_sync(&env, || {

@@ -1,7 +1,7 @@
 //! The grammars, built with their two large parse tables compressed (see `src/syntax/grammars.rs`).
 //!
 //! A tree-sitter grammar is a generated `parser.c`: lexer code and read-only tables, of which
-//! `ts_parse_table` and `ts_small_parse_table` are 85% of the 33 MB the 20 grammars add to the
+//! `ts_parse_table` and `ts_small_parse_table` are 85% of the 33 MB the first 20 grammars add to the
 //! addon, and mostly zeros. For each grammar this build script
 //!
 //! 1. reads both tables from the grammar crate itself, a build dependency compiled for the
@@ -170,6 +170,13 @@ fn grammars() -> Vec<Grammar> {
             "src",
             "tree_sitter_scala",
             tree_sitter_scala::LANGUAGE,
+        ),
+        g(
+            "Solidity",
+            "tree-sitter-solidity",
+            "src",
+            "tree_sitter_solidity",
+            tree_sitter_solidity::LANGUAGE,
         ),
         g(
             "Swift",

@@ -1,7 +1,7 @@
 //! Redaction recall, false positives and cost, measured on a corpus built at run time.
 //!
 //! ```sh
-//! cargo run --release -p context-engine-core --example redaction_corpus -- [DIR ...]
+//! cargo run --release -p context-engine-core --features test-support --example redaction_corpus -- [DIR ...]
 //! ```
 //!
 //! - Positives: fake secrets of every [`SecretKind`] (`secrets::fakes`, 300 seeds each, never a

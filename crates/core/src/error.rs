@@ -41,7 +41,7 @@ pub mod reason {
     pub const SYMLINK_LOOP: &str = "symlink_loop";
     /// An argument has the wrong type or shape, or a value out of range.
     pub const INVALID_ARGUMENT: &str = "invalid_argument";
-    /// The caller cancelled the call (an `AbortSignal`, or [`Cancel::cancel`](crate::engine::Cancel::cancel)).
+    /// The caller cancelled the call (an `AbortSignal`, or [`Cancel::cancel`](crate::cancel::Cancel::cancel)).
     pub const ABORTED: &str = "aborted";
     /// The call ran past its deadline (`timeoutMs`).
     pub const DEADLINE: &str = "deadline";

@@ -5,6 +5,10 @@
 //! Rust. The addon's binding crate (the package root's `src/`) only converts arguments and
 //! results.
 //!
+//! Each public module is one capability and exports what its callers use (`pub use` in the
+//! module); its own files are private. [`fs_scope`], [`git`] and `stamp` (file stamps) serve
+//! the capabilities and are not exported.
+//!
 //! - [`error`]: the one error type; its kind becomes `err.code` in JavaScript.
 //! - [`fs_scope`]: the one place a path is resolved against a root, opened and read.
 //! - [`secrets`]: detection and redaction of credentials in text.
@@ -19,6 +23,7 @@
 //! - [`builders`]: implementation, review, fix and issue contexts for agent prompts.
 //! - [`git`]: the `git` command-line runner (timeouts, output caps, classified failures).
 //! - [`inject`]: ADR-005 context sources (directory, file, diff, pull request) and composition.
+//! - [`cancel`]: the cancellation flag and deadline long work checks.
 //! - [`engine`]: long-lived state (indexes, caches, clients) behind the `ContextEngine` class.
 
 // Module docs explain each capability's steps to its maintainers too, naming private items;
@@ -33,16 +38,18 @@
 
 pub mod budget;
 pub mod builders;
+pub(crate) mod cache_file;
+pub mod cancel;
 pub mod engine;
 pub mod error;
 pub mod expand;
-pub mod fs_scope;
-pub mod git;
+pub(crate) mod fs_scope;
+pub(crate) mod git;
 pub mod inject;
 pub mod remote;
 pub mod retrieve;
 pub mod secrets;
-pub mod stamp;
+pub(crate) mod stamp;
 pub mod stats;
 pub mod symbols;
 pub mod syntax;

@@ -614,6 +614,21 @@ fn parses_mypy_and_ruff() {
 }
 
 #[test]
+fn the_language_registry_says_which_colon_lines_are_mypy() {
+    // Stubs and Windows scripts (any case) are Python by the registry; a C file printed in
+    // the same format by a gcc-style tool is not mypy's.
+    let out = "pkg/types.pyi:4: error: Missing return statement  [return]\nTOOLS/RUN.PYW:2: error: Name \"x\" is not defined  [name-defined]\nsrc/main.c:3: error: unknown type name 'foo'\n";
+    parses(
+        out,
+        &[
+            "mypy|pkg/types.pyi|4|-|error|return|Missing return statement",
+            "mypy|TOOLS/RUN.PYW|2|-|error|name-defined|Name \"x\" is not defined",
+            "-|src/main.c|3|-|error|-|unknown type name 'foo'",
+        ],
+    );
+}
+
+#[test]
 fn parser_ignores_unrelated_text() {
     assert!(parse_validation_output("").is_empty());
     assert!(parse_validation_output("All checks passed!\nDone in 2.3s\n").is_empty());

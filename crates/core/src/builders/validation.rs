@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use crate::syntax::Lang;
+
 /// How serious a reported problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
@@ -334,9 +336,7 @@ impl Parser {
             return false;
         };
         let file = c["file"].to_owned();
-        let python = std::path::Path::new(&file)
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("py") || e.eq_ignore_ascii_case("pyi"));
+        let python = Lang::from_path(&file) == Some(Lang::Python);
         let tool = python.then(|| "mypy".to_owned());
         self.errors.push(ParsedError {
             file: Some(file),

@@ -41,10 +41,10 @@ use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
 pub use error::ReadError;
-pub use text::{
-    looks_binary, normalize_text, normalize_text_owned, truncate_long_lines, NormalizedText,
-    BINARY_SNIFF_BYTES, TRUNCATION_MARKER,
-};
+pub use text::{looks_binary, normalize_text_owned, truncate_long_lines, BINARY_SNIFF_BYTES};
+// The secrets tests compare against it; the library reads through `normalize_text_owned`.
+#[cfg(test)]
+pub use text::normalize_text;
 
 use crate::error::reason;
 use crate::Error;
@@ -105,8 +105,8 @@ impl Default for ReadLimits {
 pub struct TextFile {
     /// The canonical relative path, `'/'`-separated.
     pub rel: String,
-    /// The content as by [`normalize_text`]: `'\n'` line endings, no BOM, invalid UTF-8 as
-    /// U+FFFD, long lines cut.
+    /// The content as by [`normalize_text`](text::normalize_text): `'\n'` line endings, no
+    /// BOM, invalid UTF-8 as U+FFFD, long lines cut.
     pub text: String,
     /// The size of the file in bytes as read from disk.
     pub size: u64,

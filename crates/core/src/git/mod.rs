@@ -36,7 +36,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 
-pub use ops::{changed_lines, ChangeStatus, ChangedFile, Commit, DiffStats};
+pub use ops::{changed_lines, ChangeStatus, Commit, DiffStats};
 
 /// How long one git command may run before it is killed.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);

@@ -283,7 +283,7 @@ pub fn dir_context(path: &Path, options: &DirOptions) -> crate::Result<ContextSo
 
 /// Walks the tree under the scope's root in the order it is printed (each directory's
 /// entries sorted byte-wise by name, a directory's contents right after it), with the same
-/// gitignore-aware walk as retrieval ([`crate::retrieve::walk`]): `.gitignore`, `.ignore` and
+/// gitignore-aware walk as retrieval ([`crate::retrieve::index::walk`]): `.gitignore`, `.ignore` and
 /// `.git/info/exclude` honoured (also outside a git repository), hidden entries and
 /// [`SKIPPED_DIRS`] left out, symbolic links never followed. A symlink is listed only when
 /// it leads to a file inside the root.
@@ -296,7 +296,7 @@ fn walk(
     cut: &mut bool,
 ) {
     let root = scope.root().to_path_buf();
-    let walker = crate::retrieve::walk::ignore_aware(&root)
+    let walker = crate::retrieve::index::walk::ignore_aware(&root)
         .sort_by_file_name(std::cmp::Ord::cmp)
         .filter_entry(|e| {
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());

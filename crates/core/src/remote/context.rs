@@ -1,10 +1,9 @@
 //! `remote_file_context`: a numbered window of lines around one line of a remote file, from
 //! Gitea or GitHub, or rebuilt from Hound when the code host is unavailable or times out.
 
-use super::gitea::{
-    check_path, check_ref, is_full_sha, GiteaClient, GiteaConfig, RefKind, RepoName, ServedRef,
-};
+use super::gitea::{GiteaClient, GiteaConfig};
 use super::github::{GitHubClient, GitHubConfig};
+use super::host::{check_path, check_ref, is_full_sha, RefKind, RepoName, ServedRef};
 use super::hound::{HoundClient, HoundConfig};
 use super::lines::{number_lines, past_end};
 use crate::error::{Error, ErrorKind, Result};

@@ -23,7 +23,7 @@ use reqwest::header::{HeaderMap, HeaderValue, ACCEPT};
 use reqwest::{StatusCode, Url};
 use serde::Deserialize;
 
-use super::gitea::{is_full_sha, RefKind, RepoName, ServedRef, Token};
+use super::host::{is_full_sha, RefKind, RepoName, ServedRef, Token};
 use super::host::{not_found, too_large, Body, HostApi, HostClient, HostConfig};
 use super::http::{self, Deadline, Get};
 use super::settings;

@@ -3,6 +3,9 @@
 //! default branch looked up and remembered for a minute, reading a whole file (capped, binary
 //! refused) or a streamed window of its lines, and web links with a line anchor.
 //!
+//! The vocabulary both hosts share lives here too: [`Token`], [`RepoName`], [`RefKind`] and
+//! [`ServedRef`], and the checks of a path and a ref.
+//!
 //! A host supplies only its API differences through [`HostApi`]: how it describes a repository's
 //! default branch, how it finds a branch or tag, how a file's bytes are fetched, and where its
 //! web pages live. [`HostClient<GiteaApi>`](super::GiteaClient) and
@@ -11,14 +14,162 @@
 use std::marker::PhantomData;
 use std::time::Duration;
 
+use reqwest::header::HeaderValue;
 use reqwest::Url;
 
-use super::gitea::{check_path, check_ref, is_full_sha, RefKind, RepoName, ServedRef, Token};
 use super::http::{self, Auth, Deadline};
 use super::lines::{binary_error, LineWindow, Window};
 use super::settings::{self, ServerSettings};
 use crate::error::{reason, Error, Result};
 use crate::fs_scope::looks_binary;
+
+/// Longest accepted ref name.
+const MAX_REF_LEN: usize = 255;
+/// Longest accepted file path.
+const MAX_PATH_LEN: usize = 4096;
+
+/// An API token. Its `Debug` never shows the value, and it has no `Display`.
+#[derive(Clone)]
+pub struct Token {
+    pub(crate) header: HeaderValue,
+}
+
+impl Token {
+    /// A token from its text (surrounding whitespace removed). `invalid_request` if it is empty
+    /// or holds characters an HTTP header cannot carry; the message never shows the value.
+    pub fn new(text: &str) -> Result<Token> {
+        let text = text.trim();
+        let bad = || {
+            Error::invalid_request(
+                "token must be a non-empty string of visible ASCII characters without spaces",
+            )
+        };
+        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(bad());
+        }
+        let mut header = HeaderValue::from_str(&format!("token {text}")).map_err(|_| bad())?;
+        header.set_sensitive(true);
+        Ok(Token { header })
+    }
+}
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Token(<redacted>)")
+    }
+}
+
+/// `owner/name` of a repository.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RepoName {
+    /// The owner (user or organisation).
+    pub owner: String,
+    /// The repository.
+    pub name: String,
+}
+
+impl RepoName {
+    /// Parses `owner/name`: two segments of letters, digits, `-`, `_` and `.`, not `.`/`..`.
+    pub fn parse(text: &str) -> Result<RepoName> {
+        let bad = || Error::invalid_request("repo must be \"owner/name\" (letters, digits, - _ .)");
+        let (owner, name) = text.trim().split_once('/').ok_or_else(bad)?;
+        let ok = |s: &str| {
+            !s.is_empty()
+                && s.len() <= 100
+                && s != "."
+                && s != ".."
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        };
+        if !ok(owner) || !ok(name) {
+            return Err(bad());
+        }
+        Ok(RepoName {
+            owner: owner.to_owned(),
+            name: name.to_owned(),
+        })
+    }
+}
+
+impl std::fmt::Display for RepoName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.owner, self.name)
+    }
+}
+
+/// Validates a repository-relative file path: `/`-separated, no empty, `.` or `..` segment, no
+/// control characters. A leading `/` is dropped.
+pub(crate) fn check_path(path: &str) -> Result<String> {
+    let p = path.trim_start_matches('/');
+    let ok = !p.is_empty()
+        && p.len() <= MAX_PATH_LEN
+        && !p.chars().any(char::is_control)
+        && p.split('/').all(|s| !s.is_empty() && s != "." && s != "..");
+    if !ok {
+        return Err(Error::invalid_request(
+            "file must be a relative path inside the repository (no empty, . or .. segments)",
+        ));
+    }
+    Ok(p.to_owned())
+}
+
+/// Validates a ref name by git's rules, loosely: no spaces, control characters, `..`, `~^:?*[\`,
+/// no leading or trailing `/`, at most 255 bytes.
+pub(crate) fn check_ref(r: &str) -> Result<String> {
+    let ok = !r.is_empty()
+        && r.len() <= MAX_REF_LEN
+        && !r.starts_with('/')
+        && !r.ends_with('/')
+        && !r.contains("..")
+        && !r.contains("//")
+        && !r.contains("@{")
+        && !r
+            .chars()
+            .any(|c| c.is_control() || c.is_whitespace() || "~^:?*[\\".contains(c));
+    if !ok {
+        return Err(Error::invalid_request(
+            "ref must be a branch, tag or commit SHA (git ref syntax, at most 255 bytes)",
+        ));
+    }
+    Ok(r.to_owned())
+}
+
+/// Whether `r` is a full-length commit id (SHA-1 or SHA-256), the only form Gitea's API
+/// recognises as a commit.
+pub(crate) fn is_full_sha(r: &str) -> bool {
+    (r.len() == 40 || r.len() == 64) && r.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// What kind of ref was served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefKind {
+    /// A branch (the default branch when no ref was asked for).
+    Branch,
+    /// A tag.
+    Tag,
+    /// A commit, by its full SHA.
+    Commit,
+}
+
+impl RefKind {
+    /// `branch`, `tag` or `commit`: also the segment of Gitea's web URLs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefKind::Branch => "branch",
+            RefKind::Tag => "tag",
+            RefKind::Commit => "commit",
+        }
+    }
+}
+
+/// The ref a file was actually served from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServedRef {
+    /// Branch or tag name, or full commit SHA.
+    pub name: String,
+    /// Its kind.
+    pub kind: RefKind,
+}
 
 /// Settings of a [`HostClient`]: [`GiteaConfig`](super::GiteaConfig) or
 /// [`GitHubConfig`](super::GitHubConfig).

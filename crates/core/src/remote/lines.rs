@@ -118,7 +118,7 @@ pub struct Window {
     /// Last line returned.
     pub end: usize,
     /// The lines, without line endings (`\n`, `\r\n` and a lone `\r` all end a line, as
-    /// in [`crate::fs_scope::normalize_text`]).
+    /// in [`crate::fs_scope::normalize_text_owned`]).
     pub lines: Vec<String>,
     /// Lines in the whole file, when the stream was read to its end.
     pub total_lines: Option<usize>,

@@ -55,11 +55,9 @@ pub use context::{
     FileContextRequest, FileContextResult, RemoteConfig, Source, DEFAULT_CONTEXT_LINES,
     MAX_CONTEXT_LINES, MAX_LINE,
 };
-pub use gitea::{
-    GiteaApi, GiteaClient, GiteaConfig, RefKind, RepoName, ServedRef, Token, DEFAULT_GITEA_URL,
-};
+pub use gitea::{GiteaApi, GiteaClient, GiteaConfig, DEFAULT_GITEA_URL};
 pub use github::{GitHubApi, GitHubClient, GitHubConfig, DEFAULT_GITHUB_URL};
-pub use host::{HostClient, HostConfig};
+pub use host::{HostClient, HostConfig, RefKind, RepoName, ServedRef, Token};
 pub use hound::{
     hound_repo_key, Excluded, HoundClient, HoundConfig, HoundFileMatch, HoundMatch, HoundRepo,
     HoundRepoResult, HoundSearch, HoundSearchResult, HoundStats, Paging, UrlPattern,

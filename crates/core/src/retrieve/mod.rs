@@ -1,36 +1,30 @@
 //! Retrieval: given a prompt and a repository root, the ranked snippets an agent needs
 //! (Context Retrieval Contract v1).
 //!
-//! The pieces, in the order a request meets them:
-//! - [`walk`]: the files worth indexing (gitignore-aware, no symlinks followed, vendored,
-//!   generated, lock, binary and oversized files skipped);
-//! - [`chunk`]: each file split into structure-aware line ranges with the names they define;
-//! - [`tokenize`]: code-aware terms (identifiers whole and split, light stemming);
-//! - [`index`]: the inverted index of one root, updated incrementally from file-system events
-//!   (or, where watching is not available, a stat walk);
-//! - [`prompt`]: what a prompt asks for (weighted terms, named files, modules, identifiers);
-//! - [`roles`]: what each file is for (source, test, docs, example...), from its path, and
-//!   type declarations from the text;
-//! - [`rank`]: BM25F over content, symbols and paths, definitions, prompt mentions and file
-//!   roles, per-file aggregation, each part kept as the file's [`Signals`];
-//! - [`Retrieval`]: the indexes of several roots, least recently used evicted, each built once
-//!   even under concurrent first calls.
+//! Two halves, and what they share:
+//! - [`index`]: building and storing the index of one root: [`walk`](index::walk) (the files
+//!   worth indexing: gitignore-aware, no symlinks followed, vendored, generated, lock, binary
+//!   and oversized files skipped), [`chunk`](index::chunk) (each file split into
+//!   structure-aware line ranges with the names they define), the terms and posting lists, the
+//!   incremental update from file-system events (or, where watching is not available, a stat
+//!   walk), and [`persist`](index::persist) (the cache file, saved and mapped back);
+//! - [`query`]: answering a prompt from an index: [`prompt`](query::prompt) (what a prompt
+//!   asks for: weighted terms, named files, modules, identifiers), [`roles`](query::roles)
+//!   (what each file is for: source, test, docs, example..., from its path, and type
+//!   declarations from the text), [`rank`](query::rank) (BM25F over content, symbols and
+//!   paths, definitions, prompt mentions, file roles and centrality, per-file aggregation, each
+//!   part kept as the file's [`Signals`]);
+//! - [`tokenize`]: code-aware terms (identifiers whole and split, light stemming), the same
+//!   for indexed text and prompts;
+//! - [`Retrieval`] (here): the indexes of several roots, least recently used evicted, each
+//!   built once even under concurrent first calls, and the snippets cut from ranked chunks.
 //!
 //! Every file is read through [`fs_scope`](crate::fs_scope); snippet text is redacted with
 //! [`secrets::redact`](crate::secrets::redact) before it leaves the engine.
 
-mod central;
-pub mod chunk;
-pub mod index;
-mod mapped;
-pub mod persist;
-pub mod prompt;
-pub mod rank;
-pub mod roles;
-mod terms;
-pub mod tokenize;
-pub mod walk;
-mod watch;
+pub(crate) mod index;
+mod query;
+mod tokenize;
 
 #[cfg(test)]
 mod tests;
@@ -39,13 +33,16 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::engine::Cancel;
+use crate::cancel::Cancel;
 use crate::fs_scope::Scope;
 use crate::{Error, Result};
 
-pub use index::{Coverage, Freshness, Index, IndexStats, SkipReason, SkippedFiles};
-pub use rank::{Query, Signals};
-pub use roles::Role;
+pub(crate) use index::Index;
+pub use index::{Coverage, Freshness, IndexStats, SkippedFiles};
+pub(crate) use query::rank::Query;
+pub use query::rank::Signals;
+pub use query::roles::Role;
+pub use query::snippet::snippet_id;
 
 /// Snippets returned when the request has no `limit`.
 pub const DEFAULT_LIMIT: usize = 20;
@@ -68,7 +65,7 @@ pub struct RetrievalOptions {
     /// Files indexed per root at most (the first ones in path order). Default 200 000.
     pub max_files: usize,
     /// Directory where each root's index is saved and loaded from across restarts (see
-    /// [`persist`]); `None` (the default) keeps indexes in memory only.
+    /// [`persist`](index::persist)); `None` (the default) keeps indexes in memory only.
     pub cache_dir: Option<PathBuf>,
     /// Watch indexed trees for changes (default `true`); `false` stats every known directory
     /// and file on each call instead (for trees where events are not trusted).
@@ -329,16 +326,16 @@ impl Retrieval {
         // A short prompt's symbol is also looked for in files named after it further down;
         // a capitalized word of a longer one only among the files searched for definitions.
         let candidates = if !query.symbols.is_empty() {
-            limit.max(rank::EXACT_DEFINITION_CANDIDATES)
+            limit.max(query::rank::EXACT_DEFINITION_CANDIDATES)
         } else if !query.capitals.is_empty() {
-            limit.max(rank::EXACT_DEFINITION_FILES)
+            limit.max(query::rank::EXACT_DEFINITION_FILES)
         } else {
             limit
         };
-        let mut hits = rank::rank_shown(index, &query, candidates, limit);
-        rank::exact_definitions(index, &query, &mut hits);
+        let mut hits = query::rank::rank_shown(index, &query, candidates, limit);
+        query::rank::exact_definitions(index, &query, &mut hits);
         hits.truncate(limit);
-        let out = snippets(index, &hits, limit, *options);
+        let out = query::snippet::snippets(index, &hits, limit, *options);
         index.bound_residency();
         drop(guard);
         self.enforce_budget(&slot);
@@ -369,7 +366,8 @@ impl Retrieval {
         // below then re-reads only what changed since it was saved.
         let mut built = false;
         if guard.is_none() {
-            let loaded = cache_dir.and_then(|d| persist::load(d, &scope, self.options.max_files));
+            let loaded =
+                cache_dir.and_then(|d| index::persist::load(d, &scope, self.options.max_files));
             built = loaded.is_none();
             **guard = loaded;
         }
@@ -440,15 +438,17 @@ impl Retrieval {
                 let mut guard = lock(&queued.index);
                 let result = match guard.as_mut() {
                     Some(index) => {
-                        persist::save_yielding(&dir, index, Some(&queued.waiting)).map(|saved| {
-                            // The index reads what the file holds from its pages from now
-                            // on, instead of the heap copies (the lock is still held: the
-                            // file is this index as it is).
-                            if let Some(parts) = saved.mapped {
-                                index.serve_mapped(parts);
-                                lock(&queued.report).stats = index.stats();
-                            }
-                        })
+                        index::persist::save_yielding(&dir, index, Some(&queued.waiting)).map(
+                            |saved| {
+                                // The index reads what the file holds from its pages from now
+                                // on, instead of the heap copies (the lock is still held: the
+                                // file is this index as it is).
+                                if let Some(parts) = saved.mapped {
+                                    index.serve_mapped(parts);
+                                    lock(&queued.report).stats = index.stats();
+                                }
+                            },
+                        )
                     }
                     None => Ok(()),
                 };
@@ -593,103 +593,4 @@ fn fnv1a(parts: &[&[u8]]) -> u64 {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     h
-}
-
-/// The id of a snippet: stable for the same path, range and content.
-pub fn snippet_id(path: &str, start: u32, end: u32, content: &str) -> String {
-    let range = format!("{start}-{end}");
-    format!(
-        "{:016x}",
-        fnv1a(&[path.as_bytes(), range.as_bytes(), content.as_bytes()])
-    )
-}
-
-/// Cuts `lines` to the snippet bounds: at most [`MAX_SNIPPET_LINES`] lines and
-/// [`MAX_SNIPPET_CHARS`] characters, whole lines where possible. Returns the text and the
-/// number of lines kept.
-fn bounded(lines: &[&str]) -> (String, usize) {
-    let mut out = String::new();
-    let mut chars = 0usize;
-    let mut kept = 0usize;
-    for line in lines.iter().take(MAX_SNIPPET_LINES) {
-        let n = line.chars().count() + 1;
-        if chars + n > MAX_SNIPPET_CHARS {
-            if kept == 0 {
-                let cut: String = line.chars().take(MAX_SNIPPET_CHARS - 3).collect();
-                out.push_str(&cut);
-                out.push_str("...");
-                kept = 1;
-            }
-            break;
-        }
-        if kept > 0 {
-            out.push('\n');
-        }
-        out.push_str(line);
-        chars += n;
-        kept += 1;
-    }
-    (out, kept)
-}
-
-/// Reads the chunks of the ranked files and builds the snippets, sorted by score (ties by
-/// path and line). Files that cannot be read now are skipped.
-fn snippets(
-    index: &mut Index,
-    hits: &[rank::FileHit],
-    limit: usize,
-    options: SnippetOptions,
-) -> Vec<Snippet> {
-    let mut wanted: Vec<(u32, u32, f32, Signals)> = Vec::new();
-    for h in hits {
-        for &(c, s) in &h.chunks {
-            wanted.push((h.file, c, s, h.signals));
-        }
-    }
-    wanted.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.1.cmp(&b.1)));
-    wanted.truncate(limit);
-    let mut out = Vec::with_capacity(wanted.len());
-    for (file, chunk, score, signals) in wanted {
-        let Some(text) = index.text(file) else {
-            continue;
-        };
-        let Some(meta) = index.files[file as usize].as_ref() else {
-            continue;
-        };
-        let c = &index.chunks[chunk as usize];
-        let lines: Vec<&str> = text.split('\n').collect();
-        let a = c.start_line as usize - 1;
-        if a >= lines.len() {
-            continue;
-        }
-        let b = (c.end_line as usize).min(lines.len());
-        // Redacted before it is cut, and as the lines read in the whole file (a snippet that
-        // starts inside a private key block has no BEGIN line of its own).
-        let (shown, mut redactions) = if options.redact {
-            crate::secrets::redact_lines(&text, a, b)
-        } else {
-            (lines[a..b].join("\n"), Vec::new())
-        };
-        let shown: Vec<&str> = shown.split('\n').collect();
-        let (content, kept) = bounded(&shown);
-        let end_line = c.start_line + kept.saturating_sub(1) as u32;
-        redactions.retain(|r| r.line <= end_line as usize);
-        let score = f64::from(score);
-        if !score.is_finite() {
-            continue;
-        }
-        out.push(Snippet {
-            id: snippet_id(&meta.rel, c.start_line, end_line, &content),
-            path: meta.rel.clone(),
-            source: format!("{}:{}-{}", meta.rel, c.start_line, end_line),
-            content,
-            score,
-            start_line: c.start_line,
-            end_line,
-            language: meta.language,
-            signals: options.explain.then_some(signals),
-            redactions,
-        });
-    }
-    out
 }

@@ -373,7 +373,7 @@ fn updates_without_walking_when_no_directory_changed() {
     assert_eq!(index.refresh(&progress), 1);
     assert_eq!(index.full_walks, 1);
     let q = Query::parse("parseCookieJar");
-    let hits = rank::rank(&index, &q, 5);
+    let hits = query::rank::rank(&index, &q, 5);
     let top = index.files[hits[0].file as usize].as_ref().unwrap();
     assert_eq!(top.rel, "src/cookie.ts");
     // A new file changes its directory: walked again.
@@ -530,7 +530,7 @@ fn watching_sees_edits_new_and_deleted_files_on_the_next_call_without_walking() 
     let progress = AtomicUsize::new(0);
     assert_eq!(index.full_walks, 1);
     let top = |index: &Index, prompt: &str| -> Option<String> {
-        let hits = rank::rank(index, &Query::parse(prompt), 5);
+        let hits = query::rank::rank(index, &Query::parse(prompt), 5);
         hits.first()
             .and_then(|h| index.files[h.file as usize].as_ref())
             .map(|f| f.rel.clone())
@@ -693,7 +693,7 @@ fn skipped_files_are_counted_by_reason() {
     write(
         root,
         "src/huge.ts",
-        &"x".repeat(walk::MAX_FILE_BYTES as usize + 1),
+        &"x".repeat(index::walk::MAX_FILE_BYTES as usize + 1),
     );
     let r = Retrieval::new(RetrievalOptions {
         max_files: 3,
@@ -800,8 +800,9 @@ fn at_the_cap_files_created_after_the_kept_ones_need_no_walk() {
     let progress = AtomicUsize::new(0);
     let over = |index: &Index| index.coverage().skipped.over_limit;
     assert_eq!((index.stats().files, over(&index)), (2, 2));
-    let found =
-        |index: &Index, prompt: &str| !rank::rank(index, &Query::parse(prompt), 5).is_empty();
+    let found = |index: &Index, prompt: &str| {
+        !query::rank::rank(index, &Query::parse(prompt), 5).is_empty()
+    };
     // Created after every kept file: over the cap, not read, no walk; its edits neither.
     write(root, "zz/late.ts", "export function lateComer() {}\n");
     index.refresh(&progress);
@@ -1475,7 +1476,7 @@ fn a_build_cancelled_before_it_starts_leaves_no_entry() {
     let dir = fixture();
     let root = dir.path().to_str().unwrap();
     let r = Retrieval::new(RetrievalOptions::default());
-    let cancel = crate::engine::Cancel::new();
+    let cancel = crate::cancel::Cancel::new();
     cancel.cancel();
     assert!(r.prepare_cancellable(root, &cancel).is_err());
     assert_eq!(r.status(root).unwrap().state, IndexState::Absent);

@@ -96,6 +96,7 @@
 //! ```
 
 #[doc(hidden)]
+#[cfg(any(test, feature = "test-support"))]
 pub mod fakes;
 mod generic;
 mod pem;

@@ -2,7 +2,7 @@
 //! language ([`crate::syntax::Lang`]).
 //!
 //! [`root_stats`] lists a directory with the same gitignore-aware walk as retrieval
-//! ([`crate::retrieve::walk::list`]: ignored, hidden, vendored, binary and generated files
+//! ([`crate::retrieve::index::walk::list`]: ignored, hidden, vendored, binary and generated files
 //! and files over 1 MiB left out) and reads each file through [`fs_scope`](crate::fs_scope);
 //! [`files_stats`] counts files handed in. Totals count every file; `languages` only files of
 //! a registry language.
@@ -91,9 +91,9 @@ pub fn files_stats<'a>(
 /// Errors (`invalid_request`): `root` not an absolute, existing directory.
 pub fn root_stats(root: &Path) -> Result<RepoStats> {
     let scope = Scope::new(root)?;
-    let listing = crate::retrieve::walk::list(scope.root(), MAX_FILES, &mut None);
+    let listing = crate::retrieve::index::walk::list(scope.root(), MAX_FILES, &mut None);
     let limits = ReadLimits {
-        max_bytes: crate::retrieve::walk::MAX_FILE_BYTES,
+        max_bytes: crate::retrieve::index::walk::MAX_FILE_BYTES,
         max_line_chars: 0,
         allow_binary: false,
     };

@@ -8,7 +8,7 @@
 //! one-line functions is one chunk rather than many. Files of languages without a grammar, or
 //! that did not parse, are cut into windows of [`CHUNK_SOFT_LINES`] lines.
 //!
-//! The result has the shape of the retrieval chunker's (`retrieve::chunk::Chunk`): 1-based
+//! The result has the shape of the retrieval chunker's (`retrieve::index::chunk::Chunk`): 1-based
 //! inclusive `u32` lines and the names each chunk defines, covering every non-blank line of
 //! the file exactly once, in order, and the same for the same input.
 

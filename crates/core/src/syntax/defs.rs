@@ -213,6 +213,7 @@ impl Walk<'_> {
                 "type_definition" => self.named(node, DefKind::Type),
                 _ => None,
             },
+            Lang::Solidity => self.solidity(node, kind, func),
             Lang::Php => match kind {
                 "function_definition" => self.named(node, DefKind::Function),
                 "method_declaration" => self.named(node, DefKind::Method),
@@ -331,6 +332,33 @@ impl Walk<'_> {
                     .child_by_field_name("name")
                     .or_else(|| node.child_by_field_name("property"))?;
                 self.found(DefKind::Method, name, node)
+            }
+            _ => None,
+        }
+    }
+
+    /// Solidity: contracts are classes (their functions and modifiers methods), libraries
+    /// modules, events, errors and user-defined value types types; `constant` state variables
+    /// and file-level constants are constants. Constructors, `fallback` and `receive` have no
+    /// name and define none.
+    fn solidity<'t>(&self, node: Node<'t>, kind: &str, func: DefKind) -> Option<Found<'t>> {
+        match kind {
+            "contract_declaration" => self.named(node, DefKind::Class),
+            "interface_declaration" => self.named(node, DefKind::Interface),
+            "library_declaration" => self.named(node, DefKind::Module),
+            "function_definition" | "modifier_definition" => self.named(node, func),
+            "struct_declaration" => self.named(node, DefKind::Struct),
+            "enum_declaration" => self.named(node, DefKind::Enum),
+            "event_definition" | "error_declaration" | "user_defined_type_definition" => {
+                self.named(node, DefKind::Type)
+            }
+            "constant_variable_declaration" => self.named(node, DefKind::Const),
+            "state_variable_declaration"
+                if node
+                    .children(&mut node.walk())
+                    .any(|c| c.kind() == "constant") =>
+            {
+                self.named(node, DefKind::Const)
             }
             _ => None,
         }

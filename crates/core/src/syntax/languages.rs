@@ -44,6 +44,8 @@ pub enum Lang {
     Ruby,
     /// Scala (`.scala`, `.sc`).
     Scala,
+    /// Solidity (`.sol`).
+    Solidity,
     /// Swift (`.swift`).
     Swift,
     /// Zig (`.zig`).
@@ -51,7 +53,7 @@ pub enum Lang {
 }
 
 /// Number of languages in [`Lang::ALL`].
-pub const LANG_COUNT: usize = 20;
+pub const LANG_COUNT: usize = 21;
 
 /// What the registry knows about one language besides its grammar.
 #[derive(Debug)]
@@ -297,6 +299,16 @@ static TABLE: [LangInfo; LANG_COUNT] = [
         &["Spec.scala", "Test.scala", "Suite.scala", "Tests.scala"],
         &[],
     ),
+    // Foundry's tests are `Name.t.sol` (beside `test/`, a test directory already).
+    info(
+        "solidity",
+        &["sol"],
+        &["sol"],
+        &[],
+        C_COMMENTS,
+        &[".t.sol"],
+        &[],
+    ),
     info(
         "swift",
         &[],
@@ -381,6 +393,7 @@ impl Lang {
         Lang::Php,
         Lang::Ruby,
         Lang::Scala,
+        Lang::Solidity,
         Lang::Swift,
         Lang::Zig,
     ];

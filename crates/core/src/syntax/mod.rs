@@ -6,11 +6,11 @@
 //! implementation:
 //!
 //! - [`Lang::from_path`] / [`Lang::from_name`]: the language registry (`languages.rs` maps
-//!   extensions and file names to the 20 languages: bash, C, C++, C#, Elixir, Go, Haskell,
-//!   Java, JavaScript, Kotlin, Lua, PHP, Python, Ruby, Rust, Scala, Swift, TypeScript, TSX,
-//!   Zig, with their comment syntax and test-file conventions; `build_grammars.rs` (the
-//!   build script) names the tree-sitter grammar of each and `grammars.rs` loads it; `defs.rs`
-//!   says which nodes of each grammar define what);
+//!   extensions and file names to the 21 languages: bash, C, C++, C#, Elixir, Go, Haskell,
+//!   Java, JavaScript, Kotlin, Lua, PHP, Python, Ruby, Rust, Scala, Solidity, Swift,
+//!   TypeScript, TSX, Zig, with their comment syntax and test-file conventions;
+//!   `build_grammars.rs` (the build script) names the tree-sitter grammar of each and
+//!   `grammars.rs` loads it; `defs.rs` says which nodes of each grammar define what);
 //! - [`definitions`]: every function, method, class, struct, interface, type alias, enum,
 //!   trait, impl, module, macro and constant, with 1-based inclusive lines;
 //! - [`enclosing_block`]: the smallest of those that encloses a line range;
@@ -173,9 +173,14 @@ pub fn enclosing_block(
 /// the text is larger than [`MAX_PARSE_BYTES`] or did not parse within [`PARSE_TIME_LIMIT`];
 /// syntax errors only hide the definitions they break.
 pub fn definitions(text: &str, lang: Lang) -> Vec<Definition> {
-    let Some(tree) = parse(text, lang) else {
-        return Vec::new();
-    };
+    parsed_definitions(text, lang).unwrap_or_default()
+}
+
+/// [`definitions`], or `None` when the text was not parsed (larger than [`MAX_PARSE_BYTES`],
+/// or cancelled after [`PARSE_TIME_LIMIT`]), so that a caller keeping the result can tell
+/// "no definitions" from "not parsed".
+pub fn parsed_definitions(text: &str, lang: Lang) -> Option<Vec<Definition>> {
+    let tree = parse(text, lang)?;
     let mut out = Vec::new();
     let mut walk = defs::Walk {
         src: text.as_bytes(),
@@ -186,7 +191,7 @@ pub fn definitions(text: &str, lang: Lang) -> Vec<Definition> {
     if matches!(lang, Lang::Haskell | Lang::Elixir) {
         defs::merge_clauses(&mut out);
     }
-    out
+    Some(out)
 }
 
 /// Parses `text` with the thread's parser for `lang`, within the size and time limits.

@@ -515,6 +515,69 @@ func makeCart() -> Cart { Cart(items: []) }
         enclosing: (16, 15, 17, DefKind::Method),
     },
     Case {
+        path: "contracts/Vault.sol",
+        text: "\
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+uint256 constant MAX_SUPPLY = 1000;
+
+error Unauthorized(address who);
+
+/// A token interface.
+interface IToken {
+    function transfer(address to, uint256 amount) external returns (bool);
+}
+
+library Math {
+    function min(uint256 a, uint256 b) internal pure returns (uint256) {
+        return a < b ? a : b;
+    }
+}
+
+contract Vault is IToken {
+    struct Deposit { uint256 amount; }
+    enum State { Open, Closed }
+    event Deposited(address indexed from, uint256 amount);
+    type Shares is uint256;
+    uint256 public constant FEE = 3;
+    uint256 public total;
+
+    constructor() { total = 0; }
+
+    modifier onlyOpen() {
+        _;
+    }
+
+    function transfer(address to, uint256 amount) external returns (bool) {
+        return true;
+    }
+
+    receive() external payable {}
+}
+
+function helper() pure returns (uint256) { return 1; }
+",
+        defs: &[
+            "const MAX_SUPPLY 4-4@4",
+            "type Unauthorized 6-6@6",
+            "interface IToken 8-11@9",
+            "method transfer 10-10@10 in IToken",
+            "module Math 13-17@13",
+            "function min 14-16@14 in Math",
+            "class Vault 19-38@19",
+            "struct Deposit 20-20@20 in Vault",
+            "enum State 21-21@21 in Vault",
+            "type Deposited 22-22@22 in Vault",
+            "type Shares 23-23@23 in Vault",
+            "const FEE 24-24@24 in Vault",
+            "method onlyOpen 29-31@29 in Vault",
+            "method transfer 33-35@33 in Vault",
+            "function helper 40-40@40",
+        ],
+        enclosing: (34, 33, 35, DefKind::Method),
+    },
+    Case {
         path: "src/point.zig",
         text: "\
 const std = @import(\"std\");
@@ -623,6 +686,7 @@ fn file_names_and_extensions_map_to_languages() {
         ("index.php", Lang::Php),
         ("a.scala", Lang::Scala),
         ("A.swift", Lang::Swift),
+        ("contracts/Vault.SOL", Lang::Solidity),
         ("build.zig", Lang::Zig),
     ];
     for (path, lang) in cases {
@@ -631,6 +695,7 @@ fn file_names_and_extensions_map_to_languages() {
     assert_eq!(Lang::from_name("C++"), Some(Lang::Cpp));
     assert_eq!(Lang::from_name("c#"), Some(Lang::CSharp));
     assert_eq!(Lang::from_name("shell"), Some(Lang::Bash));
+    assert_eq!(Lang::from_name("sol"), Some(Lang::Solidity));
     assert_eq!(Lang::from_path("notes.txt"), None);
     assert_eq!(Lang::from_path("Dockerfile"), None);
     // Every extension belongs to one language only.
@@ -658,6 +723,7 @@ fn test_files_follow_each_language_convention() {
         "CartSpec.scala",
         "tests/CartTest.php",
         "lua/cart_spec.lua",
+        "src/Vault.t.sol",
     ] {
         assert!(is_test_path(path), "{path}");
     }

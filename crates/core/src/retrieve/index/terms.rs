@@ -486,7 +486,7 @@ impl Default for Postings {
 }
 
 /// Appends `v` as a LEB128 number (seven bits a byte, low first), the encoding of the runs.
-pub(super) fn put_var(out: &mut Vec<u8>, mut v: u64) {
+pub(in crate::retrieve) fn put_var(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -831,23 +831,8 @@ impl Postings {
 }
 
 /// A LEB128 number of at most 64 bits at `b[*at..]`, checked (`None` past the end or 64
-/// bits); moves `at` past it.
-pub(super) fn checked_var(b: &[u8], at: &mut usize) -> Option<u64> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let x = *b.get(*at)?;
-        *at += 1;
-        let part = u64::from(x & 0x7f);
-        if shift == 63 && part > 1 {
-            return None;
-        }
-        v |= part << shift;
-        if x & 0x80 == 0 {
-            return Some(v);
-        }
-    }
-    None
-}
+/// bits); moves `at` past it. The cache files' reader, shared.
+pub(in crate::retrieve) use crate::cache_file::checked_var;
 
 /// The number of postings in `run` and the chunk of its last, if `run` is a well-formed run
 /// ([`encode`]) of increasing chunk ids below `n_chunks` that ends where its last posting does.
@@ -884,7 +869,7 @@ pub(crate) struct PostingIter<'a> {
 
 /// The LEB128 number [`put_var`] wrote at `bytes[*at..]`, moving `at` past it.
 #[inline]
-pub(super) fn get_var(bytes: &[u8], at: &mut usize) -> u64 {
+pub(in crate::retrieve) fn get_var(bytes: &[u8], at: &mut usize) -> u64 {
     let mut v = 0u64;
     let mut shift = 0u32;
     loop {

@@ -254,7 +254,7 @@ fn is_c_keyword(name: &str) -> bool {
 }
 
 /// Indentation width of a line (a tab counts 4).
-pub(super) fn indent(line: &str) -> usize {
+pub(in crate::retrieve) fn indent(line: &str) -> usize {
     let mut n = 0;
     for c in line.chars() {
         match c {

@@ -22,10 +22,10 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::chunk;
-use super::index::Index;
-use super::terms::{get_var, put_var};
-use super::tokenize::{for_each_identifier, Tokenizer};
+use crate::retrieve::index::chunk;
+use crate::retrieve::index::terms::{get_var, put_var};
+use crate::retrieve::index::Index;
+use crate::retrieve::tokenize::{for_each_identifier, Tokenizer};
 
 /// Fixed-point unit of a name's contribution, so that a sum does not depend on the order of
 /// its names.
@@ -45,7 +45,7 @@ const UNKNOWN: (u32, u32) = (u32::MAX, 0);
 
 /// The names each file defines, and what ranking learned of them (see the module doc).
 #[derive(Debug)]
-pub(super) struct Central {
+pub(in crate::retrieve) struct Central {
     /// Per file id: where its names are in `bytes` (`UNKNOWN` if not recorded).
     spans: Vec<(u32, u32)>,
     /// Each recorded file's name terms, ascending ids as LEB128 deltas.
@@ -70,7 +70,7 @@ impl Default for Central {
 
 impl Central {
     /// Records the terms of the names file `fid` defines (any order, repeats allowed).
-    pub(super) fn record(&mut self, fid: u32, terms: &mut Vec<u32>) {
+    pub(in crate::retrieve) fn record(&mut self, fid: u32, terms: &mut Vec<u32>) {
         terms.sort_unstable();
         terms.dedup();
         let start = self.bytes.len() as u32;
@@ -88,14 +88,14 @@ impl Central {
 
     /// File `fid`'s recorded names as the record holds them (ascending term ids as LEB128
     /// deltas), or `None` if not recorded: what the cache file stores.
-    pub(super) fn recorded(&self, fid: u32) -> Option<&[u8]> {
+    pub(in crate::retrieve) fn recorded(&self, fid: u32) -> Option<&[u8]> {
         let (a, b) = self.spans.get(fid as usize).copied().unwrap_or(UNKNOWN);
         ((a, b) != UNKNOWN).then(|| &self.bytes[a as usize..b as usize])
     }
 
     /// The record of a cache file: per file id, its names as [`Central::recorded`] gave
     /// them. `None` unless each is well formed: ascending term ids below `n_terms`.
-    pub(super) fn restored(runs: &[Option<&[u8]>], n_terms: usize) -> Option<Central> {
+    pub(in crate::retrieve) fn restored(runs: &[Option<&[u8]>], n_terms: usize) -> Option<Central> {
         let mut c = Central {
             spans: vec![UNKNOWN; runs.len()],
             ..Central::default()
@@ -104,7 +104,7 @@ impl Central {
             let Some(run) = run else { continue };
             let (mut at, mut prev, mut first) = (0usize, 0u64, true);
             while at < run.len() {
-                let gap = super::terms::checked_var(run, &mut at)?;
+                let gap = crate::retrieve::index::terms::checked_var(run, &mut at)?;
                 if gap == 0 && !first {
                     return None;
                 }
@@ -123,14 +123,14 @@ impl Central {
     }
 
     /// Forgets file `fid`'s names (it was removed; its bytes go at the next [`Central::remap`]).
-    pub(super) fn forget(&mut self, fid: u32) {
+    pub(in crate::retrieve) fn forget(&mut self, fid: u32) {
         if let Some(s) = self.spans.get_mut(fid as usize) {
             *s = UNKNOWN;
         }
     }
 
     /// Renumbers the files (`map[old]`, `u32::MAX` for a dropped one) and drops the rest.
-    pub(super) fn remap(&mut self, map: &[u32], files: usize) {
+    pub(in crate::retrieve) fn remap(&mut self, map: &[u32], files: usize) {
         let old = std::mem::take(&mut self.bytes);
         let spans = std::mem::replace(&mut self.spans, vec![UNKNOWN; files]);
         for (fid, &(a, b)) in spans.iter().enumerate() {
@@ -147,13 +147,13 @@ impl Central {
     }
 
     /// Releases spare capacity (after a build).
-    pub(super) fn shrink(&mut self) {
+    pub(in crate::retrieve) fn shrink(&mut self) {
         self.bytes.shrink_to_fit();
         self.spans.shrink_to_fit();
     }
 
     /// Heap bytes held.
-    pub(super) fn heap_bytes(&self) -> usize {
+    pub(in crate::retrieve) fn heap_bytes(&self) -> usize {
         self.bytes.capacity()
             + self.spans.capacity() * 8
             + self.terms.capacity() * (std::mem::size_of::<(u32, (u32, u64))>() + 1)
@@ -178,7 +178,7 @@ impl Central {
 
     /// The centrality of file `fid` of `index`, 0 to 1 (0 when none of the names it alone
     /// defines is used by another file).
-    pub(super) fn of(&mut self, index: &Index, fid: u32) -> f32 {
+    pub(in crate::retrieve) fn of(&mut self, index: &Index, fid: u32) -> f32 {
         if self.generation != index.generation || self.terms.len() > MAX_TERMS {
             self.terms.clear();
             self.generation = index.generation;
@@ -197,7 +197,11 @@ impl Central {
 
 /// Calls `f` with the term that names each identifier of a defined name (`Plug.Conn` has
 /// two): a compound identifier's whole term (`beginrun`), or a simple one's word.
-pub(super) fn name_terms(tokenizer: &mut Tokenizer, name: &str, mut f: impl FnMut(&str)) {
+pub(in crate::retrieve) fn name_terms(
+    tokenizer: &mut Tokenizer,
+    name: &str,
+    mut f: impl FnMut(&str),
+) {
     let mut first = String::new();
     for_each_identifier(name, |ident| {
         let mut n = 0;
@@ -267,6 +271,22 @@ fn term_users(index: &Index, t: u32) -> (u32, u64) {
     }
     let users = (files - 1) as f64;
     (definer, (users.ln_1p() * UNIT).round() as u64)
+}
+
+impl Index {
+    /// What ranking keeps of files' centrality ([`Central`]), to change it (a panic that
+    /// poisoned its lock left nothing half-changed that a fresh value would not replace).
+    pub(in crate::retrieve) fn central_mut(&mut self) -> &mut Central {
+        self.central
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Heap bytes of what ranking keeps of files' centrality ([`Central`]: the names each file
+    /// defines, recorded as it is indexed and saved with the index).
+    pub(in crate::retrieve) fn central_bytes(&self) -> usize {
+        self.central.lock().map_or(0, |c| c.heap_bytes())
+    }
 }
 
 #[cfg(test)]

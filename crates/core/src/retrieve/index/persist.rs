@@ -11,11 +11,13 @@
 //! inside the root — makes [`load`] return `None`, and the index is built again: a cache file
 //! is never an error.
 //!
-//! Hostile cache directories: [`load`] opens without following a symlink and without blocking
-//! (a FIFO), checks on the open descriptor that it is a regular file no larger than
-//! [`MAX_CACHE_BYTES`], and maps it (Unix; see [`super::mapped`]) or reads at most that. [`save`] streams the index into a temporary
-//! file with an unpredictable name created exclusively (`O_CREAT | O_EXCL`, so a link planted
-//! at that name is never followed), then renames it over the old file.
+//! The framing (header, trailer, checksum) and the careful file handling are the crate's
+//! shared ones ([`crate::cache_file`]): [`load`] opens without following a symlink and without
+//! blocking (a FIFO), checks on the open descriptor that it is a regular file no larger than
+//! [`MAX_CACHE_BYTES`], and maps it (Unix; see [`super::mapped`]) or reads at most that;
+//! [`save`] streams the index into a temporary file with an unpredictable name created
+//! exclusively (`O_CREAT | O_EXCL`, so a link planted at that name is never followed), then
+//! renames it over the old file.
 //!
 //! The terms' fingerprints, run starts and posting runs are laid out as the index reads them,
 //! so that a loaded or just-saved index reads them from the mapped file instead of the heap.
@@ -25,17 +27,19 @@
 //! changed, added or deleted while the app was down are re-read and nothing else is.
 
 use rustc_hash::FxHashMap as HashMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::central::Central;
 use super::chunk;
-use super::index::{ChunkMeta, FileMeta, Index, Parts, SkipReason};
 use super::mapped::{words, Bytes, Map, Region, Seq};
 use super::terms::{PathPostings, Postings, TermIds};
 use super::walk::{Stamp, WatchedDir};
+use super::{ChunkMeta, FileMeta, Index, Parts, SkipReason};
+use crate::cache_file::{self, Header, In, Out};
 use crate::fs_scope::Scope;
+use crate::retrieve::query::central::Central;
+use crate::retrieve::query::{rank, roles};
 use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEIDX\r\n\0";
@@ -46,42 +50,24 @@ pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Largest cache file read; a larger one is ignored (and rebuilt).
 pub const MAX_CACHE_BYTES: u64 = 4 << 30;
 
+/// The header of a retrieval cache file written by engine `version`.
+fn header(version: &str) -> Header<'_> {
+    Header {
+        magic: MAGIC,
+        format: FORMAT_VERSION,
+        version,
+    }
+}
+
 /// The cache file of `root` in `dir`.
 pub fn cache_path(dir: &Path, root: &Path) -> PathBuf {
-    let h = super::fnv1a(&[root.as_os_str().as_encoded_bytes()]);
+    let h = crate::retrieve::fnv1a(&[root.as_os_str().as_encoded_bytes()]);
     dir.join(format!("{h:016x}.ceidx"))
-}
-
-/// An unpredictable 64-bit value (the standard library's randomly keyed hasher, the clock,
-/// the process and a counter), for temporary file names.
-fn unpredictable() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(SEQ.fetch_add(1, Ordering::Relaxed));
-    h.write_u32(std::process::id());
-    if let Ok(d) = SystemTime::now().duration_since(UNIX_EPOCH) {
-        h.write_u128(d.as_nanos());
-    }
-    h.finish()
-}
-
-/// Creates a new file exclusively, never through a symlink, readable by the owner only.
-fn create_exclusive(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut options = std::fs::OpenOptions::new();
-    // Readable too: a save maps the file it wrote.
-    options.read(true).write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
-    }
-    options.open(path)
 }
 
 /// Saves `index` in `dir` (created if needed), replacing the root's previous file atomically.
 /// Returns the bytes written.
+#[cfg_attr(not(test), allow(dead_code))] // only the tests call it
 pub fn save(dir: &Path, index: &Index) -> std::io::Result<u64> {
     save_yielding(dir, index, None).map(|s| s.bytes)
 }
@@ -90,6 +76,7 @@ pub fn save(dir: &Path, index: &Index) -> std::io::Result<u64> {
 #[derive(Debug)]
 pub(crate) struct Saved {
     /// Bytes written.
+    #[cfg_attr(not(test), allow(dead_code))] // only the tests' save reads it
     pub bytes: u64,
     /// The written file's fingerprints, runs and run starts, mapped (where mapping is
     /// available) for [`Index::serve_mapped`].
@@ -135,48 +122,21 @@ pub(crate) fn save_yielding(
     index: &Index,
     waiting: Option<&std::sync::atomic::AtomicUsize>,
 ) -> std::io::Result<Saved> {
-    std::fs::create_dir_all(dir)?;
     let target = cache_path(dir, index.scope().root());
-    let stem = target
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("index")
-        .to_owned();
-    let (tmp, file) = {
-        let mut attempt = 0;
-        loop {
-            let tmp = dir.join(format!(".{stem}.{:016x}.tmp", unpredictable()));
-            match create_exclusive(&tmp) {
-                Ok(f) => break (tmp, f),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => {
-                    attempt += 1;
-                }
-                Err(e) => return Err(e),
-            }
-        }
-    };
-    let result = (|| {
+    let ((n, layout), file) = cache_file::write_atomically(dir, &target, |file| {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, Yielding { file, waiting });
-        let (n, layout) = encode_into(index, ENGINE_VERSION, &mut w)?;
-        let file = w
-            .into_inner()
-            .map_err(std::io::IntoInnerError::into_error)?
-            .file;
-        file.sync_all()?;
-        std::fs::rename(&tmp, &target)?;
-        let mapped = Map::of(&file).and_then(|m| layout.map(&m));
-        Ok(Saved { bytes: n, mapped })
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+        let written = encode_into(index, ENGINE_VERSION, &mut w)?;
+        w.flush()?;
+        Ok(written)
+    })?;
+    let mapped = Map::of(&file).and_then(|m| layout.map(&m));
+    Ok(Saved { bytes: n, mapped })
 }
 
 /// A file writer that fails with `WouldBlock` once someone is waiting (not `Interrupted`,
 /// which `write_all` retries).
 struct Yielding<'a> {
-    file: std::fs::File,
+    file: &'a mut std::fs::File,
     waiting: Option<&'a std::sync::atomic::AtomicUsize>,
 }
 
@@ -195,27 +155,12 @@ impl Write for Yielding<'_> {
     }
 }
 
-/// The cache file at `path` if it is a regular file of at most [`MAX_CACHE_BYTES`]: opened
-/// without following a symlink and without blocking.
-fn open_cache_file(path: &Path) -> Option<std::fs::File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_NOCTTY);
-    }
-    let file = options.open(path).ok()?;
-    let meta = file.metadata().ok()?;
-    (meta.is_file() && meta.len() <= MAX_CACHE_BYTES).then_some(file)
-}
-
 /// The saved index of `scope`'s root in `dir`, or `None` if there is none or it cannot be
 /// used (any mismatch or damage, or not a regular file). Where mapping is available, the
 /// file is mapped, checked in full, and its fingerprints, runs and run starts are then read
 /// from the mapping ([`super::mapped`]); elsewhere it is read.
 pub fn load(dir: &Path, scope: &Scope, max_files: usize) -> Option<Index> {
-    let file = open_cache_file(&cache_path(dir, scope.root()))?;
+    let file = cache_file::open_regular(&cache_path(dir, scope.root()), MAX_CACHE_BYTES)?;
     if let Some(map) = Map::of(&file) {
         if map.bytes().len() as u64 > MAX_CACHE_BYTES {
             return None;
@@ -231,165 +176,8 @@ pub fn load(dir: &Path, scope: &Scope, max_files: usize) -> Option<Index> {
         map.release_pages();
         return index;
     }
-    let mut bytes = Vec::new();
-    file.take(MAX_CACHE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    if bytes.len() as u64 > MAX_CACHE_BYTES {
-        return None;
-    }
+    let bytes = cache_file::read_limited(file, MAX_CACHE_BYTES)?;
     decode(&bytes, scope.clone(), max_files, ENGINE_VERSION)
-}
-
-const SEED: u64 = 0xcbf2_9ce4_8422_2325;
-/// Odd, so multiplying by it is a bijection (rustc-hash's constant).
-const K: u64 = 0xf135_7aea_2e62_a9c5;
-
-/// The body's checksum, for damage: the bytes as little-endian 64-bit words (the last one
-/// zero-padded; the length is checked beside it), each mixed in by a rotation, an xor and a
-/// multiplication by an odd constant. Every step is a bijection of the state, so one damaged
-/// word always changes the result. Eight bytes a multiplication: the bytewise FNV-1a of
-/// format v3 took ~0.35 s of a kernel restart (252 MB).
-#[derive(Clone, Copy)]
-struct Checksum {
-    h: u64,
-    /// Bytes of the word being filled, and how many.
-    word: u64,
-    n: u32,
-}
-
-impl Checksum {
-    const fn new() -> Checksum {
-        Checksum {
-            h: SEED,
-            word: 0,
-            n: 0,
-        }
-    }
-
-    fn mix(&mut self, w: u64) {
-        self.h = (self.h.rotate_left(5) ^ w).wrapping_mul(K);
-    }
-
-    fn update(&mut self, mut b: &[u8]) {
-        while self.n != 0 {
-            let Some((&x, rest)) = b.split_first() else {
-                return;
-            };
-            self.word |= u64::from(x) << (8 * self.n);
-            self.n += 1;
-            b = rest;
-            if self.n == 8 {
-                self.mix(self.word);
-                (self.word, self.n) = (0, 0);
-            }
-        }
-        let mut words = b.chunks_exact(8);
-        for w in &mut words {
-            self.mix(u64::from_le_bytes(w.try_into().expect("8 bytes")));
-        }
-        for &x in words.remainder() {
-            self.word |= u64::from(x) << (8 * self.n);
-            self.n += 1;
-        }
-    }
-
-    fn finish(self) -> u64 {
-        let mut c = self;
-        if c.n > 0 {
-            c.mix(c.word);
-        }
-        c.h
-    }
-
-    fn of(b: &[u8]) -> u64 {
-        let mut c = Checksum::new();
-        c.update(b);
-        c.finish()
-    }
-}
-
-/// A writer of the format's primitives that counts and hashes what it writes; the first I/O
-/// error is kept and reported by [`Out::finish`].
-struct Out<'w, W: Write> {
-    w: &'w mut W,
-    hash: Checksum,
-    /// The file position of this writer's first byte, and bytes written since.
-    base: u64,
-    len: u64,
-    err: Option<std::io::Error>,
-}
-
-impl<W: Write> Out<'_, W> {
-    /// The file position of the next byte.
-    fn pos(&self) -> u64 {
-        self.base + self.len
-    }
-    fn raw(&mut self, b: &[u8]) {
-        if self.err.is_some() {
-            return;
-        }
-        if let Err(e) = self.w.write_all(b) {
-            self.err = Some(e);
-            return;
-        }
-        self.hash.update(b);
-        self.len += b.len() as u64;
-    }
-    fn u8(&mut self, v: u8) {
-        self.raw(&[v]);
-    }
-    fn u32(&mut self, v: u32) {
-        self.raw(&v.to_le_bytes());
-    }
-    fn u64(&mut self, v: u64) {
-        self.raw(&v.to_le_bytes());
-    }
-    fn len(&mut self, n: usize) {
-        self.u64(n as u64);
-    }
-    /// LEB128: seven bits a byte, low first.
-    fn var(&mut self, mut v: u64) {
-        let mut buf = [0u8; 10];
-        let mut n = 0;
-        while v >= 0x80 {
-            buf[n] = (v as u8) | 0x80;
-            v >>= 7;
-            n += 1;
-        }
-        buf[n] = v as u8;
-        self.raw(&buf[..=n]);
-    }
-    fn bytes(&mut self, b: &[u8]) {
-        self.len(b.len());
-        self.raw(b);
-    }
-    fn time(&mut self, t: Option<SystemTime>) {
-        match t.and_then(|t| t.duration_since(UNIX_EPOCH).ok()) {
-            Some(d) => {
-                self.u8(1);
-                self.u64(d.as_secs());
-                self.u32(d.subsec_nanos());
-            }
-            None => self.u8(0),
-        }
-    }
-    fn stamp(&mut self, s: &Stamp) {
-        self.u64(s.size);
-        self.time(s.modified);
-        self.u64(s.dev);
-        self.u64(s.ino);
-        self.u64(s.ctime_ns as u64);
-    }
-    fn path(&mut self, p: &Path) {
-        self.bytes(p.as_os_str().as_encoded_bytes());
-    }
-    fn finish(self) -> std::io::Result<u64> {
-        match self.err {
-            Some(e) => Err(e),
-            None => Ok(self.len),
-        }
-    }
 }
 
 /// The bytes of `index`, with `version` as the engine version (a parameter for tests).
@@ -406,33 +194,14 @@ fn encode_into<W: Write>(
     version: &str,
     w: &mut W,
 ) -> std::io::Result<(u64, Layout)> {
-    let mut h = Out {
-        w,
-        hash: Checksum::new(),
-        base: 0,
-        len: 0,
-        err: None,
-    };
-    h.raw(MAGIC);
-    h.u32(FORMAT_VERSION);
-    h.bytes(version.as_bytes());
-    h.path(index.scope().root());
-    let header = h.finish()?;
-    let mut b = Out {
-        w,
-        hash: Checksum::new(),
-        base: header,
-        len: 0,
-        err: None,
-    };
+    let root = index.scope().root().as_os_str().as_encoded_bytes();
+    let header = header(version).write(w, root)?;
+    let mut b = Out::at(w, header);
     write_files(&mut b, index);
     let layout = write_terms(&mut b, index)?;
     write_names(&mut b, index);
     write_walk(&mut b, index);
-    let (hash, body) = (b.hash.finish(), b.len);
-    b.finish()?;
-    w.write_all(&body.to_le_bytes())?;
-    w.write_all(&hash.to_le_bytes())?;
+    let body = cache_file::write_trailer(b)?;
     Ok((header + body + 16, layout))
 }
 
@@ -445,10 +214,10 @@ fn write_files<W: Write>(b: &mut Out<'_, W>, index: &Index) {
         match f {
             None => b.u8(0),
             Some(f) => {
-                // 2: a role its text gave it ([`super::roles::role_of_text`]), not its path. The
-                // only such role is declarations, so the path is classified for those alone.
-                let from_text = f.role == super::roles::Role::Declarations
-                    && super::roles::role_of(&f.rel) != f.role;
+                // 2: a role its text gave it ([`roles::role_of_text`]), not its path. The only
+                // such role is declarations, so the path is classified for those alone.
+                let from_text =
+                    f.role == roles::Role::Declarations && roles::role_of(&f.rel) != f.role;
                 b.u8(if from_text { 2 } else { 1 });
                 b.bytes(f.rel.as_bytes());
                 b.stamp(&f.stamp);
@@ -598,56 +367,32 @@ fn write_walk<W: Write>(b: &mut Out<'_, W>, index: &Index) {
     b.u64(index.full_walks);
 }
 
-struct In<'a> {
-    b: &'a [u8],
+/// The retrieval cache's own records, beside the shared primitives.
+impl<W: Write> Out<'_, W> {
+    fn time(&mut self, t: Option<SystemTime>) {
+        match t.and_then(|t| t.duration_since(UNIX_EPOCH).ok()) {
+            Some(d) => {
+                self.u8(1);
+                self.u64(d.as_secs());
+                self.u32(d.subsec_nanos());
+            }
+            None => self.u8(0),
+        }
+    }
+    fn stamp(&mut self, s: &Stamp) {
+        self.u64(s.size);
+        self.time(s.modified);
+        self.u64(s.dev);
+        self.u64(s.ino);
+        self.u64(s.ctime_ns as u64);
+    }
+    fn path(&mut self, p: &Path) {
+        self.bytes(p.as_os_str().as_encoded_bytes());
+    }
 }
 
-impl<'a> In<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if n > self.b.len() {
-            return None;
-        }
-        let (head, tail) = self.b.split_at(n);
-        self.b = tail;
-        Some(head)
-    }
-    fn u8(&mut self) -> Option<u8> {
-        Some(self.take(1)?[0])
-    }
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-    /// A count of items of at least `min` bytes each, refused if the rest cannot hold them
-    /// (so a damaged count never allocates much).
-    fn len(&mut self, min: usize) -> Option<usize> {
-        let n = usize::try_from(self.u64()?).ok()?;
-        (n.checked_mul(min.max(1))? <= self.b.len()).then_some(n)
-    }
-    fn bytes(&mut self) -> Option<&'a [u8]> {
-        let n = self.len(1)?;
-        self.take(n)
-    }
-    /// A number written by `Out::var`; `None` past 64 bits.
-    fn var(&mut self) -> Option<u64> {
-        let mut at = 0;
-        let v = super::terms::checked_var(self.b, &mut at)?;
-        self.b = &self.b[at..];
-        Some(v)
-    }
-    fn var_u32(&mut self) -> Option<u32> {
-        u32::try_from(self.var()?).ok()
-    }
-    /// [`In::len`] written by `Out::var`.
-    fn var_len(&mut self, min: usize) -> Option<usize> {
-        let n = usize::try_from(self.var()?).ok()?;
-        (n.checked_mul(min.max(1))? <= self.b.len()).then_some(n)
-    }
-    fn str(&mut self) -> Option<&'a str> {
-        std::str::from_utf8(self.bytes()?).ok()
-    }
+/// The retrieval cache's own records, beside the shared primitives.
+impl In<'_> {
     #[allow(clippy::option_option)] // None: a bad record; Some(None): no time recorded
     fn time(&mut self) -> Option<Option<SystemTime>> {
         match self.u8()? {
@@ -762,21 +507,8 @@ fn decode_in(
 /// The body of `bytes` once the header (magic, versions, root) and the trailer (length and
 /// hash) match.
 fn checked_body<'a>(bytes: &'a [u8], scope: &Scope, version: &str) -> Option<In<'a>> {
-    let split = bytes.len().checked_sub(16)?;
-    let (head, trailer) = bytes.split_at(split);
-    let body_len = usize::try_from(u64::from_le_bytes(trailer[..8].try_into().ok()?)).ok()?;
-    let hash = u64::from_le_bytes(trailer[8..].try_into().ok()?);
-    let mut r = In { b: head };
-    if r.take(MAGIC.len())? != MAGIC || r.u32()? != FORMAT_VERSION {
-        return None;
-    }
-    if r.bytes()? != version.as_bytes() || r.path()? != scope.root() {
-        return None;
-    }
-    if r.b.len() != body_len || Checksum::of(r.b) != hash {
-        return None;
-    }
-    Some(r)
+    let (root, body) = cache_file::checked_body(bytes, &header(version))?;
+    (root == scope.root().as_os_str().as_encoded_bytes()).then_some(body)
 }
 
 fn read_files(r: &mut In<'_>) -> Option<Vec<Option<FileMeta>>> {
@@ -798,9 +530,9 @@ fn read_files(r: &mut In<'_>) -> Option<Vec<Option<FileMeta>>> {
                     return None;
                 }
                 // The only role a file's text gives is declarations, and only to a source file.
-                let role = match (tag, super::roles::role_of(rel)) {
+                let role = match (tag, roles::role_of(rel)) {
                     (1, r) => r,
-                    (_, super::roles::Role::Source) => super::roles::Role::Declarations,
+                    (_, roles::Role::Source) => roles::Role::Declarations,
                     _ => return None,
                 };
                 files.push(Some(FileMeta {
@@ -810,7 +542,7 @@ fn read_files(r: &mut In<'_>) -> Option<Vec<Option<FileMeta>>> {
                     len,
                     language: chunk::language(rel),
                     role,
-                    keys: super::rank::FileKeys::of(rel),
+                    keys: rank::FileKeys::of(rel),
                     read_at,
                 }));
             }
@@ -984,62 +716,37 @@ fn read_skipped(r: &mut In<'_>) -> Option<HashMap<String, (Stamp, SkipReason)>> 
     Some(skipped)
 }
 
+impl Index {
+    /// Reads the term fingerprints, posting runs and run starts from `parts`, the mapped
+    /// cache file a save of this index in its present state just wrote, instead of their
+    /// heap copies ([`mapped`](super::mapped)).
+    pub(in crate::retrieve) fn serve_mapped(&mut self, parts: MappedParts) {
+        if parts.fps.len() != self.terms.len() || parts.starts.len() != self.postings.terms() + 1 {
+            return;
+        }
+        self.terms.map_fingerprints(parts.fps);
+        self.postings.attach(parts.runs, parts.starts);
+        self.residency.reset();
+    }
+
+    /// Releases the pages of the mapped cache file this index reads from once requests have
+    /// made the process's resident file pages grow past [`super::mapped::RESIDENT_BUDGET`]
+    /// (call after a request).
+    pub(in crate::retrieve) fn bound_residency(&mut self) {
+        if let Some(map) = self.postings.map() {
+            self.residency.after_request(map);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::roles::Role;
-    use super::super::{Request, Retrieval, RetrievalOptions, Snippet};
     use super::*;
+    use crate::cache_file::{create_exclusive, Checksum};
+    use crate::retrieve::query::roles::Role;
+    use crate::retrieve::{Query, Request, Retrieval, RetrievalOptions, Snippet};
     use std::fs;
     use std::sync::atomic::AtomicUsize;
-
-    #[test]
-    fn variable_length_numbers_round_trip_and_refuse_overflow() {
-        let values = [
-            0u64,
-            1,
-            127,
-            128,
-            300,
-            16_383,
-            16_384,
-            u64::from(u32::MAX),
-            u64::MAX,
-        ];
-        let mut buf = Vec::new();
-        let mut out = Out {
-            w: &mut buf,
-            hash: Checksum::new(),
-            base: 0,
-            len: 0,
-            err: None,
-        };
-        for v in values {
-            out.var(v);
-        }
-        assert!(out.err.is_none());
-        assert_eq!(buf.len(), 1 + 1 + 1 + 2 + 2 + 2 + 3 + 5 + 10);
-        let mut r = In { b: &buf };
-        for v in values {
-            assert_eq!(r.var(), Some(v));
-        }
-        assert_eq!(r.var(), None, "nothing left");
-        // Past 64 bits, a continuation that never ends, and a u32 that is too large.
-        assert_eq!(
-            In {
-                b: &[0xff; 9].iter().chain(&[0x02]).copied().collect::<Vec<_>>()
-            }
-            .var(),
-            None
-        );
-        assert_eq!(In { b: &[0x80; 12] }.var(), None);
-        assert_eq!(
-            In {
-                b: &[0x80, 0x80, 0x80, 0x80, 0x10]
-            }
-            .var_u32(),
-            None
-        );
-    }
 
     /// Writes `text` at `rel` with a modification time `age` seconds ago (old enough not to
     /// count as racy).
@@ -1295,28 +1002,6 @@ mod tests {
         assert_eq!(third.status(root.to_str().unwrap()).unwrap().files_read, 0);
     }
 
-    #[test]
-    fn the_checksum_does_not_depend_on_how_the_bytes_are_split() {
-        let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 + i / 13) as u8).collect();
-        let whole = Checksum::of(&data);
-        for sizes in [&[1usize][..], &[3, 5], &[7, 9, 1], &[8], &[13, 2, 64]] {
-            let mut c = Checksum::new();
-            let (mut at, mut k) = (0, 0);
-            while at < data.len() {
-                let n = sizes[k % sizes.len()].min(data.len() - at);
-                c.update(&data[at..at + n]);
-                (at, k) = (at + n, k + 1);
-            }
-            assert_eq!(c.finish(), whole, "{sizes:?}");
-        }
-        // One damaged byte anywhere changes it.
-        for i in [0, 7, 8, 500, 999] {
-            let mut d = data.clone();
-            d[i] ^= 0x40;
-            assert_ne!(Checksum::of(&d), whole, "byte {i}");
-        }
-    }
-
     /// Past the hash: bodies mutated at random and then given a matching length and hash (what
     /// a hostile cache directory could hold) decode to `None` or to an index, never a panic or
     /// an allocation driven by a forged count.
@@ -1376,7 +1061,7 @@ mod tests {
             // and saving it again must not panic either.
             if let Some(back) = decode(&seal(&b), scope.clone(), 1000, ENGINE_VERSION) {
                 for prompt in ["router addRoute", "parseCookie header", "old py split"] {
-                    let _ = super::super::rank::rank(&back, &super::super::prompt::Query::parse(prompt), 5);
+                    let _ = rank::rank(&back, &Query::parse(prompt), 5);
                 }
                 let _ = encode(&back, ENGINE_VERSION);
             }

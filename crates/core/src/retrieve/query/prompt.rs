@@ -18,7 +18,7 @@
 use std::sync::OnceLock;
 
 use super::roles::Wanted;
-use super::tokenize::for_each_term;
+use crate::retrieve::tokenize::for_each_term;
 
 /// Weight of terms from backticks or code-style identifiers.
 const W_CODE: f32 = 2.0;
@@ -99,7 +99,7 @@ const SIDES: &[(&str, &str)] = &[
 fn opposites(prompt: &str) -> Vec<(String, String)> {
     static PAIRS: OnceLock<Vec<(String, String)>> = OnceLock::new();
     let pairs = PAIRS.get_or_init(|| {
-        let term = |w: &str| super::tokenize::terms(w).concat();
+        let term = |w: &str| crate::retrieve::tokenize::terms(w).concat();
         SIDES.iter().map(|(a, b)| (term(a), term(b))).collect()
     });
     // Which side of each pair the prompt names: [first, second].
@@ -254,7 +254,7 @@ impl Query {
         // A path without an extension names a file as a module path does.
         for m in &mentions {
             let name = m.rsplit('/').next().unwrap_or(m);
-            if super::chunk::language(name).is_none() && !modules.contains(m) {
+            if crate::retrieve::index::chunk::language(name).is_none() && !modules.contains(m) {
                 modules.push(m.clone());
             }
         }
@@ -388,7 +388,7 @@ fn mentions(prompt: &str) -> Vec<String> {
         let has_ext = name
             .rsplit_once('.')
             .is_some_and(|(stem, _)| stem.len() >= 2)
-            && super::chunk::language(name).is_some();
+            && crate::retrieve::index::chunk::language(name).is_some();
         // A path without an extension needs two parts (`src/cli`, not `/details` or `and/or`
         // ... which two parts still allow; idf keeps such words cheap).
         let parts = token.split('/').filter(|p| !p.is_empty()).count();
@@ -427,7 +427,7 @@ fn modules(prompt: &str) -> Vec<String> {
             continue;
         }
         // A file name with an extension is a mention, not a module.
-        if parts.len() == 2 && super::chunk::language(token).is_some() {
+        if parts.len() == 2 && crate::retrieve::index::chunk::language(token).is_some() {
             continue;
         }
         let lower: Vec<String> = parts.iter().map(|p| p.to_lowercase()).collect();
@@ -625,7 +625,7 @@ fn phrases(prompt: &str) -> Vec<String> {
                     let lower: Vec<String> = parts.iter().map(|p| p.to_lowercase()).collect();
                     // As one lowercase word (`urlencoded`) an identifier is indexed stemmed.
                     let concat = lower.concat();
-                    let stemmed = super::tokenize::stem(&mut concat.clone()).to_owned();
+                    let stemmed = crate::retrieve::tokenize::stem(&mut concat.clone()).to_owned();
                     for joined in [concat, stemmed, lower.join("_")] {
                         if out.len() < MAX_PHRASES && !out.contains(&joined) {
                             out.push(joined);
@@ -638,7 +638,7 @@ fn phrases(prompt: &str) -> Vec<String> {
                 && word.chars().all(char::is_alphanumeric)
                 && word.chars().any(char::is_alphabetic);
             let lower = word.to_lowercase();
-            if !plain || super::tokenize::is_stop_word(&lower) {
+            if !plain || crate::retrieve::tokenize::is_stop_word(&lower) {
                 flush(&mut run, &mut out);
                 continue;
             }
@@ -670,7 +670,7 @@ const HELPER_SUFFIXES: [&str; 5] = ["utils", "util", "utilities", "helper", "hel
 /// prompt that is: each of its words with a helper suffix (`StringUtils`, `string_utils`,
 /// `ArrayHelper`, normalized) joins `names`, at most [`MAX_NAMES`] more.
 fn helper_names(text: &str, names: &mut Vec<String>) {
-    if !super::tokenize::has_word(text, &HELPER_WORDS) {
+    if !crate::retrieve::tokenize::has_word(text, &HELPER_WORDS) {
         return;
     }
     let cap = names.len() + MAX_NAMES;
@@ -681,7 +681,7 @@ fn helper_names(text: &str, names: &mut Vec<String>) {
         let word = normalize_name(word);
         if word.chars().count() < 3
             || word.bytes().all(|b| b.is_ascii_digit())
-            || super::tokenize::is_stop_word(&word)
+            || crate::retrieve::tokenize::is_stop_word(&word)
             || HELPER_WORDS.contains(&word.as_str())
         {
             continue;
@@ -846,7 +846,7 @@ mod tests {
         assert!(q.mentions.contains(&"/app/src/router.ts".to_owned()));
         assert!(q.mentions.contains(&"pkg/mod.py".to_owned()));
         let get = |t: &str| {
-            let t = super::super::tokenize::terms(t).remove(0);
+            let t = crate::retrieve::tokenize::terms(t).remove(0);
             q.terms.iter().find(|e| e.0 == t).map(|e| e.1)
         };
         // The frame's function weighs more than a prose word of the same line.
@@ -887,7 +887,7 @@ mod tests {
             "xr.where drops attrs\n<!-- Please include a minimal example, see https://example.org/guide -->\n\nwhere() loses attrs\n<details>\nINSTALLED VERSIONS\nnumpy: 1.21.0\nnetcdf4: None\n</details>\n- [x] I searched existing issues\n",
         );
         let get = |t: &str| {
-            let t = super::super::tokenize::terms(t).remove(0);
+            let t = crate::retrieve::tokenize::terms(t).remove(0);
             q.terms.iter().find(|e| e.0 == t).map(|e| e.1)
         };
         assert!(get("please").is_none() && get("guide").is_none() && get("example").is_none());
@@ -987,7 +987,7 @@ mod tests {
     fn first_line_and_wanted_roles() {
         let q = Query::parse("Fix cookie parsing\n\nThe header is split wrong; add a test.");
         let get = |t: &str| {
-            let t = super::super::tokenize::terms(t).remove(0);
+            let t = crate::retrieve::tokenize::terms(t).remove(0);
             q.terms.iter().find(|e| e.0 == t).map(|e| e.1)
         };
         assert!(get("cookie").unwrap() > get("header").unwrap());

@@ -210,7 +210,7 @@ impl Wanted {
             let mut out = Vec::new();
             for (g, words) in WANTED_WORDS {
                 for w in words {
-                    for t in super::tokenize::terms(w) {
+                    for t in crate::retrieve::tokenize::terms(w) {
                         out.push((t, g));
                     }
                 }
@@ -218,7 +218,7 @@ impl Wanted {
             out
         });
         let mut w = Wanted::default();
-        super::tokenize::for_each_term(text, |t, _| {
+        crate::retrieve::tokenize::for_each_term(text, |t, _| {
             for (k, g) in keywords {
                 if k == t {
                     match g {
@@ -231,7 +231,7 @@ impl Wanted {
                 }
             }
         });
-        w.types = super::tokenize::has_word(text, TYPES_WORDS);
+        w.types = crate::retrieve::tokenize::has_word(text, TYPES_WORDS);
         w
     }
 }

@@ -20,10 +20,10 @@
 //!
 //! Every part of a file's score is kept in its [`Signals`], which `explain` shows.
 
-use super::index::{Index, Posting};
 use super::prompt::normalize_name;
 pub use super::prompt::Query;
 use super::roles::Role;
+use crate::retrieve::index::{Index, Posting};
 
 /// BM25 saturation and length normalization, chunk level.
 const K1_CHUNK: f32 = 1.2;
@@ -366,7 +366,7 @@ impl Scores {
         self.hits.clear();
         let mut df_chunks = 0f32;
         let list = if term.path_only {
-            super::terms::PostingIter::default()
+            crate::retrieve::index::terms::PostingIter::default()
         } else {
             index.postings.list(term.id)
         };
@@ -559,7 +559,7 @@ fn last(path: &str) -> &str {
 /// prompt's (a mention matches by path or file name, so the file names are equal; a module
 /// matches the path without extension, so its last parts are equal; a name matches the stem).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct FileKeys {
+pub(in crate::retrieve) struct FileKeys {
     /// The file name (lowercase).
     name: u64,
     /// The last part of the path without its extension.
@@ -569,7 +569,7 @@ pub(super) struct FileKeys {
 }
 
 impl FileKeys {
-    pub(super) fn of(rel: &str) -> FileKeys {
+    pub(in crate::retrieve) fn of(rel: &str) -> FileKeys {
         let rel = rel.to_lowercase();
         let name = last(&rel);
         FileKeys {
@@ -708,7 +708,7 @@ fn opposite_files(index: &Index, query: &Query) -> Vec<u32> {
 /// vitest to v4", `Cargo.toml` for "bump the cargo lock". Measured with the tool scripts made
 /// config (`roles::is_tool_config`): it kept a hono commit's `vitest.config.ts` 4th, not 10th;
 /// nothing else moved.
-fn role_factor(meta: &super::index::FileMeta, query: &Query) -> f32 {
+fn role_factor(meta: &crate::retrieve::index::FileMeta, query: &Query) -> f32 {
     let factor = meta.role.factor(query.wanted);
     if factor >= 1.0 || meta.role != Role::Config {
         return factor;
@@ -716,7 +716,7 @@ fn role_factor(meta: &super::index::FileMeta, query: &Query) -> f32 {
     let name = last(&meta.rel).trim_start_matches('.');
     let first = name.split('.').next().unwrap_or(name);
     let mut named = false;
-    super::tokenize::for_each_term(first, |t, whole| {
+    crate::retrieve::tokenize::for_each_term(first, |t, whole| {
         named |= !whole && query.terms.iter().any(|(q, _)| q == t);
     });
     if named {
@@ -843,7 +843,7 @@ const NESTED_PENALTY: f32 = 0.025;
 /// case-insensitively, at top level or nested. The last part of a dotted name counts
 /// (`defmodule Plug.Conn` defines `Conn`).
 fn definition_match(line: &str, query: &Query, c_family: bool) -> f32 {
-    let Some(name) = super::chunk::definition_name(line, c_family) else {
+    let Some(name) = crate::retrieve::index::chunk::definition_name(line, c_family) else {
         return 0.0;
     };
     let last = name.rsplit(['.', ':']).next().unwrap_or(name);
@@ -854,7 +854,7 @@ fn definition_match(line: &str, query: &Query, c_family: bool) -> f32 {
     } else {
         return 0.0;
     };
-    spelled * (1.0 - NESTED_PENALTY * super::chunk::indent(line).min(12) as f32)
+    spelled * (1.0 - NESTED_PENALTY * crate::retrieve::index::chunk::indent(line).min(12) as f32)
 }
 
 /// Whether `line`, read as [`normalize_name`] reads it (letters and digits only, lower case),
@@ -931,7 +931,7 @@ pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit])
         }
         let c_family = index.files[hit.file as usize]
             .as_ref()
-            .is_some_and(|m| super::chunk::is_c_family(&m.rel));
+            .is_some_and(|m| crate::retrieve::index::chunk::is_c_family(&m.rel));
         let Some(text) = index.text(hit.file) else {
             continue;
         };
@@ -995,11 +995,12 @@ fn capital_definitions(text: &str, capitals: &[String], c_family: bool) -> Vec<(
             let end = memchr::memchr(b'\n', &bytes[hit..]).map_or(bytes.len(), |i| hit + i);
             next_line = end;
             let l = &text[start..end];
-            let Some(name) = super::chunk::definition_name(l, c_family) else {
+            let Some(name) = crate::retrieve::index::chunk::definition_name(l, c_family) else {
                 continue;
             };
             if name.rsplit(['.', ':']).next() == Some(cap.as_str()) {
-                let m = 1.0 - NESTED_PENALTY * super::chunk::indent(l).min(12) as f32;
+                let m =
+                    1.0 - NESTED_PENALTY * crate::retrieve::index::chunk::indent(l).min(12) as f32;
                 if m > out[c].0 {
                     out[c] = (m, line);
                 }
@@ -1053,6 +1054,7 @@ fn sort_hits(index: &Index, hits: &mut [FileHit]) {
 
 /// Ranks the files of `index` for `query`; at most `max_files` files, best first, ties broken
 /// by path so that equal inputs always give the same order.
+#[cfg_attr(not(test), allow(dead_code))] // only the tests call it
 pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
     rank_shown(index, query, max_files, max_files)
 }

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs this engine (through `context-engine serve --stdio`) over the held-out commit sets
+# (httpx, axum, axios: repositories no DEV set uses) and scores it, beside the baselines when
+# asked, with the retrieval benchmark harness.
+#
+#   BENCH=<retrieval benchmark harness folder> benches/retrieval-heldout.sh DATA_DIR RUNS_DIR [NAME]
+#
+# DATA_DIR/heldout/<repo>/{queries.jsonl,corpus/} as made by benches/data/prepare-heldout.sh.
+# RUNS_DIR receives RUNS_DIR/<engine>/heldout/<repo>/ and RUNS_DIR/NAME.heldout.json.
+# Environment: BASELINES=1 to run BM25 over whole files and the ripgrep ranker too,
+# REPOS (default "httpx axum axios"), WRAP (as in retrieval-dev.sh).
+set -euo pipefail
+DATA=${1:?DATA_DIR}
+RUNS=${2:?RUNS_DIR}
+NAME=${3:-context-engine}
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+: "${BENCH:?set BENCH to the folder of the retrieval benchmark harness}"
+REPOS=${REPOS:-"httpx axum axios"}
+ENGINE=(node "$HERE/bin/context-engine.js" serve --stdio)
+if [ -n "${WRAP:-}" ]; then
+  read -r -a wrap <<<"$WRAP"
+  ENGINE=("${wrap[@]}" "${ENGINE[@]}")
+fi
+mkdir -p "$RUNS"
+
+run() { # run NAME OUT QUERIES -- CMD...
+  local name=$1 out=$2 q=$3; shift 4
+  rm -rf "$out"
+  python3 "$BENCH/run_engine.py" --queries "$q" --out "$out" --name "$name" -- "$@" >/dev/null
+}
+
+for r in $REPOS; do
+  q=$DATA/heldout/$r/queries.jsonl
+  run "$NAME" "$RUNS/$NAME/heldout/$r" "$q" -- "${ENGINE[@]}"
+  if [ "${BASELINES:-0}" = 1 ]; then
+    run bm25_files "$RUNS/bm25/heldout/$r" "$q" -- python3 "$BENCH/engines/bm25_files.py"
+    run grep_rank "$RUNS/grep/heldout/$r" "$q" -- python3 "$BENCH/engines/grep_rank.py"
+  fi
+done
+runs=()
+for e in bm25 grep "$NAME"; do
+  for r in $REPOS; do [ -d "$RUNS/$e/heldout/$r" ] && runs+=("$RUNS/$e/heldout/$r"); done
+done
+python3 "$BENCH/score.py" "${runs[@]}" --json "$RUNS/$NAME.heldout.json"

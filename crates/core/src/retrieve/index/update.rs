@@ -1,0 +1,278 @@
+//! Changing the index: prepared files merged in, removed files' chunks marked dead, and
+//! posting lists compacted once dead chunks pile up.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::read::{prepare_batch, Batch, Prepared, BATCH_FILES};
+use super::terms::Stage;
+use super::walk::Listed;
+use super::Posting;
+use super::{file_lens, release_free_memory};
+use super::{ChunkMeta, FileMeta, Index, Progress};
+
+impl Index {
+    /// Releases spare capacity left by a build, and gives the allocator's freed pages back to
+    /// the system (the tokenized form of every file was allocated and freed on the reading
+    /// threads; glibc keeps such pages in per-thread arenas, which after a large build held
+    /// about as much as the index itself).
+    pub(super) fn shrink(&mut self) {
+        self.terms.shrink();
+        self.postings.shrink();
+        self.chunks.shrink_to_fit();
+        self.files.shrink_to_fit();
+        self.file_lens.shrink_to_fit();
+        self.central_mut().shrink();
+        release_free_memory();
+    }
+
+    /// Reads and (re)indexes `todo`, in batches so that the tokenized form of only one batch
+    /// is held at a time.
+    #[allow(clippy::needless_pass_by_value)] // the worker threads borrow it for the scope
+    pub(super) fn apply(&mut self, todo: Vec<Listed>, progress: Progress<'_>) {
+        progress.found.fetch_add(todo.len(), Ordering::Relaxed);
+        let threads = std::thread::available_parallelism()
+            .map_or(2, std::num::NonZero::get)
+            .clamp(1, 8);
+        if todo.len() < 64 || threads == 1 {
+            for batch in todo.chunks(BATCH_FILES) {
+                if progress.cancel.is_cancelled() {
+                    // Files not applied are unknown to the index: walk fully next time.
+                    self.walked_at = None;
+                    return;
+                }
+                let prepared = prepare_batch(&self.scope, batch, progress.read);
+                self.merge(batch, prepared);
+            }
+            return;
+        }
+        // A pipeline: workers read and tokenize batches in any order while this thread merges
+        // them in listing order (so ids, and therefore results, do not depend on timing).
+        // The channel is bounded, so at most a few batches wait at once.
+        let scope = self.scope.clone();
+        let next = AtomicUsize::new(0);
+        let batches: Vec<&[Listed]> = todo.chunks(BATCH_FILES).collect();
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Batch)>(threads * 2);
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                let tx = tx.clone();
+                let (scope, batches, next) = (&scope, &batches, &next);
+                s.spawn(move || loop {
+                    if progress.cancel.is_cancelled() {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(listed) = batches.get(i) else { break };
+                    let b = prepare_batch(scope, listed, progress.read);
+                    if tx.send((i, b)).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(tx);
+            let mut pending: std::collections::BTreeMap<usize, Batch> =
+                std::collections::BTreeMap::new();
+            let mut want = 0usize;
+            for (i, b) in rx {
+                pending.insert(i, b);
+                while let Some(b) = pending.remove(&want) {
+                    self.merge(batches[want], b);
+                    want += 1;
+                }
+            }
+            if want < batches.len() {
+                // Cancelled: the files not merged are unknown to the index.
+                self.walked_at = None;
+            }
+        });
+    }
+
+    /// Puts a prepared batch of `listed` (or the reasons its files were skipped) into the
+    /// index, in order.
+    fn merge(&mut self, listed: &[Listed], batch: Batch) {
+        let first_chunk = self.chunks.len() as u32;
+        let mut added: Vec<(u32, Vec<u32>, Vec<u32>)> = Vec::new();
+        for (l, p) in listed.iter().zip(batch.files) {
+            if let Some(fid) = self.by_path.get(&l.rel).copied() {
+                self.remove(fid);
+            }
+            match p {
+                Ok(mut p) => {
+                    self.skipped.remove(&l.rel);
+                    let path_terms = std::mem::take(&mut p.path_terms);
+                    let names = std::mem::take(&mut p.names);
+                    added.push((self.add(p), path_terms, names));
+                }
+                Err(reason) => {
+                    self.skipped.insert(l.rel.clone(), (l.stamp, reason));
+                }
+            }
+        }
+        // The batch's terms in the order first seen (a term with neither postings nor a
+        // path is not added), each with its postings at once.
+        let mut path_term = vec![false; batch.terms.len()];
+        for (_, terms, _) in &added {
+            for &t in terms {
+                path_term[t as usize] = true;
+            }
+        }
+        let used: Vec<(u32, u64)> = (0..batch.terms.len() as u32)
+            .filter(|&k| {
+                batch.starts[k as usize] < batch.starts[k as usize + 1] || path_term[k as usize]
+            })
+            .map(|k| (k, batch.fps[k as usize]))
+            .collect();
+        // What interning reads is asked for ahead (see `TermIds::prefetch`): table slots 16
+        // terms ahead, fingerprints 8. (Room is not reserved for all of them: most are known,
+        // and reserving could double the table of an index that ends just below a growth; a
+        // growth in a batch only wastes the prefetches in flight.)
+        let mut ids = vec![u32::MAX; batch.terms.len()];
+        for (n, &(k, fp)) in used.iter().enumerate() {
+            for (ahead, stage) in [(16, Stage::Slot), (8, Stage::Key)] {
+                if let Some(&(_, fp)) = used.get(n + ahead) {
+                    self.terms.prefetch(fp, stage);
+                }
+            }
+            let k = k as usize;
+            let list = &batch.postings[batch.starts[k] as usize..batch.starts[k + 1] as usize];
+            let (id, new) = self.terms.intern(fp);
+            if new {
+                self.postings.add_term();
+            }
+            ids[k] = id;
+            self.postings.extend(
+                id,
+                list.iter().map(|&(c, tf, sym)| Posting {
+                    chunk: first_chunk + c,
+                    tf,
+                    sym,
+                }),
+            );
+        }
+        for (fid, terms, names) in added {
+            for t in terms {
+                self.path_postings.push(ids[t as usize], fid);
+            }
+            // A name whose chunk held no token has no postings (and no id): not one.
+            let mut names: Vec<u32> = names
+                .into_iter()
+                .map(|k| ids[k as usize])
+                .filter(|&id| id != u32::MAX)
+                .collect();
+            self.central_mut().record(fid, &mut names);
+        }
+        self.postings.maybe_flush();
+    }
+
+    /// Adds a prepared file's chunks and metadata (its postings come with its batch's), and
+    /// returns its id.
+    fn add(&mut self, p: Prepared) -> u32 {
+        self.generation += 1;
+        let fid = self.files.len() as u32;
+        let first = self.chunks.len() as u32;
+        let mut file_len = 0u32;
+        for c in p.chunks {
+            file_len = file_len.saturating_add(c.len);
+            self.live_chunks += 1;
+            self.live_chunk_tokens += u64::from(c.len);
+            self.chunks.push(ChunkMeta {
+                file: fid,
+                start_line: c.start_line,
+                end_line: c.end_line,
+                len: c.len,
+                alive: true,
+            });
+        }
+        self.live_files += 1;
+        self.live_file_tokens += u64::from(file_len);
+        self.by_path.insert(p.rel.clone(), fid);
+        self.file_lens.push(file_len);
+        self.files.push(Some(FileMeta {
+            rel: p.rel,
+            stamp: p.stamp,
+            chunks: first..self.chunks.len() as u32,
+            len: file_len,
+            language: p.language,
+            role: p.role,
+            keys: p.keys,
+            read_at: p.read_at,
+        }));
+        fid
+    }
+
+    pub(super) fn remove(&mut self, fid: u32) {
+        let Some(meta) = self.files[fid as usize].take() else {
+            return;
+        };
+        self.generation += 1;
+        self.central_mut().forget(fid);
+        self.file_lens[fid as usize] = 0;
+        if let Some(i) = self.texts.iter().position(|(f, _)| *f == fid) {
+            if let Some((_, t)) = self.texts.remove(i) {
+                self.text_bytes -= t.len();
+            }
+        }
+        self.by_path.remove(&meta.rel);
+        for cid in meta.chunks.clone() {
+            let c = &mut self.chunks[cid as usize];
+            if c.alive {
+                c.alive = false;
+                self.live_chunks -= 1;
+                self.live_chunk_tokens -= u64::from(c.len);
+                self.dead_chunks += 1;
+            }
+        }
+        self.live_files -= 1;
+        self.live_file_tokens -= u64::from(meta.len);
+    }
+
+    /// Compacts when dead chunks or dead file slots outnumber live ones (past a floor), so
+    /// a long-lived index does not drift toward its cap or grow with every edit.
+    pub(super) fn maybe_compact(&mut self) {
+        let dead_files = self.files.len() as u64 - self.live_files;
+        if (self.dead_chunks > 1024 && self.dead_chunks > self.live_chunks)
+            || (dead_files > 64 && dead_files > self.live_files)
+        {
+            self.compact();
+        }
+    }
+
+    /// Renumbers live files and chunks densely and drops every posting of a dead one.
+    fn compact(&mut self) {
+        self.generation += 1;
+        let mut file_map: Vec<u32> = vec![u32::MAX; self.files.len()];
+        let mut chunk_map: Vec<u32> = vec![u32::MAX; self.chunks.len()];
+        let mut files: Vec<Option<FileMeta>> = Vec::with_capacity(self.live_files as usize);
+        let mut chunks: Vec<ChunkMeta> = Vec::with_capacity(self.live_chunks as usize);
+        for (old, f) in std::mem::take(&mut self.files).into_iter().enumerate() {
+            let Some(mut f) = f else { continue };
+            let fid = files.len() as u32;
+            file_map[old] = fid;
+            let first = chunks.len() as u32;
+            for cid in f.chunks.clone() {
+                let mut c = self.chunks[cid as usize].clone();
+                chunk_map[cid as usize] = chunks.len() as u32;
+                c.file = fid;
+                chunks.push(c);
+            }
+            f.chunks = first..chunks.len() as u32;
+            files.push(Some(f));
+        }
+        self.postings
+            .remap(|c| Some(chunk_map[c as usize]).filter(|&n| n != u32::MAX));
+        self.path_postings.retain_mut(|f| {
+            let new = file_map[*f as usize];
+            *f = new;
+            new != u32::MAX
+        });
+        for fid in self.by_path.values_mut() {
+            *fid = file_map[*fid as usize];
+        }
+        self.central_mut().remap(&file_map, files.len());
+        self.texts.clear();
+        self.text_bytes = 0;
+        self.file_lens = file_lens(&files);
+        self.files = files;
+        self.chunks = chunks;
+        self.dead_chunks = 0;
+    }
+}
