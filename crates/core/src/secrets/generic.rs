@@ -377,7 +377,7 @@ pub(super) fn keyword_value_ok(value: &str, password_key: bool, quoted: bool) ->
     }
     // Quoted, `password1` and `Token2024` are what people type; a name with a secret word
     // and no digits (`"userPassword"`) is still a field name.
-    let typed = quoted && value.ends_with(|c: char| c.is_ascii_digit());
+    let typed = quoted && value.ends_with(|c: char| c.is_ascii_digit()) && !value.contains('_');
     if is_code_identifier(value) && (!typed || is_cased_identifier(value)) {
         return false;
     }

@@ -733,6 +733,7 @@ fn keyword_placeholders_and_references_are_left_alone() {
         }
     }
     // Code: expressions and names under secret names.
+    assert_clean("ClientTrafficSecret => \"CLIENT_TRAFFIC_SECRET_0\",\n");
     assert_clean(
         "token = next_token\nsecret = sharedKey\npassword = getpass\nauth = self.auth\n\
          token = tokens[i]\npass = renderPass.begin()\nsecret: SecretType\n",
