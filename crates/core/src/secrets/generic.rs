@@ -375,9 +375,17 @@ pub(super) fn keyword_value_ok(value: &str, password_key: bool, quoted: bool) ->
     if version.contains('.') && version.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
         return false;
     }
-    // Quoted, `password1` and `Token2024` are what people type; a name with a secret word
-    // and no digits (`"userPassword"`) is still a field name.
-    let typed = quoted && value.ends_with(|c: char| c.is_ascii_digit()) && !value.contains('_');
+    // Quoted, `password1` and `Secret2024!` are what people type; a name with a secret word
+    // (`"userPassword"`, `"mypersonalaccesstoken123"`) is still a name.
+    let stem = value
+        .trim_end_matches(|c: char| c.is_ascii_digit() || "!@#$%&*?.".contains(c))
+        .to_ascii_lowercase();
+    let typed = quoted
+        && stem.len() < value.len()
+        && matches!(
+            stem.as_str(),
+            "password" | "passwd" | "pass" | "secret" | "token" | "admin"
+        );
     if is_code_identifier(value) && (!typed || is_cased_identifier(value)) {
         return false;
     }

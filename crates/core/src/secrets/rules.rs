@@ -577,6 +577,7 @@ fn keyed_value(
         || redact_end != end
         || is_config_line(text, key_start, end)
         || is_env_assignment(text, key_start, key.end(), start)
+        || (assignment && is_connection_string_tail(text, end))
         || is_header_string(text, key_start, key.end(), end);
     if literal {
         let (secret_start, basic) = generic::skip_scheme(text, start, end);
@@ -672,6 +673,20 @@ fn is_embedded(text: &str, key_start: usize) -> bool {
         return true;
     }
     line.bytes().filter(|&b| b == b'"').count() % 2 == 1
+}
+
+/// `Password=…;Timeout=30`: a `;` right after the value, then another `Key=`, as in a
+/// connection string that starts with the password.
+fn is_connection_string_tail(text: &str, value_end: usize) -> bool {
+    let Some(rest) = text[value_end..].strip_prefix(';') else {
+        return false;
+    };
+    let name = rest
+        .bytes()
+        .take(64)
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b' ' | b'_'))
+        .count();
+    name > 0 && rest.as_bytes().get(name) == Some(&b'=')
 }
 
 /// `PGPASSWORD=… psql`, `ENV DB_PASSWORD=…`: an upper-case name, `=` without blanks, and the

@@ -691,6 +691,8 @@ fn keyword_values_are_secrets_whatever_their_entropy() {
     // The whole value, never cut at `.`, `-`, `=` or `:`; up to `;`, a blank or a quote.
     let r = redact("Password=ab.cd-ef=gh:ij;Timeout=30\n");
     assert_eq!(r.text, "Password=[REDACTED:generic_secret];Timeout=30\n");
+    let r = redact("Password=ab.cd-ef=gh;Timeout=30\n");
+    assert_eq!(r.text, "Password=[REDACTED:generic_secret];Timeout=30\n");
     let r = redact("  api_token: Xy.9-z=Q:w  # rotated\n");
     assert_eq!(
         r.text,
