@@ -21,7 +21,7 @@ function arg(name: string, fallback: string): string {
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback
 }
 
-const require = createRequire(import.meta.url)
+const require = createRequire(join(process.cwd(), 'package.json'))
 const addon = require(resolve(arg('addon', 'index.js')))
 const redactSecrets: (text: string) => Promise<{ text: string; redactions: Array<{ kind: string; line: number }> }> =
   addon.redactSecrets
