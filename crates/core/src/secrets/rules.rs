@@ -577,7 +577,7 @@ fn keyed_value(
         || redact_end != end
         || is_config_line(text, key_start, end)
         || is_env_assignment(text, key_start, key.end(), start)
-        || (assignment && is_connection_string_tail(text, end))
+        || is_connection_string_tail(text, end)
         || is_header_string(text, key_start, key.end(), end);
     if literal {
         let (secret_start, basic) = generic::skip_scheme(text, start, end);
