@@ -3,7 +3,7 @@
 
 /**
  * What `fitToBudget` returns: every input section under its own key, in input order, and a
- * `_metadata` entry when anything was shortened (context-builder-spec FR-010).
+ * `_metadata` entry when anything was shortened (see docs/design/context-builder-spec.md).
  */
 export type FittedSections<K extends string = string> = { [P in K]: string } & {
   _metadata?: TruncationMetadata
@@ -55,6 +55,13 @@ export interface ContextEngineError extends Error {
   reason?: string
 }
 
+export declare class ExternalObject<T> {
+  readonly '': {
+    readonly '': unique symbol
+    [K: symbol]: T
+  }
+}
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -95,6 +102,8 @@ export declare class ContextEngine {
   indexStatus(rootPath: string): IndexStatus
   /** `prepareIndex` on this engine. */
   prepareIndex(rootPath: string, options?: CallOptions): Promise<IndexStatus>
+  /** `fileRanks` on this engine's own indexes. */
+  fileRanks(rootPath: string, options?: FileRanksOptions & CallOptions): Promise<FileRanks>
   /** Drops this engine's index of `rootPath`; returns whether one was kept. */
   evict(rootPath: string): boolean
 }
@@ -324,6 +333,15 @@ export declare function buildIssueContext(issue: GitHubIssue, repoPath: string, 
  * starting with `-`, with spaces or `..`) rejects with `invalid_request`.
  */
 export declare function buildReviewContext(repoPath: string, baseBranch: string, options?: BuilderOptions & CallOptions): Promise<ReviewContext>
+
+/** Cancels the call that holds `token`: the core stops its work, the call's promise rejects. */
+export declare function cancelCall(token: ExternalObject<'CancelToken'>): void
+
+/**
+ * A new cancellation token for one call, made by the package entry for each async call that
+ * has an `AbortSignal` or a deadline, and passed as the `signal` field of the call's options.
+ */
+export declare function cancelToken(): ExternalObject<'CancelToken'>
 
 /** Empties the default engine's file cache; returns how many files were dropped. */
 export declare function clearFileCache(): number
@@ -758,6 +776,40 @@ export interface FileContextResult {
    * redactions.
    */
   warnings: Array<string>
+}
+
+/**
+ * The files of `rootPath` (or of its folder `options.path`) most central first (the ones
+ * whose names the rest of the tree uses most), with their roles and languages, and its
+ * folders with the role most of their files have: a repository map from the index, which
+ * is built or brought up to date first. Rejects with `invalid_request` for a root that is
+ * not an absolute path to a directory (or outside `allowedRoots`), a bad `limit` or
+ * `path`; `options.signal` aborts it.
+ */
+export declare function fileRanks(rootPath: string, options?: FileRanksOptions & CallOptions): Promise<FileRanks>
+
+/** A root's files, most central first, and its folders with their roles. */
+export interface FileRanks {
+  /** The most central files (at most `limit`): centrality descending, ties by path. */
+  files: Array<RankedFile>
+  /** Indexed files under the folder asked about; `files` holds the first `limit` of them. */
+  total: number
+  /**
+   * The folders one and two levels below the folder asked about, most files first (ties by
+   * path), at most 1000.
+   */
+  folders: Array<RankedFolder>
+}
+
+/** Options of `fileRanks`. All optional; `null` means the same as absent. */
+export interface FileRanksOptions {
+  /** Files returned at most (1-5000). Default 100. */
+  limit?: number
+  /**
+   * Only the files under this folder, relative to the root (`/`-separated, no `.` or `..`
+   * parts). Default: the whole root.
+   */
+  path?: string
 }
 
 /**
@@ -1210,6 +1262,31 @@ export declare function prContext(repoPath: string, pr: number | string, options
  * first build leaves the root `absent`).
  */
 export declare function prepareIndex(rootPath: string, options?: CallOptions): Promise<IndexStatus>
+
+/** One file of a root, as its index knows it. */
+export interface RankedFile {
+  /** Path relative to the root, `/`-separated. */
+  path: string
+  /** What the file is for, from its path (`declarations`: from its text). */
+  role: 'source' | 'test' | 'fixture' | 'docs' | 'example' | 'config' | 'generated' | 'vendored' | 'legacy' | 'template' | 'declarations'
+  /**
+   * How much the rest of the tree uses the names only this file defines, 0 to 1: 0 when
+   * no other file uses them.
+   */
+  centrality: number
+  /** Language from the file name (`typescript`, `rust`...), if known. */
+  language?: string
+}
+
+/** A folder of a root: its indexed files and the role most of them have. */
+export interface RankedFolder {
+  /** Path relative to the root, `/`-separated. */
+  path: string
+  /** Indexed files under it, at any depth. */
+  files: number
+  /** The most common role of those files. */
+  role: 'source' | 'test' | 'fixture' | 'docs' | 'example' | 'config' | 'generated' | 'vendored' | 'legacy' | 'template' | 'declarations'
+}
 
 /** What `redactSecrets` returns. */
 export interface RedactedText {

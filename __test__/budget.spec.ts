@@ -28,7 +28,7 @@ const lines = (n: number, prefix = 'line') => Array.from({ length: n }, (_, i) =
 const ROOT = join(__dirname, '..')
 const realSource = readFileSync(join(ROOT, 'src', 'budget.rs'), 'utf8')
 
-test('estimateTokens is characters / 4 rounded up (FR-006)', () => {
+test('estimateTokens is characters / 4 rounded up', () => {
   assert.equal(estimateTokens(''), 0)
   assert.equal(estimateTokens('a'), 1)
   assert.equal(estimateTokens('abcd'), 1)
@@ -105,7 +105,7 @@ test('truncateFile leaves short content alone and keeps windows around lines', a
   assert.deepEqual(merged, ['...', ...[8, 9, 10, 11, 12, 13, 14, 15].map((n) => `line ${n}`), '...'])
 })
 
-test('truncateFile default window is at least 10 lines each side (FR-013)', async () => {
+test('truncateFile default window is at least 10 lines each side', async () => {
   const out = (await truncateFile(lines(500), 100, [250])).split('\n')
   for (let n = 240; n <= 260; n++) assert.ok(out.includes(`line ${n}`), `line ${n} kept`)
   assert.ok(out.includes('...'))
@@ -139,7 +139,7 @@ test('fitToBudget returns sections unchanged, without _metadata, when they fit',
   assert.deepEqual(fitToBudgetSync(sections, 100), sections)
 })
 
-test('fitToBudget truncates proportionally, keeps key order, reports _metadata (FR-007, FR-010)', async () => {
+test('fitToBudget truncates proportionally, keeps key order, reports _metadata', async () => {
   const sections = { small: lines(50, 's'), big: lines(4000, 'big'), medium: lines(1000, 'm') }
   const budget = 2000
   const out = await fitToBudget(sections, budget)
@@ -152,7 +152,7 @@ test('fitToBudget truncates proportionally, keeps key order, reports _metadata (
   assert.equal(meta.budget, budget)
   let total = 0
   for (const key of ['small', 'big', 'medium'] as const) total += await countTokens(out[key])
-  assert.ok(total <= budget * 1.05, `total ${total} within 5% of ${budget} (SC-002)`)
+  assert.ok(total <= budget * 1.05, `total ${total} within 5% of ${budget}`)
   assert.equal(meta.tokens_after, total)
   // the big section keeps more than the small one lost
   assert.ok(out.big.split('\n').length > out.small.split('\n').length)

@@ -227,7 +227,7 @@ test('buildReviewContext: no changes, unknown base, non-repository', async () =>
   assert.deepEqual(plain._metadata!.warnings, ['the diff is unavailable: the directory is not a git repository'])
 })
 
-test('buildReviewContext redacts a suspected secret and reports file, line and kind (FR-015, issue 14)', async () => {
+test('buildReviewContext redacts a suspected secret and reports file, line and kind', async () => {
   const root = initRepo()
   commit(root, 'base')
   git(root, 'checkout', '-q', '-b', 'f')

@@ -5,6 +5,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 
 import * as published from '../lib/index.js'
+import * as binding from '../index.js'
 import { diagnostics as engine } from './support/diagnostics.js'
 
 const CODES = ['invalid_request', 'unauthorized', 'unavailable', 'timeout', 'internal'] as const
@@ -105,11 +106,12 @@ test('many concurrent failing and succeeding calls settle independently', async 
   })
 })
 
-test('the published addon has no diagnostic exports', () => {
-  const names = Object.keys(published)
-  assert.ok(names.includes('retrieve'))
-  assert.deepEqual(
-    names.filter((name) => name.startsWith('__raise')),
-    [],
-  )
+test('the published addon and the package entry have no diagnostic exports', () => {
+  for (const names of [Object.keys(binding), Object.keys(published)]) {
+    assert.ok(names.includes('retrieve'))
+    assert.deepEqual(
+      names.filter((name) => name.startsWith('__raise')),
+      [],
+    )
+  }
 })

@@ -1,6 +1,6 @@
-// ADR-005 context sources at the boundary: shapes, the caps (150 lines, 5000 characters as
-// `text.length`), stable composition order, and the error codes, with a recording `gh`
-// stand-in on PATH (GitHub itself is never contacted).
+// The context sources (docs/design/adr-005-context-injection.md) at the boundary: shapes, the
+// caps (150 lines, 5000 characters as `text.length`), stable composition order, and the error
+// codes, with a recording `gh` stand-in on PATH (GitHub itself is never contacted).
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'

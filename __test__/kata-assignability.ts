@@ -1,5 +1,5 @@
 // Type-checked by `npm run typecheck` (never run): the provider is assignable to Kata Cloud's
-// `ContextProvider` as Kata declares it, restated here on its own (apart from kata.d.ts, so a
+// `ContextProvider` as Kata declares it, restated here on its own (apart from lib/kata.ts, so a
 // drift between our restatement and Kata's shapes fails the check).
 import { createKataContextProvider, type KataContextProvider } from 'context-engine/kata'
 import { ContextEngine } from 'context-engine'

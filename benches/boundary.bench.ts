@@ -2,15 +2,15 @@
 // most of the work) and the JS-thread time of one call on the worst inputs (how long the call
 // holds the event loop before it returns; async exports do their work elsewhere).
 //
-//   npm run bench:boundary                      # the addon index.js loads
-//   CE_ADDON=/path/to/other.node npm run bench:boundary   # another build, e.g. before a change
+//   npm run bench:boundary                      # the package entry (lib/index.ts over the addon)
+//   CE_ADDON=/path/to/other.node npm run bench:boundary   # another build or entry, e.g. before a change
 //
-// Build with `npx napi build --platform --release` first; debug builds are far slower.
+// Build with `npm run build` first; debug builds are far slower.
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
-const addonPath = process.env.CE_ADDON ? resolve(process.env.CE_ADDON) : '../index.js'
+const addonPath = process.env.CE_ADDON ? resolve(process.env.CE_ADDON) : '../lib/index.js'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const ce: any = require(addonPath)
 

@@ -2,17 +2,18 @@
 //
 //   npm run build && npm run bench:builders
 //
-// SC-001  latency (p50/p95 of 30 runs after 3 warm-ups) of each builder, and of the ADR-005
-//         sources, on a generated repository of 10,000 files with 1,000+ commits, a feature
-//         branch with 30 changed files (some over 500 lines) and a binary file.
-// SC-007  peak memory of one operation: each operation runs once in a fresh child process;
-//         growth = VmHWM after the call - VmRSS before it (Linux /proc/self/status), the addon
-//         already loaded. Includes a review whose diff carries a 50 MB text file. git's own
-//         memory (a separate process) is not counted.
-// SC-006  review-context size vs "diff + full changed files" on real changes: the last 40
-//         non-merge commits of a real repository (BENCH_REAL_REPO, a git directory; default
-//         this repository; BENCH_REAL_PATH=src keeps commits touching src), each reviewed
-//         against its parent. Sizes in o200k_base tokens.
+// The success criteria of the context-builder spec (docs/design/context-builder-spec.md):
+// latency  p50/p95 of 30 runs after 3 warm-ups of each builder, and of the context
+//          sources, on a generated repository of 10,000 files with 1,000+ commits, a feature
+//          branch with 30 changed files (some over 500 lines) and a binary file.
+// memory   peak memory of one operation: each operation runs once in a fresh child process;
+//          growth = VmHWM after the call - VmRSS before it (Linux /proc/self/status), the addon
+//          already loaded. Includes a review whose diff carries a 50 MB text file. git's own
+//          memory (a separate process) is not counted.
+// size     review-context size vs "diff + full changed files" on real changes: the last 40
+//          non-merge commits of a real repository (BENCH_REAL_REPO, a git directory; default
+//          this repository; BENCH_REAL_PATH=src keeps commits touching src), each reviewed
+//          against its parent. Sizes in o200k_base tokens.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, existsSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
@@ -131,7 +132,7 @@ function pct(sorted: number[], p: number): number {
 }
 
 async function latency(root: string): Promise<void> {
-  console.log('\n## SC-001 latency (ms), 30 runs after 3 warm-ups')
+  console.log('\n## latency (ms), 30 runs after 3 warm-ups')
   console.log('| operation | p50 | p95 | max |')
   console.log('|---|---:|---:|---:|')
   for (const op of OPS) {
@@ -165,7 +166,7 @@ async function childOp(name: string, root: string): Promise<void> {
 }
 
 function memory(root: string, hugeRoot: string): void {
-  console.log('\n## SC-007 peak RSS growth of one operation (child process, MiB)')
+  console.log('\n## peak RSS growth of one operation (child process, MiB)')
   console.log('| operation | repository | RSS before | peak growth | result size |')
   console.log('|---|---|---:|---:|---:|')
   const runs: Array<[string, string, string]> = OPS.map((o) => [o.name, root, '10,000 files'])
@@ -233,7 +234,7 @@ async function size(): Promise<void> {
       full += f
       rows.push(`${c.slice(0, 8)}: ${r} vs ${f}`)
     }
-    console.log(`\n## SC-006 review context vs diff + full files (${source}${pathspec.length ? ` -- ${pathspec[1]}` : ''}, ${reviewed} commits)`)
+    console.log(`\n## review context vs diff + full files (${source}${pathspec.length ? ` -- ${pathspec[1]}` : ''}, ${reviewed} commits)`)
     console.log(`changed text files: ${files} (${largeFiles} of 500+ lines)`)
     console.log(`tokens (o200k_base): review ${review}, full ${full}, reduction ${(100 * (1 - review / full)).toFixed(1)}%`)
     console.log(`without lockfiles: review ${reviewNoLock}, full ${fullNoLock}, reduction ${(100 * (1 - reviewNoLock / fullNoLock)).toFixed(1)}%`)

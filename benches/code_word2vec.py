@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""A semantic signal for issue 10, measured by hand: word vectors trained on code found on this
-machine, used to re-rank the engine's results. Not part of the package; BENCHMARKS.md has what
-it measured ("A code-trained word2vec model").
+"""A semantic signal for ranking, measured by hand: word vectors trained on code found on this
+machine, used to re-rank the engine's results. Not part of the package; what it
+measured is in docs/benchmark-history.md ("Semantic signals").
 
     python3 -m venv $VENV && $VENV/bin/pip install gensim numpy
-    $VENV/bin/python benches/code_word2vec.py corpus DIR/corpus.txt --bench ../shared/bench \\
+    $VENV/bin/python benches/code_word2vec.py corpus DIR/corpus.txt --bench HARNESS \\
         ~/.cargo/registry/src /usr/include /usr/lib/python3 $(npm root -g) [JDK/lib/src.zip ...]
     $VENV/bin/python benches/code_word2vec.py train DIR/corpus.txt DIR/sg      # skip-gram
     WRAP="$VENV/bin/python benches/code_word2vec.py rerank DIR/sg" \\
@@ -183,7 +183,7 @@ def rerank(model, engine_cmd):
 def main():
     args = sys.argv[1:]
     if len(args) >= 2 and args[0] == "corpus":
-        bench, extra, roots, i = "../shared/bench", [], [], 2
+        bench, extra, roots, i = os.environ.get("BENCH", ""), [], [], 2
         while i < len(args):
             if args[i] in ("--bench", "--exclude") and i + 1 < len(args):
                 if args[i] == "--bench":
@@ -194,6 +194,8 @@ def main():
             else:
                 roots.append(args[i])
                 i += 1
+        if not bench:
+            sys.exit("--bench HARNESS (or BENCH=HARNESS): the retrieval benchmark harness folder")
         corpus(args[1], roots, bench, extra)
     elif len(args) >= 3 and args[0] == "train":
         train(args[1], args[2], "--cbow" in args[3:])

@@ -4,7 +4,7 @@
 # count, size and install time, then the spawn -> initialize-answer time of the same minimal
 # stdio server (one tools/list handler) on each, interleaved with a bare `node -e` as the floor.
 #
-#   bash benches/mcp-sdk-compare.sh DIR [ROUNDS]     # e.g. /work/data/mcp 20
+#   bash benches/mcp-sdk-compare.sh DIR [ROUNDS]     # e.g. ~/bench-data/mcp 20
 set -euo pipefail
 DIR=${1:?usage: mcp-sdk-compare.sh DIR [ROUNDS]}
 ROUNDS=${2:-20}

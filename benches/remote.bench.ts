@@ -1,4 +1,4 @@
-// Remote file context benchmarks (issue 6), run by hand: `npm run bench:remote` (after a release
+// Remote file context benchmarks, run by hand: `npm run bench:remote` (after a release
 // build). Results go to BENCHMARKS.md.
 //
 // 1. Overhead of `remoteFileContext` over a bare HTTP fetch of the same file from a loopback

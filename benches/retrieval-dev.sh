@@ -20,7 +20,9 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 : "${BENCH:?set BENCH to the folder of the retrieval benchmark harness}"
 REPOS=${REPOS:-"hono ripgrep pydantic"}
 SETS=${SETS:-"commits issues semble"}
-ENGINE=(node "$HERE/bin/context-engine.js" serve --stdio)
+# --no-cache: every corpus is indexed cold, as the baselines are, and nothing is written to the
+# per-user cache folder (a saved index would make a second run's times, not its answers, differ).
+ENGINE=(node "$HERE/bin/context-engine.js" serve --stdio --no-cache)
 if [ -n "${WRAP:-}" ]; then
   read -r -a wrap <<<"$WRAP"
   ENGINE=("${wrap[@]}" "${ENGINE[@]}")

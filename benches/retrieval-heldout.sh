@@ -16,7 +16,8 @@ NAME=${3:-context-engine}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 : "${BENCH:?set BENCH to the folder of the retrieval benchmark harness}"
 REPOS=${REPOS:-"httpx axum axios"}
-ENGINE=(node "$HERE/bin/context-engine.js" serve --stdio)
+# --no-cache: every corpus indexed cold, nothing written to the per-user cache folder.
+ENGINE=(node "$HERE/bin/context-engine.js" serve --stdio --no-cache)
 if [ -n "${WRAP:-}" ]; then
   read -r -a wrap <<<"$WRAP"
   ENGINE=("${wrap[@]}" "${ENGINE[@]}")

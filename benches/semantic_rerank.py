@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A semantic signal for issue 10, measured by hand: re-ranks the engine's results with a static
+"""A semantic signal for ranking, measured by hand: re-ranks the engine's results with a static
 word-embedding model and answers the bench harnesses in the engine's place.
 
     WRAP="$VENV/bin/python benches/semantic_rerank.py" \\
@@ -22,7 +22,7 @@ only static embedding model whose weights a package registry serves (it ships in
     $VENV/bin/pip download --no-deps wordllama -d $DIR && unzip -o $DIR/wordllama-*.whl -d $DIR
     export SEM_MODEL_DIR=$DIR/wordllama
 
-Nothing here is part of the package: BENCHMARKS.md has what it measured.
+Nothing here is part of the package: docs/benchmark-history.md has what it measured.
 """
 import json
 import os

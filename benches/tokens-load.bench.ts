@@ -1,5 +1,5 @@
 // What loading the addon and its token tables costs a process (run by hand, never in CI;
-// numbers go into BENCHMARKS.md, "Addon size").
+// numbers go into BENCHMARKS.md, "Token budgeting").
 //
 //   npx napi build --platform --release && npm run bench:tokens-load
 //   BENCH_ADDONS=/tmp/old.node:/tmp/new.node npm run bench:tokens-load   # compare builds

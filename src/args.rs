@@ -21,7 +21,7 @@
 use std::ptr;
 
 use napi::bindgen_prelude::*;
-use napi::{sys, JsValue, ValueType};
+use napi::{sys, JsString, JsValue, ValueType};
 
 use context_engine_core::error::{reason, Error as CoreError, Result as CoreResult};
 
@@ -202,16 +202,11 @@ fn utf16_len(value: &Unknown<'_>, name: &str) -> CoreResult<usize> {
         return Err(expected(name, "a string"));
     }
     let env = value.value().env;
-    let mut len = 0usize;
-    // SAFETY: a length query on a value known to be a string; no buffer is written.
-    let status = unsafe {
-        sys::napi_get_value_string_utf16(env, value.raw(), ptr::null_mut(), 0, &raw mut len)
-    };
-    if status != sys::Status::napi_ok {
-        clear_exception(env);
-        return Err(expected(name, "a string"));
-    }
-    Ok(len)
+    guard(
+        env,
+        JsString::from_unknown(*value).and_then(|s| s.utf16_len()),
+        || expected(name, "a string"),
+    )
 }
 
 /// The error of a text longer than `max_units` UTF-16 units (JavaScript's `length`), reason
@@ -236,15 +231,11 @@ pub(crate) fn string_max(value: Unknown<'_>, name: &str, max: usize) -> CoreResu
 /// A string argument copied as UTF-8, refused when over `max` bytes.
 fn read_utf8(value: &Unknown<'_>, name: &str, max: usize) -> CoreResult<String> {
     let env = value.value().env;
-    let mut len = 0usize;
-    // SAFETY: a length query on a value known to be a string; no buffer is written.
-    let status = unsafe {
-        sys::napi_get_value_string_utf8(env, value.raw(), ptr::null_mut(), 0, &raw mut len)
-    };
-    if status != sys::Status::napi_ok {
-        clear_exception(env);
-        return Err(expected(name, "a string"));
-    }
+    let len = guard(
+        env,
+        JsString::from_unknown(*value).and_then(|s| s.utf8_len()),
+        || expected(name, "a string"),
+    )?;
     if len > max {
         return Err(too_large(name, max));
     }
@@ -295,9 +286,7 @@ pub(crate) fn number(value: Unknown<'_>, name: &str) -> CoreResult<f64> {
         return Err(expected(name, "a number"));
     }
     let env = value.value().env;
-    guard(env, unsafe { value.cast::<f64>() }, || {
-        expected(name, "a number")
-    })
+    guard(env, f64::from_unknown(value), || expected(name, "a number"))
 }
 
 /// A required boolean.
@@ -306,7 +295,7 @@ pub(crate) fn boolean(value: Unknown<'_>, name: &str) -> CoreResult<bool> {
         return Err(expected(name, "a boolean"));
     }
     let env = value.value().env;
-    guard(env, unsafe { value.cast::<bool>() }, || {
+    guard(env, bool::from_unknown(value), || {
         expected(name, "a boolean")
     })
 }
@@ -345,7 +334,7 @@ pub(crate) fn object<'env>(value: Unknown<'env>, name: &str) -> CoreResult<Objec
         return Err(expected(name, "an object"));
     }
     let env = value.value().env;
-    guard(env, unsafe { value.cast::<Object<'env>>() }, || {
+    guard(env, Object::from_unknown(value), || {
         expected(name, "an object")
     })
 }
@@ -379,7 +368,7 @@ pub(crate) fn array<'env>(
         return Err(expected(name, what));
     }
     let env = value.value().env;
-    let array: Array<'env> = guard(env, unsafe { value.cast() }, || expected(name, what))?;
+    let array = guard(env, Array::from_unknown(value), || expected(name, what))?;
     if array.len() > max_len {
         return Err(bad(
             name,
@@ -436,41 +425,31 @@ pub(crate) fn own_entries<'env>(
 ) -> CoreResult<Vec<(String, Unknown<'env>)>> {
     let env = object.value().env;
     let unreadable = || bad(name, "could not be read");
-    let mut names = ptr::null_mut();
-    // SAFETY: `object` is a live object of this env; the call may run Proxy traps, whose
-    // failure is handled like any other.
-    let status = unsafe {
-        sys::napi_get_all_property_names(
-            env,
-            object.raw(),
-            sys::KeyCollectionMode::own_only,
-            sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
-            sys::KeyConversion::numbers_to_strings,
-            &raw mut names,
-        )
-    };
-    if status != sys::Status::napi_ok {
-        clear_exception(env);
-        return Err(unreadable());
-    }
+    // Own enumerable keys, numbers as strings; symbols are skipped below (the safe API takes
+    // one filter, not a combination). A Proxy trap that throws is `unreadable`.
     let names = guard(
         env,
-        unsafe { Array::from_napi_value(env, names) },
+        object.get_all_property_names(
+            KeyCollectionMode::OwnOnly,
+            KeyFilter::Enumerable,
+            KeyConversion::NumbersToStrings,
+        ),
         unreadable,
     )?;
-    let mut out = Vec::with_capacity(names.len() as usize);
-    for i in 0..names.len() {
-        let key = guard(env, names.get::<Unknown<'env>>(i), unreadable)?.ok_or_else(unreadable)?;
-        let text = string_max(key, &format!("a key of {name}"), MAX_STRING_BYTES)?;
-        let mut value = ptr::null_mut();
-        // SAFETY: as above; a throwing getter leaves an exception that `clear_exception` takes.
-        let status =
-            unsafe { sys::napi_get_property(env, object.raw(), key.raw(), &raw mut value) };
-        if status != sys::Status::napi_ok {
-            clear_exception(env);
-            return Err(unreadable());
+    let count = guard(env, names.get_array_length(), unreadable)?;
+    let mut out = Vec::with_capacity(count as usize);
+    for i in 0..count {
+        let key = guard(env, names.get_element::<Unknown<'env>>(i), unreadable)?;
+        if type_of(&key) == ValueType::Symbol {
+            continue;
         }
-        out.push((text, unsafe { Unknown::from_raw_unchecked(env, value) }));
+        let text = string_max(key, &format!("a key of {name}"), MAX_STRING_BYTES)?;
+        let value = guard(
+            env,
+            object.get_property::<_, Unknown<'env>>(key),
+            unreadable,
+        )?;
+        out.push((text, value));
     }
     Ok(out)
 }

@@ -1,21 +1,20 @@
 //! How results and errors cross into JavaScript: one conversion for errors, one runner for sync
-//! exports, one for async exports, and the per-call controls of async exports (an
-//! `AbortSignal` and the engine's deadline) in [`Call`].
+//! exports, one for async exports, and the per-call controls of async exports in [`Call`].
 //!
-//! Cancellation works the way Node's own APIs do: `signal` is read from the export's last
-//! options argument; an already-aborted signal rejects at once, an abort during the call
-//! rejects at once (an `Error` whose `name` is `AbortError` and `code` `ABORT_ERR`, `cause` the
-//! signal's reason) and sets the call's [`Cancel`], so the core stops its loops (blocking work)
-//! or the future is dropped (network, git). The JavaScript side is one small function,
-//! [`RACE_JS`], shared by every export.
+//! Cancellation: the package entry (`lib/index.ts`) races each call with the caller's
+//! `AbortSignal` and the engine's deadline, and on either cancels the call's token,
+//! which it passes as the `signal` field of the export's last options argument. The token sets
+//! the call's [`Cancel`], so the core stops its loops (blocking work) or the future is dropped
+//! (network, git).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use napi::bindgen_prelude::*;
-use napi::{sys, Env, JsValue, ValueType};
+use napi::Env;
+use napi_derive::napi;
 
 use super::args::{self, Fields};
-use context_engine_core::cancel::{deadline_error, Cancel};
+use context_engine_core::cancel::Cancel;
 use context_engine_core::error::{catch_panic, Error as CoreError, Result as CoreResult};
 
 /// Builds the JavaScript `Error` for a core error: `message` is the core's user-safe message,
@@ -47,55 +46,53 @@ pub(crate) fn run_sync<T>(env: &Env, work: impl FnOnce() -> CoreResult<T>) -> na
     })
 }
 
-/// The per-call controls of an async export: the caller's `AbortSignal` (from the `signal`
-/// field of its last options argument) and a deadline (the engine's `timeoutMs`).
-pub(crate) struct Call<'env> {
-    signal: Option<Object<'env>>,
+/// A new cancellation token for one call, made by the package entry for each async call that
+/// has an `AbortSignal` or a deadline, and passed as the `signal` field of the call's options.
+#[napi(ts_return_type = "ExternalObject<'CancelToken'>")]
+pub fn cancel_token() -> External<Cancel> {
+    External::new(Cancel::new())
+}
+
+/// Cancels the call that holds `token`: the core stops its work, the call's promise rejects.
+#[napi(ts_args_type = "token: ExternalObject<'CancelToken'>")]
+pub fn cancel_call(token: &External<Cancel>) {
+    token.cancel();
+}
+
+/// The per-call controls of an async export: the entry's token (from the `signal`
+/// field of its last options argument) and a deadline (the engine's `timeoutMs`) that the core
+/// checks in its loops.
+pub(crate) struct Call {
     cancel: Cancel,
     timeout: Option<Duration>,
 }
 
-impl<'env> Call<'env> {
-    /// No signal, no deadline.
-    pub(crate) fn none() -> Call<'env> {
+impl Call {
+    /// No token, no deadline.
+    pub(crate) fn none() -> Call {
         Call {
-            signal: None,
             cancel: Cancel::new(),
             timeout: None,
         }
     }
 
-    /// Reads `signal` from an options object (absent, `undefined` and `null` mean none). It
-    /// must be an `AbortSignal`; one already aborted sets the call's [`Cancel`] at once.
-    pub(crate) fn from_options(options: Option<&Fields<'env>>) -> CoreResult<Call<'env>> {
+    /// Reads `signal` from an options object (absent, `undefined` and `null` mean none): the
+    /// token of [`cancel_token`] the package entry put there.
+    pub(crate) fn from_options(options: Option<&Fields<'_>>) -> CoreResult<Call> {
         let mut call = Call::none();
-        let Some(value) = options.map(|o| o.get("signal")).transpose()?.flatten() else {
+        let Some(options) = options else {
             return Ok(call);
         };
-        let name = options.map_or_else(|| "signal".to_owned(), |o| o.name("signal"));
-        let not_signal = || args::expected(&name, "an AbortSignal");
-        if args::type_of(&value) != ValueType::Object {
-            return Err(not_signal());
+        if let Some(value) = options.get("signal")? {
+            let token = <&External<Cancel>>::from_unknown(value)
+                .map_err(|_| args::expected(&options.name("signal"), "an AbortSignal"))?;
+            call.cancel = Cancel::clone(token);
         }
-        let signal = args::object(value, &name).map_err(|_| not_signal())?;
-        let aborted = args::field(&signal, "aborted").map_err(|_| not_signal())?;
-        let aborted = match aborted {
-            Some(v) => args::boolean(v, &name).map_err(|_| not_signal())?,
-            None => return Err(not_signal()),
-        };
-        match args::field(&signal, "addEventListener").map_err(|_| not_signal())? {
-            Some(f) if args::type_of(&f) == ValueType::Function => {}
-            _ => return Err(not_signal()),
-        }
-        if aborted {
-            call.cancel.cancel();
-        }
-        call.signal = Some(signal);
         Ok(call)
     }
 
-    /// Adds a deadline `timeout` from now (none when `None`).
-    pub(crate) fn with_timeout(mut self, timeout: Option<Duration>) -> Call<'env> {
+    /// Adds a deadline `timeout` from now (none when `None`), checked by the core's loops.
+    pub(crate) fn with_timeout(mut self, timeout: Option<Duration>) -> Call {
         self.timeout = timeout;
         self
     }
@@ -103,14 +100,6 @@ impl<'env> Call<'env> {
     /// The call's cancellation flag, with its deadline.
     fn token(&self) -> Cancel {
         self.cancel.clone().with_timeout(self.timeout)
-    }
-}
-
-/// Sleeps until `deadline`, or forever without one.
-async fn until(deadline: Option<Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d.into()).await,
-        None => std::future::pending::<()>().await,
     }
 }
 
@@ -130,10 +119,10 @@ where
 }
 
 /// [`spawn`] under a [`Call`]'s controls: `work` gets the call's [`Cancel`] to check in its
-/// loops; an abort or the deadline rejects at once and sets it.
+/// loops (its token and its deadline set it).
 pub(crate) fn spawn_call<'env, T, V>(
     env: &'env Env,
-    call: Call<'env>,
+    call: Call,
     work: impl FnOnce(&Cancel) -> CoreResult<T> + Send + 'static,
     convert: impl FnOnce(&'env Env, T) -> napi::Result<V> + 'static,
 ) -> napi::Result<PromiseRaw<'env, V>>
@@ -161,11 +150,10 @@ where
 /// runs on the tokio runtime, then `convert` turns its value into JavaScript on the JS thread.
 /// Core errors reject with `to_js_error`; a panic while polling `work` becomes `internal`.
 /// Under the [`Call`]'s controls (pass [`Call::none`] for none), the future is dropped (a child
-/// process it owns is killed) when the call is aborted or its deadline passes, and the promise
-/// rejects at once.
+/// process it owns is killed) when the call's token is cancelled.
 pub(crate) fn spawn_async_call<'env, T, V, F>(
     env: &'env Env,
-    call: Call<'env>,
+    call: Call,
     work: impl FnOnce(Cancel) -> F,
     convert: impl FnOnce(&'env Env, T) -> napi::Result<V> + 'static,
 ) -> napi::Result<PromiseRaw<'env, V>>
@@ -177,7 +165,6 @@ where
     args::clear_exception(env.raw());
     let token = call.token();
     let work = work(token.clone());
-    let deadline = token.deadline();
     let future = async move {
         // A separate task, so that a panic inside `work` is caught by tokio as a JoinError
         // instead of unwinding through napi's promise machinery.
@@ -188,128 +175,13 @@ where
                 Err(join) => Err(panicked().with_source(join)),
             },
             () = token.cancelled() => Err(CoreError::aborted()),
-            () = until(deadline) => {
-                token.cancel();
-                Err(deadline_error())
-            }
         };
         Ok::<_, napi::Error>(outcome)
     };
-    let promise = env.spawn_future_with_callback(future, move |env, outcome| match outcome {
+    env.spawn_future_with_callback(future, move |env, outcome| match outcome {
         Ok(value) => catch_panic_napi(|| convert(env, value)),
         Err(error) => Err(to_js_error(env, &error)),
-    })?;
-    match call.signal {
-        None => Ok(promise),
-        Some(signal) => race(env, promise, signal, call.cancel),
-    }
-}
-
-/// The JavaScript side of cancellation, shared by every export: settles with `work` unless
-/// `signal` aborts first, in which case it calls `cancel` and rejects with an `AbortError` as
-/// Node's APIs do; the listener is removed when `work` settles.
-const RACE_JS: &str = r"(function race(work, signal, cancel) {
-  const abortError = () => {
-    const e = new Error('The operation was aborted', { cause: signal.reason })
-    e.name = 'AbortError'
-    e.code = 'ABORT_ERR'
-    return e
-  }
-  if (signal.aborted) {
-    cancel()
-    work.catch(() => {})
-    return Promise.reject(abortError())
-  }
-  // One 'abort' listener per signal, shared by all calls in flight on it (a signal shared by
-  // hundreds of calls must not trip Node's MaxListeners warning); removed with the last call.
-  const KEY = Symbol.for('context-engine.abortRegistry')
-  if (!globalThis[KEY]) Object.defineProperty(globalThis, KEY, { value: new WeakMap() })
-  const registry = globalThis[KEY]
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      cancel()
-      reject(abortError())
-    }
-    let entry = registry.get(signal)
-    try {
-      if (!entry) {
-        const calls = new Set()
-        const dispatch = () => {
-          registry.delete(signal)
-          for (const f of calls) f()
-        }
-        signal.addEventListener('abort', dispatch, { once: true })
-        entry = { calls, dispatch }
-        registry.set(signal, entry)
-      }
-    } catch {
-      cancel()
-      work.catch(() => {})
-      const e = new Error('options.signal must be an AbortSignal')
-      e.code = 'invalid_request'
-      e.reason = 'invalid_argument'
-      reject(e)
-      return
-    }
-    entry.calls.add(onAbort)
-    const done = () => {
-      entry.calls.delete(onAbort)
-      if (entry.calls.size === 0 && registry.get(signal) === entry) {
-        registry.delete(signal)
-        try { signal.removeEventListener('abort', entry.dispatch) } catch {}
-      }
-    }
-    work.then(
-      (value) => { done(); resolve(value) },
-      (error) => { done(); reject(error) },
-    )
-  })
-})";
-
-fn race<'env, V>(
-    env: &'env Env,
-    work: PromiseRaw<'env, V>,
-    signal: Object<'env>,
-    cancel: Cancel,
-) -> napi::Result<PromiseRaw<'env, V>> {
-    let raw_env = env.raw();
-    let on_cancel = cancel.clone();
-    let result = (|| -> napi::Result<sys::napi_value> {
-        let helper: Unknown<'_> = env.run_script(RACE_JS)?;
-        let cancel_fn: Function<'_, (), ()> =
-            env.create_function_from_closure("cancel", move |_| {
-                on_cancel.cancel();
-                Ok(())
-            })?;
-        let argv = [work.raw(), signal.raw(), cancel_fn.raw()];
-        let mut undefined = std::ptr::null_mut();
-        let mut out = std::ptr::null_mut();
-        // SAFETY: `helper` is the function compiled above; the arguments are live values of
-        // this env.
-        unsafe {
-            napi::check_status!(sys::napi_get_undefined(raw_env, &raw mut undefined))?;
-            napi::check_status!(sys::napi_call_function(
-                raw_env,
-                undefined,
-                helper.raw(),
-                argv.len(),
-                argv.as_ptr(),
-                &raw mut out,
-            ))?;
-        }
-        Ok(out)
-    })();
-    if let Ok(out) = result {
-        Ok(PromiseRaw::new(raw_env, out))
-    } else {
-        // The helper could not run: the call cannot be aborted, so it is stopped now.
-        args::clear_exception(raw_env);
-        cancel.cancel();
-        Err(to_js_error(
-            env,
-            &CoreError::internal("internal error: the call could not be set up"),
-        ))
-    }
+    })
 }
 
 fn panicked() -> CoreError {
@@ -368,10 +240,10 @@ pub(crate) fn catch_panic_napi<V>(f: impl FnOnce() -> napi::Result<V>) -> napi::
 
 /// The last options argument of an async export: its typed fields and the per-call controls
 /// (`signal`). `undefined`/`null` give the defaults and no signal.
-pub(crate) fn options_call<'env, T: args::FromFields>(
-    value: Option<Unknown<'env>>,
+pub(crate) fn options_call<T: args::FromFields>(
+    value: Option<Unknown<'_>>,
     name: &str,
-) -> CoreResult<(T, Call<'env>)> {
+) -> CoreResult<(T, Call)> {
     match Fields::of_opt(value, name)? {
         Some(fields) => Ok((T::from_fields(&fields)?, Call::from_options(Some(&fields))?)),
         None => Ok((T::default(), Call::none())),
@@ -390,9 +262,6 @@ impl args::FromFields for NoOptions {
 }
 
 /// The per-call controls from an optional `{ signal }` argument.
-pub(crate) fn call_options<'env>(
-    value: Option<Unknown<'env>>,
-    name: &str,
-) -> CoreResult<Call<'env>> {
+pub(crate) fn call_options(value: Option<Unknown<'_>>, name: &str) -> CoreResult<Call> {
     options_call::<NoOptions>(value, name).map(|(_, call)| call)
 }

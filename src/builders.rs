@@ -428,7 +428,7 @@ args::from_fields!(BuilderOptions {
 });
 
 /// The builder options and the per-call controls of a builder's last argument.
-fn builder_options(value: Option<Unknown<'_>>) -> CoreResult<(BuildOptions, bridge::Call<'_>)> {
+fn builder_options(value: Option<Unknown<'_>>) -> CoreResult<(BuildOptions, bridge::Call)> {
     let (o, call) = bridge::options_call::<BuilderOptions>(value, "options")?;
     let defaults = BuildOptions::default();
     Ok((

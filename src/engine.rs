@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use napi::bindgen_prelude::*;
-use napi::{Env, JsValue};
+use napi::Env;
 use napi_derive::napi;
 
 use super::args;
@@ -260,83 +260,4 @@ impl ContextEngine {
             })
         })
     }
-}
-
-/// Makes every exported class (an export whose name starts with a capital letter) answer
-/// misuse with our error instead of napi's `InvalidArg` or V8's "Illegal invocation": calling
-/// the class without `new` (the export is a `Proxy` of the class whose `apply` trap throws;
-/// `new`, `instanceof` and subclassing go to the class itself), and calling a method or getter
-/// on an object that is not an instance (each prototype method and getter is wrapped). The
-/// error is `invalid_request`, reason `invalid_argument`.
-///
-/// Why in JavaScript: napi-rs v3 wraps the native object (`napi_unwrap`) and Node checks the
-/// receiver of class methods (a V8 signature) before any of our Rust code runs, so a foreign
-/// `this` cannot be intercepted from Rust; and Node's class template lets a class be called
-/// without `new`, giving our constructor a `this` that is not a fresh instance.
-const GUARD_CLASSES_JS: &str = r"(function guardClasses(exports) {
-  const CODES = new Set(['invalid_request', 'unauthorized', 'unavailable', 'timeout', 'internal', 'ABORT_ERR'])
-  const misuse = (name) => {
-    const e = new Error(`this must be an instance of ${name} (construct it with new)`)
-    e.code = 'invalid_request'
-    e.reason = 'invalid_argument'
-    return e
-  }
-  const guarded = (C, name, f) => function (...args) {
-    if (!(this instanceof C)) throw misuse(name)
-    try {
-      return Reflect.apply(f, this, args)
-    } catch (e) {
-      // Our exports throw only coded errors; anything else is napi's failed unwrap of an
-      // object that only inherits from the class.
-      if (e !== null && typeof e === 'object' && CODES.has(e.code)) throw e
-      throw misuse(name)
-    }
-  }
-  for (const name of Object.keys(exports)) {
-    const C = exports[name]
-    if (typeof C !== 'function' || !/^[A-Z]/.test(name) || typeof C.prototype !== 'object') continue
-    for (const key of Object.getOwnPropertyNames(C.prototype)) {
-      if (key === 'constructor') continue
-      const d = Object.getOwnPropertyDescriptor(C.prototype, key)
-      if (!d || !d.configurable) continue
-      if (typeof d.value === 'function') {
-        const f = guarded(C, name, d.value)
-        Object.defineProperty(f, 'name', { value: key })
-        Object.defineProperty(C.prototype, key, { ...d, value: f })
-      } else if (d.get || d.set) {
-        Object.defineProperty(C.prototype, key, {
-          ...d,
-          get: d.get && guarded(C, name, d.get),
-          set: d.set && guarded(C, name, d.set),
-        })
-      }
-    }
-    exports[name] = new Proxy(C, {
-      apply() {
-        throw misuse(name)
-      },
-    })
-  }
-})";
-
-/// Installs [`GUARD_CLASSES_JS`] on the module's exports once they are all registered.
-#[napi(module_exports)]
-pub fn guard_classes(exports: Object<'_>, env: Env) -> napi::Result<()> {
-    let guard: Unknown<'_> = env.run_script(GUARD_CLASSES_JS)?;
-    let mut undefined = std::ptr::null_mut();
-    let mut out = std::ptr::null_mut();
-    let argv = [exports.raw()];
-    // SAFETY: `guard` is the function compiled above and `exports` the live exports object.
-    unsafe {
-        napi::check_status!(napi::sys::napi_get_undefined(env.raw(), &raw mut undefined))?;
-        napi::check_status!(napi::sys::napi_call_function(
-            env.raw(),
-            undefined,
-            guard.raw(),
-            argv.len(),
-            argv.as_ptr(),
-            &raw mut out,
-        ))?;
-    }
-    Ok(())
 }

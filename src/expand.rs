@@ -238,12 +238,12 @@ fn expand_options(parsed: ExpandChunkOptions) -> CoreResult<ExpandOptions> {
     Ok(options)
 }
 
-fn expand_args<'env>(
+fn expand_args(
     workspace: Unknown<'_>,
     chunk: Unknown<'_>,
     context_lines: Unknown<'_>,
-    options: Option<Unknown<'env>>,
-) -> CoreResult<(ExpandArgs, Call<'env>)> {
+    options: Option<Unknown<'_>>,
+) -> CoreResult<(ExpandArgs, Call)> {
     let workspace = args::string_max(workspace, "workspacePath", MAX_PATH_BYTES)?;
     let (chunk, content) = chunk_arg(chunk)?;
     let context_lines = context_arg(context_lines)?;

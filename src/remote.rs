@@ -258,12 +258,12 @@ host_client_class! {
 }
 
 /// The arguments of `getRawFile` (Gitea's and GitHub's): repository, path, ref, call options.
-pub(crate) fn raw_file_args<'env>(
+pub(crate) fn raw_file_args(
     repo: Unknown<'_>,
     filepath: Unknown<'_>,
     r#ref: Option<Unknown<'_>>,
-    options: Option<Unknown<'env>>,
-) -> CoreResult<(String, String, Option<String>, bridge::Call<'env>)> {
+    options: Option<Unknown<'_>>,
+) -> CoreResult<(String, String, Option<String>, bridge::Call)> {
     Ok((
         args::string_max(repo, "repo", 4096)?,
         args::string_max(filepath, "filepath", 64 * 1024)?,

@@ -14,7 +14,8 @@ use super::secrets::{redactions_js, Redaction};
 use context_engine_core::engine::Engine;
 use context_engine_core::error::Result as CoreResult;
 use context_engine_core::retrieve::{
-    self, IndexStatus as CoreStatus, Request, Snippet, SnippetOptions,
+    self, FileRankOptions, FileRanks as CoreFileRanks, IndexStatus as CoreStatus, Request, Snippet,
+    SnippetOptions,
 };
 
 /// Which retrieval backend a request selects; the engine serves both.
@@ -323,6 +324,120 @@ fn prepare_on<'env>(
     })
 }
 
+/// Options of `fileRanks`. All optional; `null` means the same as absent.
+#[napi(object, object_to_js = false)]
+#[derive(Default)]
+pub struct FileRanksOptions {
+    /// Files returned at most (1-5000). Default 100.
+    pub limit: Option<f64>,
+    /// Only the files under this folder, relative to the root (`/`-separated, no `.` or `..`
+    /// parts). Default: the whole root.
+    pub path: Option<String>,
+}
+
+args::from_fields!(FileRanksOptions {
+    limit: number("limit"),
+    path: string("path"),
+});
+
+/// One file of a root, as its index knows it.
+#[napi(object, object_from_js = false)]
+pub struct RankedFile {
+    /// Path relative to the root, `/`-separated.
+    pub path: String,
+    /// What the file is for, from its path (`declarations`: from its text).
+    #[napi(
+        ts_type = "'source' | 'test' | 'fixture' | 'docs' | 'example' | 'config' | 'generated' | 'vendored' | 'legacy' | 'template' | 'declarations'"
+    )]
+    pub role: String,
+    /// How much the rest of the tree uses the names only this file defines, 0 to 1: 0 when
+    /// no other file uses them.
+    pub centrality: f64,
+    /// Language from the file name (`typescript`, `rust`...), if known.
+    pub language: Option<String>,
+}
+
+/// A folder of a root: its indexed files and the role most of them have.
+#[napi(object, object_from_js = false)]
+pub struct RankedFolder {
+    /// Path relative to the root, `/`-separated.
+    pub path: String,
+    /// Indexed files under it, at any depth.
+    pub files: u32,
+    /// The most common role of those files.
+    #[napi(
+        ts_type = "'source' | 'test' | 'fixture' | 'docs' | 'example' | 'config' | 'generated' | 'vendored' | 'legacy' | 'template' | 'declarations'"
+    )]
+    pub role: String,
+}
+
+/// A root's files, most central first, and its folders with their roles.
+#[napi(object, object_from_js = false)]
+pub struct FileRanks {
+    /// The most central files (at most `limit`): centrality descending, ties by path.
+    pub files: Vec<RankedFile>,
+    /// Indexed files under the folder asked about; `files` holds the first `limit` of them.
+    pub total: u32,
+    /// The folders one and two levels below the folder asked about, most files first (ties by
+    /// path), at most 1000.
+    pub folders: Vec<RankedFolder>,
+}
+
+fn ranks_js(r: CoreFileRanks) -> FileRanks {
+    FileRanks {
+        files: r
+            .files
+            .into_iter()
+            .map(|f| RankedFile {
+                path: f.path,
+                role: f.role.as_str().to_owned(),
+                centrality: f64::from(f.centrality),
+                language: f.language.map(str::to_owned),
+            })
+            .collect(),
+        total: u32_of(r.total),
+        folders: r
+            .folders
+            .into_iter()
+            .map(|f| RankedFolder {
+                path: f.path,
+                files: u32_of(f.files),
+                role: f.role.as_str().to_owned(),
+            })
+            .collect(),
+    }
+}
+
+/// `fileRanks` on `engine`.
+fn file_ranks_on<'env>(
+    env: &'env Env,
+    engine: Arc<Engine>,
+    root: Unknown<'_>,
+    options: Option<Unknown<'env>>,
+) -> napi::Result<PromiseRaw<'env, FileRanks>> {
+    let parsed = (|| {
+        let root = root_arg(root)?;
+        let (o, call) = bridge::options_call::<FileRanksOptions>(options, "options")?;
+        let limit = args::opt_whole_number(
+            o.limit,
+            "options.limit",
+            retrieve::DEFAULT_RANKED_FILES as u64,
+            1,
+            retrieve::MAX_RANKED_FILES as u64,
+        )? as usize;
+        let path = o.path;
+        Ok((root, FileRankOptions { limit, path }, call))
+    })();
+    bridge::or_reject(env, parsed, |(root, options, call)| {
+        bridge::spawn_call(
+            env,
+            call.with_timeout(engine.options().timeout),
+            move |cancel| engine.file_ranks(&root, &options, cancel),
+            |_, r| Ok(ranks_js(r)),
+        )
+    })
+}
+
 exports! {
     #[doc = " Ranked snippets of `request.rootPath` for `request.prompt` (Context Retrieval Contract"]
     #[doc = " v1). The first call for a root indexes it (concurrent first calls share one build); later"]
@@ -352,6 +467,19 @@ exports! {
         ts_return_type = "Promise<IndexStatus>"
     )]
     async fn prepare_index(root_path; options) -> IndexStatus = prepare_on;
+
+    #[doc = " The files of `rootPath` (or of its folder `options.path`) most central first (the ones"]
+    #[doc = " whose names the rest of the tree uses most), with their roles and languages, and its"]
+    #[doc = " folders with the role most of their files have: a repository map from the index, which"]
+    #[doc = " is built or brought up to date first. Rejects with `invalid_request` for a root that is"]
+    #[doc = " not an absolute path to a directory (or outside `allowedRoots`), a bad `limit` or"]
+    #[doc = " `path`; `options.signal` aborts it."]
+    #[method = "`fileRanks` on this engine's own indexes."]
+    #[napi(
+        ts_args_type = "rootPath: string, options?: FileRanksOptions & CallOptions",
+        ts_return_type = "Promise<FileRanks>"
+    )]
+    async fn file_ranks(root_path; options) -> FileRanks = file_ranks_on;
 }
 
 #[napi]

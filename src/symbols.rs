@@ -178,7 +178,7 @@ fn files_arg(value: Unknown<'_>, name: &str) -> CoreResult<SourceFiles> {
     if args::type_of(&value) != ValueType::Object || !value.is_array().unwrap_or(false) {
         return Err(not_array());
     }
-    let array: Array<'_> = unsafe { value.cast() }.map_err(|_| not_array())?;
+    let array = Array::from_unknown(value).map_err(|_| not_array())?;
     if array.len() as usize > symbols::MAX_FILES {
         return Err(CoreError::invalid_request(format!(
             "{name} has too many entries (at most {})",
@@ -243,7 +243,7 @@ fn repos_arg(value: Option<Unknown<'_>>) -> CoreResult<Option<Vec<String>>> {
             .map(str::to_owned)
             .collect(),
         ValueType::Object if value.is_array().unwrap_or(false) => {
-            let array: Array<'_> = unsafe { value.cast() }.map_err(|_| bad())?;
+            let array = Array::from_unknown(value).map_err(|_| bad())?;
             if array.len() > 10_000 {
                 return Err(CoreError::invalid_request(
                     "repos has too many entries (at most 10000)",

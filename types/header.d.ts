@@ -3,7 +3,7 @@
 
 /**
  * What `fitToBudget` returns: every input section under its own key, in input order, and a
- * `_metadata` entry when anything was shortened (context-builder-spec FR-010).
+ * `_metadata` entry when anything was shortened (see docs/design/context-builder-spec.md).
  */
 export type FittedSections<K extends string = string> = { [P in K]: string } & {
   _metadata?: TruncationMetadata

@@ -1,5 +1,5 @@
-// The folder part of `repo_map`: how many files each folder holds, of which language, and
-// what the folder is for (its role, from its name), two levels deep, biggest first.
+// The folder part of `repo_map`: how many files each folder holds, of which language, two
+// levels deep, biggest first; what a folder is for (its role) comes from the engine's index.
 import { type Dirent, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -22,24 +22,6 @@ const SKIP = new Set([
 ])
 /** Entries read at most (a guard for enormous trees). */
 const MAX_ENTRIES = 400_000
-
-const ROLES: Array<[RegExp, string]> = [
-  [/^(tests?|__tests__|spec|specs|testing|testdata|test_?data|e2e|integration)$/i, 'tests'],
-  [/^(docs?|documentation|man|site|website)$/i, 'docs'],
-  [/^(examples?|samples?|demos?|tutorials?)$/i, 'examples'],
-  [/^(vendor|third[_-]?party|deps|external|extern|3rdparty)$/i, 'vendored'],
-  [/^(scripts?|tools?|bin|utils|hack|contrib)$/i, 'tools and scripts'],
-  [/^(bench|benches|benchmarks?|perf)$/i, 'benchmarks'],
-  [/^(include|includes|headers)$/i, 'headers'],
-  [/^(config|configs|conf|etc|settings)$/i, 'config'],
-  [/^(fixtures?|mocks?|stubs?)$/i, 'fixtures'],
-  [/^(generated|gen|autogen)$/i, 'generated'],
-]
-
-export function folderRole(name: string): string | undefined {
-  for (const [re, role] of ROLES) if (re.test(name)) return role
-  return undefined
-}
 
 let extensions: Map<string, string> | undefined
 /** The registry's languages by extension (and whole file name). */
@@ -101,10 +83,12 @@ export function folderTree(dir: string, depth = 3): Folder {
   return walk(dir, '', 1)
 }
 
-/** One line of the folder table: `path/  N files, mostly c (tests)`. */
-export function folderLine(f: Folder, indent: string): string {
+/**
+ * One line of the folder table: `path/  N files, mostly c (test)`; `role` is the role most of
+ * the folder's indexed files have (the engine's `fileRanks` folders), if any.
+ */
+export function folderLine(f: Folder, indent: string, role?: string): string {
   const top = [...f.languages.entries()].sort((a, b) => b[1] - a[1])[0]
-  const role = folderRole(f.path.split('/').pop() ?? f.path)
   const lang = top && top[1] * 2 >= f.files ? `, mostly ${top[0]}` : top ? `, some ${top[0]}` : ''
   return `${indent}${f.path}/  ${f.files} file${f.files === 1 ? '' : 's'}${lang}${role ? ` (${role})` : ''}`
 }

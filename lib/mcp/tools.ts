@@ -666,15 +666,80 @@ function mapData(dir: string): Promise<{ stats: addon.RepoStats; tree: Folder }>
 
 /** A folder with more files than this gets the folder table only; narrower paths get the file tree too. */
 const TREE_FILES = 3000
+/** Most central files `repo_map` asks the engine for (the budget usually shows fewer). */
+const CENTRAL_FILES = 40
+/** Definitions shown per central file at most. */
+const DEFS_PER_FILE = 8
+
+interface CentralFile {
+  path: string
+  role: string
+  centrality: number
+  /** `kind name:line` of its top-level definitions, in line order. */
+  defs: string[]
+  /** Top-level definitions not shown. */
+  more: number
+}
+
+/**
+ * The most central files under `rel` (the ones the rest of the tree uses most, from the engine's
+ * index) with their top-level definitions, and the folders' roles by path.
+ */
+async function centralFiles(
+  ctx: ToolContext,
+  root: string,
+  rel: string,
+): Promise<{ files: CentralFile[]; total: number; roles: Map<string, string> }> {
+  const stop = ctx.watchIndex(root)
+  let ranks: addon.FileRanks
+  try {
+    ranks = await ctx.engine.fileRanks(root, {
+      limit: CENTRAL_FILES,
+      path: rel === '.' ? undefined : rel,
+      signal: ctx.signal,
+    })
+  } finally {
+    stop()
+  }
+  const roles = new Map(ranks.folders.map((f) => [f.path, f.role]))
+  const ranked = ranks.files.filter((f) => f.centrality > 0)
+  // Each file is its own repository of a throwaway SymbolIndex (`c<i>x` names no other), so
+  // that every file's definitions come back whole however many the others have.
+  const symbols = new addon.SymbolIndex()
+  const files: CentralFile[] = []
+  for (let i = 0; i < ranked.length; i++) {
+    const f = ranked[i]
+    const out: CentralFile = { path: f.path, role: f.role, centrality: f.centrality, defs: [], more: 0 }
+    files.push(out)
+    const content = await readWhole(ctx.engine, root, f.path)
+    if (content === undefined) continue
+    const repo = `c${i}x`
+    const n = await symbols.indexFiles(repo, [{ path: f.path, content }], { signal: ctx.signal })
+    if (!n.symbols) continue
+    const found = await symbols.search({ name: '*', repos: [repo], limit: 1000 })
+    const top = found.results.filter((m) => !m.scope).sort((a, b) => a.line - b.line || a.column - b.column)
+    out.defs = top.slice(0, DEFS_PER_FILE).map((m) => `${m.kind} ${m.name}:${m.line}`)
+    out.more = top.length - out.defs.length
+  }
+  return { files, total: ranks.total, roles }
+}
+
+/** One line of the central files: `src/core.ts  [test] — function a:3, class B:9 (+4 more)`. */
+function centralLine(f: CentralFile): string {
+  const role = f.role === 'source' ? '' : `  [${f.role}]`
+  const defs = f.defs.length ? ` — ${f.defs.join(', ')}${f.more ? ` (+${f.more} more)` : ''}` : ''
+  return `  ${f.path}  ${f.centrality.toFixed(2)}${role}${defs}`
+}
 
 const repoMap = tool({
   name: 'repo_map',
   title: 'Map a repository or folder',
   description:
     'An overview of a local repository or one of its folders, to find your way: its languages (files, lines); its folders two levels deep, ' +
-    'biggest first, with their file counts, main language and role (tests, docs, examples, vendored, tools...); and, for a folder of up to ' +
-    `${TREE_FILES} files, the file tree with what each file defines (\`kind name:line\`); all within maxTokens. ` +
-    "Use it at the start of work on an unfamiliar repository, or to list a directory; narrow with `path` for a folder's files and definitions.",
+    'biggest first, with their file counts, main language and role (source, test, docs, example, config, vendored..., from the index); ' +
+    'its most central files (the ones whose definitions the rest of the code uses most, most central first, with their centrality from 0 to 1) ' +
+    `with their top-level definitions (\`kind name:line\`); and, for a folder of up to ${TREE_FILES} files, the file tree with what each file ` +
+    "defines; all within maxTokens. Use it at the start of work on an unfamiliar repository, or to list a directory; narrow with `path` for a folder's own central files and definitions.",
   input: z
     .object({
       path: z.string().min(1).max(4096).optional().describe('A folder relative to the root. Default: the whole root.'),
@@ -694,6 +759,7 @@ const repoMap = tool({
     lines: z.int(),
     languages: z.record(z.string(), z.int()).describe('Files per language.'),
     folders: z.int().describe('Folders listed in the text.'),
+    central: z.array(z.string()).describe('The central files listed in the text, most central first.'),
     truncated: z.boolean(),
   }),
   async handler(args, ctx) {
@@ -710,7 +776,7 @@ const repoMap = tool({
         })
       }
     }
-    const { stats, tree } = await mapData(dir)
+    const [{ stats, tree }, central] = await Promise.all([mapData(dir), centralFiles(ctx, root, rel)])
     const languages: Record<string, number> = {}
     for (const [k, v] of Object.entries(stats.languages).sort((a, b) => b[1].files - a[1].files)) languages[k] = v.files
     const langLine = Object.entries(stats.languages)
@@ -719,23 +785,33 @@ const repoMap = tool({
       .map(([k, v]) => `${k} ${v.files} files, ${v.lines} lines`)
       .join('; ')
     const header = `${rel === '.' ? 'repository' : rel}: ${stats.files} files, ${stats.lines} lines${langLine ? `\nlanguages: ${langLine}` : ''}`
-    const structured = { path: rel, files: stats.files, lines: stats.lines, languages, folders: 0, truncated: false }
+    const structured = {
+      path: rel,
+      files: stats.files,
+      lines: stats.lines,
+      languages,
+      folders: 0,
+      central: central.files.map((f) => f.path),
+      truncated: false,
+    }
+    // The structured result is reserved with every central path; it only shrinks.
     const reserve = await structuredCost(structured)
-    let budget = args.maxTokens - reserve - (await tokens(header)) - 80
+    let budget = args.maxTokens - reserve - (await tokens(header)) - 120
+    const withTree = stats.files <= TREE_FILES
 
     // Folders, biggest first, each followed by its biggest subfolders, while the budget lasts.
+    const prefix = (p: string) => (rel === '.' ? p : `${rel}/${p}`)
     const folderLines: string[] = []
     for (const f of tree.children) {
-      folderLines.push(folderLine(f, '  '))
-      for (const c of f.children.slice(0, 6)) folderLines.push(folderLine(c, '    '))
+      folderLines.push(folderLine(f, '  ', central.roles.get(prefix(f.path))))
+      for (const c of f.children.slice(0, 6)) folderLines.push(folderLine(c, '    ', central.roles.get(prefix(c.path))))
     }
-    const prefix = (p: string) => (rel === '.' ? p : `${rel}/${p}`)
     const fixPaths = (l: string) => l.replace(/^(\s*)(\S+\/)/, (_m, sp: string, p: string) => sp + prefix(p))
     const renderFolders = (k: number) =>
       k ? `folders (files, main language, role):\n${folderLines.slice(0, k).map(fixPaths).join('\n')}` : ''
     const fitFolders = await largestFitting(
       folderLines.length,
-      Math.floor(budget * (stats.files > TREE_FILES ? 1 : 0.4)),
+      Math.floor(budget * (withTree ? 0.3 : 0.45)),
       renderFolders,
     )
     structured.folders = fitFolders.k
@@ -744,7 +820,31 @@ const repoMap = tool({
     if (fitFolders.k) parts.push(renderFolders(fitFolders.k))
     budget -= fitFolders.tokens
 
-    if (stats.files <= TREE_FILES && budget > 200) {
+    // The most central files with their definitions: what the rest of the code is built on.
+    const renderCentral = (k: number) =>
+      k
+        ? `central files (most used by the rest of the code first; centrality, role, top-level definitions):\n${central.files
+            .slice(0, k)
+            .map(centralLine)
+            .join('\n')}`
+        : ''
+    const fitCentral = await largestFitting(
+      central.files.length,
+      withTree ? Math.floor(budget * 0.5) : budget,
+      renderCentral,
+    )
+    structured.central = central.files.slice(0, fitCentral.k).map((f) => f.path)
+    if (fitCentral.k) parts.push(renderCentral(fitCentral.k))
+    budget -= fitCentral.tokens
+    const centralLeft = central.files.length - fitCentral.k
+    if (centralLeft > 0) {
+      truncated = true
+      parts.push(
+        `[${centralLeft} more central file${centralLeft === 1 ? '' : 's'} left out at the token budget: call repo_map with path set to a folder for its own central files, ${MORE_TOKENS}]`,
+      )
+    }
+
+    if (withTree && budget > 200) {
       // dirContext's cut is in characters: start from about 3.2 characters a token, then
       // shrink until the exact count fits.
       let maxChars = Math.max(200, Math.floor(budget * 3.2))
@@ -759,7 +859,7 @@ const repoMap = tool({
         truncated = true
       }
       parts.push(`files and their definitions:\n${files}`)
-    } else if (stats.files > TREE_FILES) {
+    } else if (!withTree) {
       parts.push(
         `[${stats.files} files: too many for a file tree; call repo_map with path set to one of the folders above for its files and definitions]`,
       )
@@ -767,7 +867,7 @@ const repoMap = tool({
     structured.truncated = truncated
     let text = parts.join('\n\n')
     if (truncated)
-      text += `\n[the map was cut at the token budget (${args.maxTokens}) or at maxFiles: call repo_map with path set to a folder for its detail, ${MORE_TOKENS}]`
+      text += `\n[the map was cut at the token budget (${args.maxTokens}) or at maxFiles: call repo_map with path set to a folder for its detail (its own central files, their definitions, its file tree), ${MORE_TOKENS}]`
     return { text, structured }
   },
 })

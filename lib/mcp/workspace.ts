@@ -3,7 +3,7 @@
 // engine itself (symlinks included); this module only decides what the roots are, turns the
 // engine's refusals into messages that say what to do next, and reads files through it.
 import { readdirSync, realpathSync, statSync } from 'node:fs'
-import { isAbsolute, relative, resolve, sep } from 'node:path'
+import path, { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { ContextEngine, type ContextSnippet, type ExpandedChunk } from '../index.js'
@@ -102,12 +102,15 @@ export class Workspace {
   }
 }
 
-/** `file` as a `/`-separated path relative to `root` (lexically; the engine checks the rest). */
-export function relativePath(root: string, file: string): string {
+/**
+ * `file` as a `/`-separated path relative to `root` (lexically; the engine checks the rest).
+ * `paths` is the platform's path module; tests pass `path.win32` or `path.posix`.
+ */
+export function relativePath(root: string, file: string, paths: typeof path.posix = path): string {
   if (file.includes('\0')) throw invalid('path must not contain NUL')
-  const rel = isAbsolute(file) ? relative(root, file) : relative(root, resolve(root, file))
+  const rel = paths.isAbsolute(file) ? paths.relative(root, file) : paths.relative(root, paths.resolve(root, file))
   if (rel === '') return '.'
-  return rel.split(sep).join('/')
+  return rel.split(paths.sep).join('/')
 }
 
 /**

@@ -1,4 +1,4 @@
-//! Time of `parse_validation_output` on large pytest output (issue 14 item 5: 8 MiB of
+//! Time of `parse_validation_output` on large pytest output (8 MiB of
 //! `FAILED` lines took 37 s when each summary line was compared with every earlier error).
 //!
 //! ```sh

@@ -190,6 +190,20 @@ impl Engine {
         self.retrieval.status(root)
     }
 
+    /// The files of `root` most central first, with roles, and its folders
+    /// ([`crate::retrieve::Retrieval::file_ranks`]), within the engine's limits.
+    pub fn file_ranks(
+        &self,
+        root: &str,
+        options: &crate::retrieve::FileRankOptions,
+        cancel: &Cancel,
+    ) -> Result<crate::retrieve::FileRanks> {
+        self.check_root(Path::new(root), "rootPath")?;
+        let cancel = self.deadline(cancel);
+        cancel.check()?;
+        self.retrieval.file_ranks(root, options, &cancel)
+    }
+
     /// The status of `root`'s index (see [`crate::retrieve::Retrieval::status`]).
     pub fn index_status(&self, root: &str) -> Result<IndexStatus> {
         self.check_root(Path::new(root), "rootPath")?;
@@ -265,6 +279,29 @@ mod tests {
     use super::*;
     use crate::ErrorKind;
     use std::time::Instant;
+
+    #[test]
+    fn lexical_removes_dot_and_dot_dot_without_leaving_the_root_component() {
+        assert_eq!(lexical(Path::new("/a/./b/../c")), Path::new("/a/c"));
+        assert_eq!(lexical(Path::new("/a/../../..")), Path::new("/"));
+        // On Unix a backslash is part of a name, so `..\` is no parent component.
+        if cfg!(unix) {
+            assert_eq!(lexical(Path::new(r"/a/..\b")), Path::new(r"/a/..\b"));
+        }
+    }
+
+    /// `allowedRoots` on Windows: the drive stays, `..` never climbs above it, and `\`
+    /// separates as `/` does.
+    #[cfg(windows)]
+    #[test]
+    fn lexical_keeps_windows_prefixes() {
+        assert_eq!(lexical(Path::new(r"C:\a\..\..\b")), Path::new(r"C:\b"));
+        assert_eq!(lexical(Path::new(r"C:/a/./b\..\c")), Path::new(r"C:\a\c"));
+        assert_eq!(
+            lexical(Path::new(r"\\server\share\a\..\..\x")),
+            Path::new(r"\\server\share\x")
+        );
+    }
 
     #[test]
     fn global_engine_is_one_instance() {

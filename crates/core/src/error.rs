@@ -1,11 +1,11 @@
 //! The one error type of the crate.
 //!
-//! Every failure that reaches a caller is an [`Error`] with an [`ErrorKind`]: the five
-//! categories of the Context Retrieval Contract v1 (§3.3). The N-API layer turns the kind into
-//! `err.code` in JavaScript and the message into `err.message`, so a message must always be
-//! safe to show a user: no secrets, no tokens, no paths outside the caller's root. Details that
-//! are useful for debugging but not safe to show go into `source`, which never crosses the
-//! boundary.
+//! Every failure that reaches a caller is an [`Error`] with an [`ErrorKind`]: the five error
+//! categories of the Context Retrieval Contract v1 (`docs/design/context-retrieval-contract-v1.md`,
+//! "Error Contract"). The N-API layer turns the kind into `err.code` in JavaScript and the message
+//! into `err.message`, so a message must always be safe to show a user: no secrets, no tokens, no
+//! paths outside the caller's root. Details that are useful for debugging but not safe to show go
+//! into `source`, which never crosses the boundary.
 //!
 //! Besides its kind, an error may carry a [`reason`](Error::reason): a stable `snake_case`
 //! word (see [`reason`]) that says which sub-case of the kind it is (`not_found`,

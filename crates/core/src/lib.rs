@@ -22,7 +22,7 @@
 //! - [`stats`]: repository statistics (files, lines, bytes per language).
 //! - [`builders`]: implementation, review, fix and issue contexts for agent prompts.
 //! - [`git`]: the `git` command-line runner (timeouts, output caps, classified failures).
-//! - [`inject`]: ADR-005 context sources (directory, file, diff, pull request) and composition.
+//! - [`inject`]: context sources (directory, file, diff, pull request) and their composition.
 //! - [`cancel`]: the cancellation flag and deadline long work checks.
 //! - [`engine`]: long-lived state (indexes, caches, clients) behind the `ContextEngine` class.
 
@@ -53,5 +53,7 @@ pub(crate) mod stamp;
 pub mod stats;
 pub mod symbols;
 pub mod syntax;
+#[cfg(test)]
+pub(crate) mod test_support;
 
 pub use error::{Error, ErrorKind, Result};

@@ -1,4 +1,5 @@
-//! FR-007 / SC-002: proportional truncation of named sections to a token budget.
+//! Proportional truncation of named sections to a token budget (the context-builder spec's
+//! `fit_to_budget`).
 //!
 //! # Algorithm
 //!
@@ -45,7 +46,7 @@ pub const MIN_LINE_CAP_TOKENS: usize = 100;
 /// Proportional redistribution rounds before the final greedy pass.
 const MAX_ROUNDS: usize = 8;
 
-/// What [`fit_to_budget`] changed (the spec's `_metadata`, FR-010, plus budget numbers).
+/// What [`fit_to_budget`] changed (the spec's truncation `_metadata`, plus budget numbers).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TruncationMetadata {
     /// Always `true` when present.
@@ -111,7 +112,7 @@ pub struct Fitted {
 ///   ties by input order); smaller ones become `""` or a lone `"..."`, and `severe` is set.
 ///   Budget 0 empties every non-empty section.
 /// - The result is verified with a final exact count, so it never exceeds `budget`
-///   (stricter than SC-002's 5%). Deterministic.
+///   (stricter than the spec's 5% tolerance). Deterministic.
 ///
 /// Kept lines keep their terminators; a marker line ends with `\n` unless the input section
 /// did not end with a newline.

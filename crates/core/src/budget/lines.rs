@@ -6,7 +6,7 @@
 //! `str::lines().count()` and with Python's `str.splitlines()` for `\n` and `\r\n` text.
 
 /// The marker that stands for removed content, alone on a line or appended to a cut line
-/// (FR-011).
+/// (the context-builder spec's truncation marker).
 pub const MARKER: &str = "...";
 
 /// The number of lines of `text` (see the module docs).

@@ -1,16 +1,17 @@
 //! Token budgets: estimation, exact BPE counts, file truncation and budget fitting.
 //!
-//! This is the Rust form of the context-builder spec's utilities (FR-005..FR-007, FR-010,
-//! FR-011, SC-002, SC-003):
+//! This is the Rust form of the utilities of the context-builder spec
+//! (`docs/design/context-builder-spec.md`): `estimate_tokens`, `truncate_file`,
+//! `fit_to_budget` and their truncation metadata.
 //!
-//! - [`estimate_tokens`]: FR-006's `ceil(chars / 4)`.
+//! - [`estimate_tokens`]: the spec's estimate, `ceil(chars / 4)`.
 //! - [`count_tokens`] / [`Counter`]: exact counts with `OpenAI`'s `o200k_base` or `cl100k_base`
 //!   (tiktoken's algorithm over the token lists, each encoding's tables built on its first
 //!   use in a process), or the estimate.
 //! - [`truncate_file`] / [`truncate_file_with`]: keep the lines around given line numbers,
-//!   `"..."` where lines were removed, over-long lines cut (FR-005, FR-011, edge cases).
+//!   `"..."` where lines were removed, over-long lines cut (with the spec's edge cases).
 //! - [`fit_to_budget`]: proportional truncation of named sections to a token budget, never
-//!   over it, with [`TruncationMetadata`] describing what changed (FR-007, FR-010, SC-002).
+//!   over it, with [`TruncationMetadata`] describing what changed.
 //!
 //! Everything here is pure, synchronous and deterministic: the same input gives the same
 //! output. Nothing fails, so no function returns a `Result`; odd input (zero or out-of-range

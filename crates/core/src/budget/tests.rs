@@ -104,7 +104,8 @@ fn count_tokens_large_text_and_counter() {
 
 #[test]
 fn estimate_is_within_20_percent_on_real_code() {
-    // SC-003, measured on this module's own (typical Rust) source.
+    // The spec's accuracy criterion (within 20%), measured on this module's own (typical
+    // Rust) source.
     let source = [
         include_str!("fit.rs"),
         include_str!("truncate.rs"),
@@ -265,7 +266,7 @@ fn truncate_markers_exactly_where_lines_were_removed() {
 
 #[test]
 fn truncate_severe_cases() {
-    // max_lines 0 is a hard cap (issue 14 item 11: it used to keep six lines): only the
+    // max_lines 0 is a hard cap (it used to keep six lines): only the
     // marker remains.
     let t = truncate_file(&numbered(20), 0, &[10]);
     assert_eq!(t.text, "...\n");

@@ -1,11 +1,11 @@
-//! Token counting: the FR-006 estimate and exact BPE counts.
+//! Token counting: the context-builder spec's estimate and exact BPE counts.
 
 use std::fmt;
 
 use super::bpe::{self, Bpe};
 
-/// Approximate token count, exactly as FR-006 defines it: characters divided by four,
-/// rounded up.
+/// Approximate token count, exactly as the context-builder spec defines it: characters
+/// divided by four, rounded up.
 ///
 /// "Characters" are Unicode scalar values (`text.chars().count()`), not bytes and not
 /// grapheme clusters, so `"é"` (one scalar) counts as one character whether the input is
@@ -81,8 +81,8 @@ pub fn count_tokens(text: &str, encoding: Encoding) -> usize {
 pub enum Counter {
     /// Exact BPE count with [`count_tokens`].
     Exact(Encoding),
-    /// The FR-006 estimate, [`estimate_tokens`]. Much cheaper; within about 20% of the exact
-    /// count for typical source code (SC-003).
+    /// The spec's estimate, [`estimate_tokens`]. Much cheaper; within about 20% of the exact
+    /// count for typical source code (the spec's accuracy criterion).
     Estimate,
 }
 

@@ -1,9 +1,10 @@
-//! FR-005 / FR-011: line truncation of one file around the lines that matter.
+//! Line truncation of one file around the lines that matter, with a `...` line where lines
+//! were removed (the context-builder spec's `truncate_file`).
 
 use super::lines::{char_prefix, has_more_chars_than, split_terminator, MARKER};
 
-/// Default number of lines kept on each side of every requested line. It matches FR-013's
-/// "at least 10 lines of context around each error line".
+/// Default number of lines kept on each side of every requested line. It matches the
+/// context-builder spec's "at least 10 lines of context around each error line".
 pub const DEFAULT_CONTEXT_LINES: usize = 10;
 
 /// Lines with more chars than this are cut to this many chars followed by `"..."` (the
@@ -67,7 +68,7 @@ pub fn truncate_file(content: &str, max_lines: usize, around_lines: &[usize]) ->
 /// - **Severe.** When nothing meaningful would survive, i.e. `max_lines == 0` or every
 ///   requested line is outside the file, the first and last lines are kept instead
 ///   (`max_lines` in all, split evenly, the head getting the odd one) with a marker between
-///   them, and `severe` is set. `max_lines` is a hard cap here too (issue 14: `maxLines: 0`
+///   them, and `severe` is set. `max_lines` is a hard cap here too (`maxLines: 0`
 ///   used to return six lines): with 0 the text is one marker line.
 /// - `max_lines` counts input lines; the marker lines are extra (at most one more than the
 ///   number of kept runs).

@@ -1,4 +1,4 @@
-//! FR-003 / FR-013: the context of a fix agent.
+//! The context of a fix agent (the context-builder spec's `build_fix_context`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

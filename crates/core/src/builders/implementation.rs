@@ -1,4 +1,5 @@
-//! FR-001: the context of an implementation agent.
+//! The context of an implementation agent (the context-builder spec's
+//! `build_implementation_context`).
 
 use std::path::Path;
 

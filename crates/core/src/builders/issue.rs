@@ -1,4 +1,5 @@
-//! FR-004: the context of an agent working on a GitHub issue.
+//! The context of an agent working on a GitHub issue (the context-builder spec's
+//! `build_issue_context`).
 
 use std::collections::BTreeMap;
 use std::path::Path;

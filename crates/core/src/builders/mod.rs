@@ -1,19 +1,20 @@
 //! Prompt builders: the context an implementation, review, fix or issue agent needs, gathered
 //! from the repository and git, shortened where needed, and annotated with what was cut.
 //!
-//! Every builder returns a plain record of the spec's sections (context-builder-spec FR-001..
-//! FR-004) plus, when anything was truncated, missing, skipped or suspicious, a [`Metadata`]
-//! (FR-010, FR-014, FR-015). Expected failures are data, not errors: a missing file, a missing
-//! `git`, a directory that is not a repository, an unknown base branch or a failing git
-//! command give the section's default (empty text, empty list) and a warning. Only misuse (a
-//! `repo_path` that is not an absolute directory, a malformed branch name) is an error.
+//! Every builder returns a plain record of the sections the context-builder spec names
+//! (`docs/design/context-builder-spec.md`) plus, when anything was truncated, missing, skipped
+//! or suspicious, a [`Metadata`] (the spec's truncation metadata, extended). Expected failures
+//! are data, not errors: a missing file, a missing `git`, a directory that is not a repository,
+//! an unknown base branch or a failing git command give the section's default (empty text,
+//! empty list) and a warning. Only misuse (a `repo_path` that is not an absolute directory, a
+//! malformed branch name) is an error.
 //!
 //! All file content is read through [`Scope`]; paths taken from task
 //! files, issues and validation output are resolved inside the root, and anything pointing
 //! outside is ignored with a warning. Content that looks like a credential is redacted
 //! (`[REDACTED:<kind>]`, as every text that leaves the engine) and reported in
-//! [`Metadata::redactions`] and as a warning naming the file, line and kind (FR-015's warning;
-//! issue 14 replaced "kept as is" by redaction, since the context goes to a model).
+//! [`Metadata::redactions`] and as a warning naming the file, line and kind (the spec asked for
+//! the warning and the content kept as is; it is redacted, since the context goes to a model).
 
 mod fix;
 mod implementation;
@@ -38,13 +39,13 @@ pub use validation::{
     parse_validation_output, ParsedError, Severity, ValidationOutput, ValidationStage,
 };
 
-/// Files with fewer lines than this are included whole (FR-012).
+/// Files with fewer lines than this are included whole (the spec's review context).
 pub const FULL_FILE_LINES: usize = 500;
 
 /// Lines kept of a larger file (around its changed or erroneous lines).
 pub const LARGE_FILE_KEPT_LINES: usize = 300;
 
-/// Lines of context kept on each side of a changed or erroneous line (FR-013's minimum).
+/// Lines of context kept on each side of a changed or erroneous line (the spec's minimum).
 pub const CONTEXT_LINES: usize = 10;
 
 /// Lines of conventions (`CLAUDE.md` + `AGENTS.md`) kept; the head is kept, the rest marked.
@@ -59,8 +60,8 @@ pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
 /// The most warnings kept in one result; further ones are summarized in one last warning.
 pub const MAX_WARNINGS: usize = 200;
 
-/// What a builder did to its content beyond plain copying (FR-010). Present on a result only
-/// when something was truncated, missing, skipped or suspicious.
+/// What a builder did to its content beyond plain copying (the spec's `_metadata`). Present
+/// on a result only when something was truncated, missing, skipped or suspicious.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Metadata {
     /// Whether any section was shortened.
@@ -166,7 +167,7 @@ pub struct BuildOptions {
     /// The git runner; default: `git` on the `PATH`, in the repository.
     pub git: Option<Git>,
     /// Replace suspected secrets by `[REDACTED:<kind>]` and report them in
-    /// [`Metadata::redactions`]. Default true; false keeps file text as it is (FR-015's
+    /// [`Metadata::redactions`]. Default true; false keeps file text as it is (the spec's
     /// original behaviour, for callers whose output never reaches a model).
     pub redact: bool,
 }
@@ -335,9 +336,12 @@ pub(crate) fn note_read_error(rel: &str, e: &ReadError, meta: &mut Metadata) {
 }
 
 /// How a path from user content is shown in a warning: relative paths as given (shortened),
-/// absolute ones not at all.
+/// absolute ones not at all, whichever platform wrote them (`/home/..`, `C:\..`, `\\?\..`,
+/// `\\server\..`) and whichever runs the engine.
 pub(crate) fn shown(path: &str) -> String {
-    if Path::new(path).is_absolute() || path.starts_with('/') || path.starts_with('\\') {
+    let b = path.as_bytes();
+    let drive = b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
+    if Path::new(path).is_absolute() || path.starts_with(['/', '\\']) || drive {
         return "(an absolute path)".to_owned();
     }
     let mut s: String = path.chars().filter(|c| !c.is_control()).take(200).collect();

@@ -1,4 +1,4 @@
-//! FR-002 / FR-012: the context of a review agent.
+//! The context of a review agent (the context-builder spec's `build_review_context`).
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -719,7 +719,7 @@ fn fix_context_bounds_huge_file_lists() {
     assert_eq!(meta.warnings.len(), MAX_WARNINGS + 2);
 }
 
-/// Issue 14 item 5: many pytest `FAILED` lines used to be compared with every earlier error
+/// Many pytest `FAILED` lines used to be compared with every earlier error
 /// (8 MiB took 37 s). Each summary line below matches its traceback; all are covered. The
 /// time is measured in BENCHMARKS.md (a debug build spends it in the regexes, so no timing is
 /// asserted here).
@@ -795,4 +795,25 @@ mod parser_properties {
             prop_assert_eq!(errors, parse_validation_output(&text));
         }
     }
+}
+
+/// Paths from user content (an issue, validation output) are echoed in warnings only when
+/// relative: absolute ones of either platform are not shown, on every host.
+#[test]
+fn absolute_paths_of_either_platform_are_not_shown() {
+    for path in [
+        "/home/dev/secret.txt",
+        r"C:\Users\dev\secret.txt",
+        "c:/Users/dev/secret.txt",
+        r"C:secret.txt",
+        r"\\?\C:\Users\dev",
+        r"\\server\share\secret.txt",
+        r"\Users\dev",
+    ] {
+        assert_eq!(super::shown(path), "(an absolute path)", "{path:?}");
+    }
+    assert_eq!(super::shown(r"src\main.rs"), r"src\main.rs");
+    assert_eq!(super::shown(r"..\x.rs"), r"..\x.rs");
+    assert_eq!(super::shown("src/a\u{7}.rs"), "src/a.rs");
+    assert_eq!(super::shown(&"a".repeat(300)).len(), 203);
 }

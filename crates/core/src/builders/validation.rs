@@ -197,7 +197,7 @@ fn captured(c: &regex::Captures<'_>, tool: &str) -> ParsedError {
 /// How many of a file's traceback errors a pytest `FAILED` summary line is compared with, from
 /// the first one not yet matched. pytest prints the summary in the order of the tracebacks,
 /// so the match is nearly always the first candidate; the bound keeps thousands of summary
-/// lines linear (issue 14: 8 MiB of `FAILED` lines took 37 s when each looked at every error).
+/// lines linear (8 MiB of `FAILED` lines took 37 s when each looked at every error).
 const PYTEST_MATCH_WINDOW: usize = 64;
 
 /// Turns a tool's output into problems, in the order they appear. Recognises `tsc` (both

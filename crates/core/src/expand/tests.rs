@@ -246,11 +246,12 @@ fn read_errors_return_original() {
         use std::os::unix::fs::PermissionsExt;
         let p = f.write("secret.txt", &numbered(5));
         fs::set_permissions(&p, fs::Permissions::from_mode(0o000)).unwrap();
-        // root reads anything; the check only means something for other users
-        if fs::read(&p).is_err() {
+        let user = crate::test_support::Unprivileged::enter();
+        if !user.can_read(&p) {
             let c = chunk("secret.txt", 1, 1);
             assert_unchanged(&f.expand(&c, 2), &c, Reason::Unreadable);
         }
+        drop(user);
         fs::set_permissions(&p, fs::Permissions::from_mode(0o644)).unwrap();
 
         std::os::unix::fs::symlink("loop2", f.dir.path().join("loop1")).unwrap();
@@ -975,4 +976,48 @@ fn structure_mode_covers_every_registry_language() {
     c.language = Some("js".into());
     let x = f.expand_mode(&c, 1, Mode::Structure, 200);
     assert_eq!((x.mode, x.start_line, x.end_line), (Mode::Structure, 1, 3));
+}
+
+/// `..` in a chunk's path is refused by the scope; the reason says so whichever separator the
+/// caller used (Windows-style paths included), and a name merely containing dots is not `..`.
+#[test]
+fn parent_components_are_found_with_either_separator() {
+    for path in [
+        "..",
+        "../x",
+        "a/../b",
+        r"..\x",
+        r"a\..\b",
+        r"C:\repo\..\secret",
+        r"\\?\C:\repo\..\x",
+        r"a/..\b",
+    ] {
+        assert!(has_parent_component(path), "{path:?}");
+    }
+    for path in ["a/b", r"a\b", "..x", r"x..\y", "a/.../b", r"C:\repo\x", ""] {
+        assert!(!has_parent_component(path), "{path:?}");
+    }
+}
+
+#[test]
+fn windows_style_chunk_paths_never_expand_outside_the_root() {
+    let f = Fixture::new();
+    f.write("a.txt", &numbered(10));
+    // On Windows these leave the workspace; on Unix each is one odd name that does not exist.
+    let want = if cfg!(windows) {
+        Reason::OutsideWorkspace
+    } else {
+        Reason::NotFound
+    };
+    for path in [
+        r"..\outside.txt",
+        r"a\..\..\outside.txt",
+        r"C:\outside.txt",
+        r"\\?\C:\a.txt",
+    ] {
+        let c = chunk(path, 1, 1);
+        assert_unchanged(&f.expand(&c, 2), &c, want);
+    }
+    let c = chunk(r"a.txt", 2, 2);
+    assert!(f.expand(&c, 1).expanded);
 }

@@ -527,8 +527,25 @@ fn path_steps(p: &Path) -> impl DoubleEndedIterator<Item = Step> + '_ {
     })
 }
 
-/// Checks a caller's relative path and splits it into names.
+/// Checks a caller's relative path and splits it into names, by this platform's rules.
 fn split_relative(path: &str) -> Result<Vec<&str>, ReadError> {
+    let p = Path::new(path);
+    if !path.is_empty() && (p.is_absolute() || is_rooted(p)) {
+        return Err(ReadError::InvalidPath {
+            reason: "path must be relative to the root".to_owned(),
+        });
+    }
+    split_relative_as(path, cfg!(windows))
+}
+
+/// [`split_relative`] by the rules of Windows (`windows`) or of Unix, looking only at the
+/// string, so that both sets of rules are tested on every host. On Windows `\` separates names
+/// as `/` does; a leading separator (`\dir`, `\\?\C:\`, `\\server\share`) or a drive
+/// (`C:\`, and the drive-relative `C:dir`) is not relative; a `:` (a drive or an alternate data
+/// stream) is refused in any name; and so is a name of only dots and spaces other than `.`,
+/// since Windows drops a name's trailing dots and spaces (`.. ` and `...` would reach the
+/// parent).
+fn split_relative_as(path: &str, windows: bool) -> Result<Vec<&str>, ReadError> {
     let invalid = |reason: &str| ReadError::InvalidPath {
         reason: reason.to_owned(),
     };
@@ -538,18 +555,27 @@ fn split_relative(path: &str) -> Result<Vec<&str>, ReadError> {
     if path.contains('\0') {
         return Err(invalid("path must not contain a NUL byte"));
     }
-    let p = Path::new(path);
-    if p.is_absolute() || is_rooted(p) {
+    let separator = |c: char| c == '/' || (windows && c == '\\');
+    let drive = |p: &str| {
+        let b = p.as_bytes();
+        b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':'
+    };
+    if path.starts_with(separator) || (windows && drive(path)) {
         return Err(invalid("path must be relative to the root"));
     }
     let mut names = Vec::new();
-    for segment in path.split(std::path::is_separator) {
+    for segment in path.split(separator) {
         match segment {
             "" | "." => {}
             ".." => return Err(invalid("path must not contain '..'")),
             name => {
-                if cfg!(windows) && name.contains(':') {
+                if windows && name.contains(':') {
                     return Err(invalid("path must not contain ':'"));
+                }
+                if windows && name.trim_end_matches(['.', ' ']).is_empty() {
+                    return Err(invalid(
+                        "path must not contain a name of only dots and spaces",
+                    ));
                 }
                 names.push(name);
             }

@@ -215,6 +215,205 @@ fn traversal_and_malformed_paths_are_invalid() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Windows-style paths (a published target): the string rules are tested for both platforms on
+// every host; the `Path`-based checks run on Windows itself.
+
+fn names_as(path: &str, windows: bool) -> Result<Vec<&str>, String> {
+    split_relative_as(path, windows).map_err(|e| match e {
+        ReadError::InvalidPath { reason } => reason,
+        other => panic!("{path:?}: {other:?}"),
+    })
+}
+
+#[test]
+fn windows_separators_split_and_dot_dot_is_refused() {
+    assert_eq!(names_as(r"src\lib.rs", true).unwrap(), ["src", "lib.rs"]);
+    assert_eq!(
+        names_as(r"src/sub\lib.rs", true).unwrap(),
+        ["src", "sub", "lib.rs"]
+    );
+    assert_eq!(
+        names_as(r"src\\.\lib.rs\", true).unwrap(),
+        ["src", "lib.rs"]
+    );
+    for path in [
+        r"..",
+        r"..\outside\secret.txt",
+        r"a\..\..\x",
+        r"a\b\..",
+        r"a/..\b",
+        r".\..",
+    ] {
+        assert_eq!(
+            names_as(path, true).unwrap_err(),
+            "path must not contain '..'",
+            "{path:?}"
+        );
+    }
+    // On Unix a backslash is an ordinary character of a name: no traversal, one name.
+    assert_eq!(
+        names_as(r"..\outside\secret.txt", false).unwrap(),
+        [r"..\outside\secret.txt"]
+    );
+    assert_eq!(names_as(r"src\lib.rs", false).unwrap(), [r"src\lib.rs"]);
+    assert!(names_as("../x", false).is_err());
+}
+
+#[test]
+fn windows_drives_verbatim_and_unc_prefixes_are_not_relative() {
+    let rooted = "path must be relative to the root";
+    for path in [
+        r"C:\Windows\win.ini",
+        r"c:/Windows/win.ini",
+        r"C:",
+        r"C:relative\to\the\drive",
+        r"\Windows\win.ini",
+        r"\\?\C:\Windows\win.ini",
+        r"\\?\UNC\server\share\x",
+        r"\\.\PhysicalDrive0",
+        r"\\server\share\x",
+        r"//server/share/x",
+        "/etc/passwd",
+    ] {
+        assert_eq!(names_as(path, true).unwrap_err(), rooted, "{path:?}");
+    }
+    // A colon anywhere else is a drive or an alternate data stream.
+    for path in [r"a\C:\x", "notes.txt:secret", r"a\b:$DATA"] {
+        assert_eq!(
+            names_as(path, true).unwrap_err(),
+            "path must not contain ':'",
+            "{path:?}"
+        );
+    }
+    // Unix: only a leading '/' is rooted; drives and backslashes are names.
+    assert_eq!(
+        names_as(r"C:\Windows\win.ini", false).unwrap(),
+        [r"C:\Windows\win.ini"]
+    );
+    assert_eq!(names_as(r"\\?\C:\x", false).unwrap(), [r"\\?\C:\x"]);
+    assert_eq!(names_as("a:b", false).unwrap(), ["a:b"]);
+    assert_eq!(names_as("//server/share", false).unwrap_err(), rooted);
+}
+
+#[test]
+fn windows_names_of_only_dots_and_spaces_are_refused() {
+    // Windows drops a name's trailing dots and spaces, so these would name the parent.
+    for path in ["... ", r"a\...\b", r"a\.. \b", "a/. /b", "a/ /b", "a/.../b"] {
+        assert_eq!(
+            names_as(path, true).unwrap_err(),
+            "path must not contain a name of only dots and spaces",
+            "{path:?}"
+        );
+    }
+    assert_eq!(
+        names_as(r"a\.hidden\b.", true).unwrap(),
+        ["a", ".hidden", "b."]
+    );
+    // On Unix they are ordinary names.
+    assert_eq!(
+        names_as("a/.../ /b", false).unwrap(),
+        ["a", "...", " ", "b"]
+    );
+}
+
+#[test]
+fn this_platform_uses_its_own_rules() {
+    for path in [
+        r"src\lib.rs",
+        r"..\outside\secret.txt",
+        r"C:\Windows\win.ini",
+        r"\\?\C:\x",
+        r"a\...\b",
+        "a/b.txt",
+        "../x",
+        "/etc/passwd",
+    ] {
+        assert_eq!(
+            split_relative(path).map_err(|e| e.to_string()),
+            split_relative_as(path, cfg!(windows)).map_err(|e| e.to_string()),
+            "{path:?}"
+        );
+    }
+}
+
+#[test]
+fn windows_style_caller_paths_never_read_outside() {
+    let f = Fixture::new();
+    f.write("a/b.txt", "hello");
+    let outside = f.outside().join("secret.txt");
+    let absolute = outside.to_string_lossy().replace('/', r"\");
+    for path in [
+        r"..\outside\secret.txt".to_owned(),
+        r"a\..\..\outside\secret.txt".to_owned(),
+        r"C:\outside\secret.txt".to_owned(),
+        r"\\?\C:\outside\secret.txt".to_owned(),
+        r"\\localhost\C$\outside\secret.txt".to_owned(),
+        absolute,
+    ] {
+        let e = read_err(&f, &path);
+        if cfg!(windows) {
+            assert!(
+                matches!(e, ReadError::InvalidPath { .. }),
+                "{path:?}: {e:?}"
+            );
+        } else {
+            // One odd name on Unix, which does not exist inside the root.
+            assert!(matches!(e, ReadError::NotFound { .. }), "{path:?}: {e:?}");
+        }
+        assert!(f.scope.resolve_within(&path).is_err(), "{path:?}");
+    }
+    let t = f.scope.read_text(r"a\b.txt", &ReadLimits::default());
+    if cfg!(windows) {
+        assert_eq!(t.unwrap().rel, "a/b.txt");
+    } else {
+        assert!(matches!(t.unwrap_err(), ReadError::NotFound { .. }));
+    }
+}
+
+/// The `Path`-based checks on Windows itself: drive letters, verbatim (`\\?\`) forms of the
+/// canonical root, and `..` components.
+#[cfg(windows)]
+#[test]
+fn windows_paths_against_a_real_root() {
+    let f = Fixture::new();
+    f.write("a/b.txt", "hello");
+    let root = f.root();
+    // `fs::canonicalize` gives the verbatim form; the caller usually writes the plain one.
+    assert!(
+        root.to_string_lossy().starts_with(r"\\?\"),
+        "{}",
+        root.display()
+    );
+    assert!(is_rooted(Path::new(r"C:\x")));
+    assert!(is_rooted(Path::new(r"C:x")));
+    assert!(is_rooted(Path::new(r"\x")));
+    assert!(is_rooted(Path::new(r"\\?\C:\x")));
+    assert!(is_rooted(Path::new(r"\\server\share\x")));
+    assert!(!is_rooted(Path::new(r"a\b")));
+    let verbatim = format!(r"{}\a\b.txt", root.display());
+    assert_eq!(f.scope.resolve_within(&verbatim).unwrap().rel, "a/b.txt");
+    let plain = verbatim.trim_start_matches(r"\\?\").to_owned();
+    assert_eq!(f.scope.resolve_within(&plain).unwrap().rel, "a/b.txt");
+    assert_eq!(
+        f.scope.resolve_within(&plain.to_lowercase()).unwrap().rel,
+        "a/b.txt"
+    );
+    let up = format!(r"{}\a\..\..\outside\secret.txt", root.display());
+    assert!(matches!(
+        f.scope.resolve_within(&up),
+        Err(ReadError::Escape { .. })
+    ));
+    assert!(f.scope.contains(&root.join(r"a\b.txt")));
+    assert!(!f.scope.contains(&root.join(r"a\..\..\outside")));
+    assert!(!f.scope.contains(Path::new(r"C:\Windows")));
+    assert_eq!(
+        lexical_absolute(Path::new(r"C:\a\.\b")).unwrap(),
+        Path::new(r"C:\a\b")
+    );
+    assert_eq!(lexical_absolute(Path::new(r"C:\a\..\b")), None);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Symlinks
 
 #[cfg(unix)]
@@ -618,14 +817,43 @@ fn unreadable_file_is_permission_denied() {
     let f = Fixture::new();
     let path = f.write("locked.txt", "x");
     fs::set_permissions(&path, fs::Permissions::from_mode(0o000)).unwrap();
-    if fs::read(&path).is_ok() {
-        println!("note: running with privileges that ignore file modes (root); skipping the chmod 000 assertion");
-    } else {
+    let user = crate::test_support::Unprivileged::enter();
+    if !user.can_read(&path) {
         let e = read_err(&f, "locked.txt");
         assert!(matches!(e, ReadError::PermissionDenied { .. }), "{e:?}");
         assert_eq!(e.kind(), ErrorKind::InvalidRequest);
     }
+    drop(user);
     fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+    assert_eq!(
+        text(&f, "locked.txt").text,
+        "x",
+        "readable again once the mode allows it"
+    );
+}
+
+/// A root below a directory the process may not search cannot be resolved: the error says
+/// so without naming the path.
+#[cfg(unix)]
+#[test]
+fn root_below_a_locked_directory_is_not_accessible() {
+    use std::os::unix::fs::PermissionsExt;
+    let base = tempfile::tempdir().unwrap();
+    let locked = base.path().join("locked");
+    fs::create_dir_all(locked.join("root")).unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    let user = crate::test_support::Unprivileged::enter();
+    if !user.can_read(&locked) {
+        let e = Scope::new(locked.join("root")).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidRequest);
+        assert_eq!(
+            e.message(),
+            "rootPath is not accessible (permission denied)"
+        );
+    }
+    drop(user);
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+    assert!(Scope::new(locked.join("root")).is_ok());
 }
 
 #[test]

@@ -334,7 +334,7 @@ mod tests {
 
     #[test]
     fn utf16_with_a_bom_is_text() {
-        // Issue 14 item 13: UTF-16 files were refused as binary (half their bytes are NUL).
+        // UTF-16 files used to be refused as binary (half their bytes are NUL).
         let text = "fn main() {\r\n    println!(\"héllo 🦀\");\r\n}\r\n";
         let units: Vec<u16> = text.encode_utf16().collect();
         let le: Vec<u8> = [0xFF, 0xFE]

@@ -214,8 +214,7 @@ fn user_config_cannot_change_the_diff_format() {
 }
 
 /// The parsers of git's output take whatever git (or a stand-in on PATH) prints: no panic,
-/// and nothing invented from nothing (issue 14: property tests of every parser of outside
-/// input).
+/// and nothing invented from nothing (every parser of outside input has property tests).
 mod parser_properties {
     use super::*;
     use proptest::prelude::*;

@@ -1,6 +1,7 @@
-//! Context sources for code-aware prompts (ADR-005): a directory overview, a file, the working
-//! tree's changes and a pull request, each rendered once as text, then composed into one block
-//! of at most 5000 characters.
+//! Context sources for code-aware prompts (the design record
+//! `docs/design/adr-005-context-injection.md`): a directory overview, a file, the working tree's
+//! changes and a pull request, each rendered once as text, then composed into one block of at
+//! most 5000 characters.
 //!
 //! The ADR's caps, exactly: a file source keeps at most [`FILE_MAX_LINES`] (150) lines, and the
 //! composed context at most [`DEFAULT_MAX_CHARS`] (5000) characters, cut with a visible marker.

@@ -347,7 +347,7 @@ fn compose_orders_and_caps() {
     assert_eq!(compose_context(&[], 5000, true).text, "");
 }
 
-// ---- redaction (issue 14 items 2, 12, 14) ------------------------------------------------
+// ---- redaction ----------------------------------------------------------------------------
 
 use crate::secrets::fakes;
 use crate::secrets::{Redaction, SecretKind};

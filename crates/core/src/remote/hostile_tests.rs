@@ -1,4 +1,4 @@
-//! Property tests of every parser of what a code host or Hound sends back (issue 14): a loopback
+//! Property tests of every parser of what a code host or Hound sends back: a loopback
 //! server answers each request with one generated response (a status and a body of random
 //! bytes, or of JSON whose keys are the ones the clients look for, with values of any type),
 //! and every client call over it must end, within its deadline, in a result or in one of the

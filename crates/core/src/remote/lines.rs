@@ -399,7 +399,7 @@ mod tests {
 
     #[test]
     fn cr_only_and_mixed_line_endings_split_lines() {
-        // Issue 14 item 13: classic Mac (CR-only) content came back as one line.
+        // Classic Mac (CR-only) content used to come back as one line.
         for chunk in [1, 2, 3, 64] {
             let w = window(b"a\rb\rc", 1, 3, chunk).unwrap();
             assert_eq!(w.lines, ["a", "b", "c"], "chunk {chunk}");

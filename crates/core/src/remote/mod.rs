@@ -1,6 +1,6 @@
 //! Remote file context: source files read from a Gitea server or GitHub, with a Hound
 //! code-search server as the fallback, for agents that work on repositories they have not
-//! cloned (ADR-003, issue 12).
+//! cloned (the design record `docs/design/adr-003-file-context-retrieval.md`).
 //!
 //! - [`GitHubClient`] reads files through GitHub's contents API (base64 JSON up to 1 MB, the
 //!   raw media type above), resolves refs, looks up and remembers the default branch, and

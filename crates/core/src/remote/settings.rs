@@ -9,7 +9,7 @@ use reqwest::Url;
 use super::http;
 use crate::error::{Error, Result};
 
-/// Default timeout of one call, in milliseconds (ADR-003).
+/// Default timeout of one call, in milliseconds (the file-context design record's default).
 pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 /// Largest accepted timeout: ten minutes.
 pub const MAX_TIMEOUT_MS: u64 = 600_000;

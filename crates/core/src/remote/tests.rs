@@ -1253,3 +1253,36 @@ async fn fallback_on_timeout_only_for_unavailable_and_timeout() {
         .unwrap_err();
     assert!(e.message().contains("not indexed"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Windows-style file paths: a repository path is `/`-separated on every host; a backslash is a
+// character of a name, sent percent-encoded inside one URL segment, so `..\` never climbs.
+
+#[test]
+fn windows_style_file_paths_stay_inside_one_segment() {
+    use super::host::check_path;
+    assert_eq!(check_path("/src/a.ts").unwrap(), "src/a.ts");
+    for bad in [
+        "", "/", "a//b", "./a", "a/../b", "..", "a/.", "a\u{0}b", "a\nb",
+    ] {
+        assert!(check_path(bad).is_err(), "{bad:?}");
+    }
+    let base = reqwest::Url::parse("http://127.0.0.1:1/api/").unwrap();
+    for (path, want) in [
+        (r"..\..\secret.txt", "/api/raw/..%5C..%5Csecret.txt"),
+        (r"src\lib.rs", "/api/raw/src%5Clib.rs"),
+        (r"C:\Windows\win.ini", "/api/raw/C:%5CWindows%5Cwin.ini"),
+        (r"\\?\C:\x", "/api/raw/%5C%5C%3F%5CC:%5Cx"),
+        (r"a/..\b", "/api/raw/a/..%5Cb"),
+    ] {
+        let checked = check_path(path).unwrap();
+        let url =
+            super::http::join_segments(&base, std::iter::once("raw").chain(checked.split('/')));
+        assert_eq!(url.path(), want, "{path:?}");
+        assert!(
+            url.path_segments().unwrap().all(|s| s != ".." && s != "."),
+            "{path:?}"
+        );
+        assert_eq!(url.host_str(), Some("127.0.0.1"), "{path:?}");
+    }
+}

@@ -144,6 +144,60 @@ pub struct Snippet {
     pub redactions: Vec<crate::secrets::Redaction>,
 }
 
+/// Files [`Retrieval::file_ranks`] returns when no limit is given.
+pub const DEFAULT_RANKED_FILES: usize = 100;
+/// Most files [`Retrieval::file_ranks`] returns; a larger limit is capped to it.
+pub const MAX_RANKED_FILES: usize = 5000;
+/// Most folders [`Retrieval::file_ranks`] returns (the biggest).
+pub const MAX_RANKED_FOLDERS: usize = 1000;
+
+/// What [`Retrieval::file_ranks`] is asked for.
+#[derive(Debug, Clone, Default)]
+pub struct FileRankOptions {
+    /// Files wanted; capped to [`MAX_RANKED_FILES`].
+    pub limit: usize,
+    /// Only the files under this folder (relative to the root, `/`-separated); `None` or empty
+    /// for the whole root.
+    pub path: Option<String>,
+}
+
+/// One file of a root, as the index knows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileRank {
+    /// Path relative to the root, `'/'`-separated.
+    pub path: String,
+    /// What the file is for ([`Role`]).
+    pub role: Role,
+    /// How much the rest of the tree uses the names only this file defines, 0 to 1 (the
+    /// prior ranking gives a one-line prompt).
+    pub centrality: f32,
+    /// Language from the file name, if known.
+    pub language: Option<&'static str>,
+}
+
+/// A folder of a root: its indexed files (at any depth) and the role most of them have.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FolderRank {
+    /// Path relative to the root, `'/'`-separated.
+    pub path: String,
+    /// Indexed files under it, at any depth.
+    pub files: usize,
+    /// The most common role of those files (ties: the first in [`Role`]'s order).
+    pub role: Role,
+}
+
+/// The files of a root (or of one of its folders), most central first, and its folders.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FileRanks {
+    /// The most central files, at most the limit: centrality descending, ties by path.
+    pub files: Vec<FileRank>,
+    /// Indexed files under the folder asked about (`files` holds the first of them).
+    pub total: usize,
+    /// The folders one and two levels below the folder asked about that hold indexed files,
+    /// most files first (ties by path), at most [`MAX_RANKED_FOLDERS`].
+    pub folders: Vec<FolderRank>,
+}
+
 /// The state of a root's index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IndexState {
@@ -541,6 +595,54 @@ impl Retrieval {
         }
     }
 
+    /// The files of `root` (or of its folder `options.path`), most central first, with
+    /// their roles and languages, and its folders with the role most of their files have: a
+    /// map of the tree from its index, which is built or brought up to date first (as
+    /// [`Retrieval::prepare`] does).
+    ///
+    /// Errors: `invalid_request` for a root that is not an absolute path to an existing
+    /// directory, or a `path` that is not a relative folder path (absolute, or with `.` or
+    /// `..` parts).
+    pub fn file_ranks(
+        &self,
+        root: &str,
+        options: &FileRankOptions,
+        cancel: &Cancel,
+    ) -> Result<FileRanks> {
+        let under = folder_arg(options.path.as_deref())?;
+        let limit = options.limit.min(MAX_RANKED_FILES);
+        let scope = Scope::new(root)?;
+        let canonical = scope.root().to_path_buf();
+        let slot = self.slot(&canonical);
+        let mut guard = slot.lock_index();
+        let index = self.up_to_date(&slot, &mut guard, scope, cancel)?;
+        let ranked = query::central::ranked(index, &under, cancel)?;
+        let meta = |fid: u32| index.files[fid as usize].as_ref();
+        let files = ranked
+            .iter()
+            .take(limit)
+            .filter_map(|&(fid, centrality)| {
+                meta(fid).map(|m| FileRank {
+                    path: m.rel.clone(),
+                    role: m.role,
+                    centrality,
+                    language: m.language,
+                })
+            })
+            .collect();
+        let folders = folder_ranks(ranked.iter().filter_map(|&(fid, _)| meta(fid)), &under);
+        let out = FileRanks {
+            files,
+            total: ranked.len(),
+            folders,
+        };
+        index.bound_residency();
+        drop(guard);
+        self.keep(&canonical, &slot);
+        self.enforce_budget(&slot);
+        Ok(out)
+    }
+
     /// The state of `root`'s index, without waiting for a build in progress.
     pub fn status(&self, root: &str) -> Result<IndexStatus> {
         let scope = Scope::new(root)?;
@@ -579,6 +681,90 @@ impl Retrieval {
         roots.retain(|e| e.root != scope.root());
         Ok(roots.len() != before)
     }
+}
+
+/// A folder argument of [`Retrieval::file_ranks`] as the index writes paths: `/`-separated,
+/// relative, without a trailing `/` (empty for the root).
+fn folder_arg(path: Option<&str>) -> Result<String> {
+    let Some(path) = path else {
+        return Ok(String::new());
+    };
+    let path = path.replace('\\', "/");
+    let path = path.trim_end_matches('/');
+    if path.is_empty() {
+        return Ok(String::new());
+    }
+    let bad = path.starts_with('/')
+        || path.contains(':')
+        || path
+            .split('/')
+            .any(|p| p.is_empty() || p == "." || p == "..");
+    if bad || path.len() > 4096 {
+        return Err(Error::invalid_request(
+            "path must be a folder relative to the root, without . or .. parts",
+        ));
+    }
+    Ok(path.to_owned())
+}
+
+/// The folders one and two levels below `under` among `files`, each with its file count and
+/// most common role, most files first (ties by path), at most [`MAX_RANKED_FOLDERS`].
+fn folder_ranks<'a>(
+    files: impl Iterator<Item = &'a index::FileMeta>,
+    under: &str,
+) -> Vec<FolderRank> {
+    const ORDER: [Role; 11] = [
+        Role::Source,
+        Role::Test,
+        Role::Fixture,
+        Role::Docs,
+        Role::Example,
+        Role::Config,
+        Role::Generated,
+        Role::Vendored,
+        Role::Legacy,
+        Role::Template,
+        Role::Declarations,
+    ];
+    let mut counts = std::collections::BTreeMap::<String, [usize; 11]>::new();
+    for meta in files {
+        let rest = if under.is_empty() {
+            meta.rel.as_str()
+        } else {
+            meta.rel.get(under.len() + 1..).unwrap_or("")
+        };
+        let role = ORDER.iter().position(|&r| r == meta.role).unwrap_or(0);
+        let mut parts = rest.split('/');
+        let mut end = under.len();
+        // The file's own name is not a folder: only the parts before the last.
+        let depth = rest.matches('/').count().min(2);
+        for _ in 0..depth {
+            let Some(part) = parts.next() else { break };
+            end += part.len() + usize::from(end > 0 || !under.is_empty());
+            let folder = &meta.rel[..end];
+            counts.entry(folder.to_owned()).or_default()[role] += 1;
+        }
+    }
+    let mut out: Vec<FolderRank> = counts
+        .into_iter()
+        .map(|(path, c)| {
+            let (mut best, mut files) = (0usize, 0usize);
+            for (i, &n) in c.iter().enumerate() {
+                files += n;
+                if n > c[best] {
+                    best = i;
+                }
+            }
+            FolderRank {
+                path,
+                files,
+                role: ORDER[best],
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| b.files.cmp(&a.files).then_with(|| a.path.cmp(&b.path)));
+    out.truncate(MAX_RANKED_FOLDERS);
+    out
 }
 
 /// FNV-1a, 64 bits: a stable hash for snippet ids (the same on every platform and release).

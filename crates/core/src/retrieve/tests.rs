@@ -441,8 +441,8 @@ fn redacts_secrets_in_snippets() {
     assert!(plain.iter().all(|s| s.redactions.is_empty()));
 }
 
-/// Issue 14 item 1: a snippet that starts inside a private key block (the chunker splits a
-/// long block) must not show the block's lines.
+/// A snippet that starts inside a private key block (the chunker splits a long block) must
+/// not show the block's lines.
 #[test]
 fn snippets_starting_inside_a_key_block_show_none_of_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -1581,4 +1581,155 @@ fn centrality_is_the_same_after_a_restart() {
     drop(first);
     let second = Retrieval::new(options);
     assert_eq!(second.retrieve(&request(r, prompt, 10)).unwrap(), before);
+}
+
+#[test]
+fn file_ranks_put_the_file_the_others_use_first_with_roles_and_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "src/core/engine.ts",
+        "export function startEngine(config: object) {\n  return config\n}\n",
+    );
+    write(
+        r,
+        "src/core/helper.ts",
+        "export function lonelyHelper() {\n  return 1\n}\n",
+    );
+    for k in 0..6 {
+        write(
+            r,
+            &format!("src/feature{k}.ts"),
+            &format!(
+                "import {{ startEngine }} from './core/engine'\nexport function feature{k}() {{\n  return startEngine({{}})\n}}\n"
+            ),
+        );
+    }
+    for k in 0..3 {
+        write(
+            r,
+            &format!("tests/t{k}.test.ts"),
+            &format!(
+                "import {{ feature{k} }} from '../src/feature{k}'\ntest('x', () => feature{k}())\n"
+            ),
+        );
+    }
+    write(r, "docs/guide.md", "# Guide\n\nRead the source.\n");
+    let ret = Retrieval::default();
+    let root = r.to_str().unwrap();
+    let all = |limit: usize, path: Option<&str>| {
+        let options = FileRankOptions {
+            limit,
+            path: path.map(str::to_owned),
+        };
+        ret.file_ranks(root, &options, &Cancel::default())
+    };
+    let out = all(100, None).unwrap();
+    assert_eq!(out.total, 12);
+    assert_eq!(out.files.len(), 12);
+    assert_eq!(out.files[0].path, "src/core/engine.ts", "{:?}", out.files);
+    assert!(out.files[0].centrality > 0.0);
+    assert_eq!(out.files[0].role, Role::Source);
+    assert_eq!(out.files[0].language, Some("typescript"));
+    // Centrality descending, ties by path: the same order on every call.
+    for w in out.files.windows(2) {
+        assert!(
+            w[0].centrality > w[1].centrality
+                || w[0].centrality == w[1].centrality && w[0].path < w[1].path,
+            "{w:?}"
+        );
+    }
+    let helper = out
+        .files
+        .iter()
+        .find(|f| f.path == "src/core/helper.ts")
+        .unwrap();
+    assert_eq!(helper.centrality, 0.0);
+    assert_eq!(all(100, None).unwrap(), out);
+    let folder = |p: &str| out.folders.iter().find(|f| f.path == p).cloned();
+    assert_eq!(
+        folder("src").map(|f| (f.files, f.role)),
+        Some((8, Role::Source))
+    );
+    assert_eq!(folder("src/core").map(|f| f.files), Some(2));
+    assert_eq!(
+        folder("tests").map(|f| (f.files, f.role)),
+        Some((3, Role::Test))
+    );
+    assert_eq!(folder("docs").map(|f| f.role), Some(Role::Docs));
+    assert_eq!(out.folders[0].path, "src");
+    // The limit bounds the files, not the total or the folders.
+    let two = all(2, None).unwrap();
+    assert_eq!(two.files, out.files[..2].to_vec());
+    assert_eq!((two.total, two.folders.len()), (12, out.folders.len()));
+    // A folder: only its files; its subfolders as folders.
+    let src = all(100, Some("src/")).unwrap();
+    assert_eq!(src.total, 8);
+    assert_eq!(src.files[0].path, "src/core/engine.ts");
+    assert!(src.files.iter().all(|f| f.path.starts_with("src/")));
+    assert_eq!(
+        src.folders
+            .iter()
+            .map(|f| f.path.as_str())
+            .collect::<Vec<_>>(),
+        ["src/core"]
+    );
+    assert_eq!(all(100, Some("nowhere")).unwrap().total, 0);
+    for bad in ["../x", "/etc", "src/../x", "./src", "a//b"] {
+        let e = all(10, Some(bad)).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::InvalidRequest, "{bad}");
+    }
+    let e = ret
+        .file_ranks(
+            "relative/root",
+            &FileRankOptions::default(),
+            &Cancel::default(),
+        )
+        .unwrap_err();
+    assert_eq!(e.kind(), crate::ErrorKind::InvalidRequest);
+    let cancelled = Cancel::default();
+    cancelled.cancel();
+    assert!(ret
+        .file_ranks(root, &FileRankOptions::default(), &cancelled)
+        .is_err());
+/// A file the process may not read is skipped as unreadable and the rest is indexed (the
+/// capabilities that would let root read it are dropped for this thread and the threads it
+/// starts; see `test_support`).
+#[cfg(unix)]
+#[test]
+fn unreadable_files_are_skipped_and_counted() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = fixture();
+    let root = dir.path();
+    write(root, "src/locked.ts", "export const routerLocked = 1\n");
+    let locked = root.join("src/locked.ts");
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    let baseline = fixture();
+    let b = Retrieval::default();
+    b.prepare(baseline.path().to_str().unwrap()).unwrap();
+    let files = b
+        .status(baseline.path().to_str().unwrap())
+        .unwrap()
+        .stats
+        .files;
+    let user = crate::test_support::Unprivileged::enter();
+    if !user.can_read(&locked) {
+        let r = Retrieval::default();
+        r.prepare(root.to_str().unwrap()).unwrap();
+        let status = r.status(root.to_str().unwrap()).unwrap();
+        assert_eq!(
+            status.coverage.skipped.unreadable, 1,
+            "{:?}",
+            status.coverage
+        );
+        assert_eq!(status.stats.files, files, "the other files are indexed");
+        let hits = r
+            .retrieve(&request(root, "routerLocked router", 20))
+            .unwrap();
+        assert!(!hits.is_empty());
+        assert!(hits.iter().all(|s| s.path != "src/locked.ts"));
+    }
+    drop(user);
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o644)).unwrap();
 }

@@ -592,8 +592,8 @@ fn redaction_of_every_kind_has_its_marker() {
 }
 
 #[test]
-fn issue_14_kinds_are_caught() {
-    // The kinds issue 14 found missing (Azure storage keys to bearer tokens), each in the
+fn kinds_found_missing_in_review_are_caught() {
+    // The kinds a review found missing (Azure storage keys to bearer tokens), each in the
     // context it was reported in; every other kind's first sample is held to the same bar.
     for kind in SecretKind::ALL {
         let text = &fakes::samples(kind, 7)[0];
@@ -807,7 +807,7 @@ fn safe_cut_never_splits_a_secret() {
 
 #[test]
 fn a_long_line_cut_leaves_no_prefix_of_a_secret() {
-    // Issue 14 item 2: the 2000-character cut used to keep `ghp_` and a few characters.
+    // The 2000-character cut used to keep `ghp_` and a few characters.
     let value = generic_value(304, 30);
     for (pad, secret, part) in [
         (1990, github_token("ghp", 302), "ghp_".to_owned()),
@@ -1298,7 +1298,7 @@ const ORDINARY: &[&str] = &[
     "commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
 ];
 
-/// Issue 14 target: 0 false positives on 1,000+ ordinary source lines: this repository's own
+/// The target: 0 false positives on 1,000+ ordinary source lines: this repository's own
 /// code and docs, lockfile hashes (`Cargo.lock` checksums, npm `integrity`), UUIDs, git SHAs,
 /// CSS colours and base64 images (`tests/fixtures/secrets/ordinary_lines.txt`).
 #[test]

@@ -405,7 +405,10 @@ impl Lang {
 
     /// The language of a file by its name or extension (case-insensitive), if supported.
     pub fn from_path(path: impl AsRef<Path>) -> Option<Lang> {
-        let name = path.as_ref().file_name()?.to_str()?;
+        // The last name after either separator, on every host, so that `src\Rakefile` is
+        // Ruby on Linux as on Windows.
+        let path = path.as_ref().to_str()?;
+        let name = path.rsplit(['/', '\\']).next().filter(|n| !n.is_empty())?;
         if let Some(lang) = Lang::ALL
             .into_iter()
             .find(|l| l.info().file_names.contains(&name))

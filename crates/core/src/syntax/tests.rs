@@ -67,6 +67,13 @@ fn language_names_cover_files_without_a_grammar() {
         ("Makefile", None),
         ("image.png", None),
         ("no_extension", None),
+        // Windows-style paths name the same languages on every host.
+        (r"src\a.ts", Some("typescript")),
+        (r"x\Rakefile", Some("ruby")),
+        (r"C:\proj\docs\INDEX.RST", Some("rst")),
+        (r"\\?\C:\proj\deploy.SH", Some("bash")),
+        (r"\\server\share\Makefile", None),
+        (r"src\", None),
     ] {
         assert_eq!(language_name(path), name, "{path}");
     }

@@ -724,10 +724,16 @@ fn test_files_follow_each_language_convention() {
         "tests/CartTest.php",
         "lua/cart_spec.lua",
         "src/Vault.t.sol",
+        r"src\test\java\shop\CartTest.java",
+        r"C:\proj\tests\api.py",
+        r"\\?\C:\proj\src\__tests__\a.tsx",
+        r"app\test_models.py",
     ] {
         assert!(is_test_path(path), "{path}");
     }
     for path in [
+        r"src\Latest.java",
+        r"C:\proj\src\cart.ts",
         "src/Latest.java",
         "src/contest.py",
         "src/attest.go",

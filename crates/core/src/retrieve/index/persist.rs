@@ -431,11 +431,13 @@ impl In<'_> {
 }
 
 /// True if `rel` is a plain `'/'`-separated relative path: no empty, `.` or `..` component,
-/// not absolute, no backslash or NUL.
+/// not absolute, no backslash or NUL, and on Windows no `:` (`C:/x` joined to the root would
+/// replace it; Windows names cannot hold a colon anyway).
 fn plain_relative(rel: &str) -> bool {
     !rel.is_empty()
         && !rel.starts_with('/')
         && !rel.contains(['\\', '\0'])
+        && (!cfg!(windows) || !rel.contains(':'))
         && rel
             .split('/')
             .all(|c| !c.is_empty() && c != "." && c != "..")
@@ -1164,8 +1166,18 @@ mod tests {
             "a\\b",
             "a\0b",
             "a/",
+            r"..\x",
+            r"a\..\..\x",
+            r"C:\x",
+            r"\\?\C:\x",
+            r"\\server\share\x",
         ] {
             assert!(!plain_relative(bad), "{bad:?}");
+        }
+        // A colon is part of a name on Unix; on Windows it is a drive (`C:/x` joined to the
+        // root replaces it) or a data stream.
+        for colon in ["C:/x", "c:x", "a/b:c"] {
+            assert_eq!(plain_relative(colon), !cfg!(windows), "{colon:?}");
         }
         let dir = tree();
         let mut index = built(dir.path());

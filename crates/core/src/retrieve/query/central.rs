@@ -22,10 +22,12 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use crate::cancel::Cancel;
 use crate::retrieve::index::chunk;
 use crate::retrieve::index::terms::{get_var, put_var};
 use crate::retrieve::index::Index;
 use crate::retrieve::tokenize::{for_each_identifier, Tokenizer};
+use crate::Result;
 
 /// Fixed-point unit of a name's contribution, so that a sum does not depend on the order of
 /// its names.
@@ -271,6 +273,49 @@ fn term_users(index: &Index, t: u32) -> (u32, u64) {
     }
     let users = (files - 1) as f64;
     (definer, (users.ln_1p() * UNIT).round() as u64)
+}
+
+/// Every live file of `index` whose path lies under the folder `under` (`/`-separated, empty
+/// for the whole root), with its centrality ([`Central::of`]): most central first, ties by
+/// path, so the order depends on the files only. Asks about every such file, so it costs a
+/// pass over the posting list of each name defined there (the whole tree's for `""`); it
+/// checks `cancel` between files.
+pub(in crate::retrieve) fn ranked(
+    index: &Index,
+    under: &str,
+    cancel: &Cancel,
+) -> Result<Vec<(u32, f32)>> {
+    let mut central = index
+        .central
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut out = Vec::new();
+    for (fid, meta) in index.files.iter().enumerate() {
+        let Some(meta) = meta else { continue };
+        if !is_under(&meta.rel, under) {
+            continue;
+        }
+        if fid % 256 == 0 {
+            cancel.check()?;
+        }
+        let fid = fid as u32;
+        out.push((fid, central.of(index, fid)));
+    }
+    drop(central);
+    let path_of = |f: u32| index.files[f as usize].as_ref().map(|m| m.rel.as_str());
+    out.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| path_of(a.0).cmp(&path_of(b.0)))
+    });
+    Ok(out)
+}
+
+/// Whether the root-relative path `rel` lies under the folder `under` (empty: the root).
+pub(in crate::retrieve) fn is_under(rel: &str, under: &str) -> bool {
+    under.is_empty()
+        || rel
+            .strip_prefix(under)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 impl Index {

@@ -23,7 +23,7 @@
 use super::prompt::normalize_name;
 pub use super::prompt::Query;
 use super::roles::Role;
-use crate::retrieve::index::{Index, Posting};
+use crate::retrieve::index::Index;
 
 /// BM25 saturation and length normalization, chunk level.
 const K1_CHUNK: f32 = 1.2;
@@ -281,6 +281,13 @@ struct Scores {
     /// Scratch: the current term's live postings as (chunk, chunk length, weighted tf), so
     /// its list is decoded and its chunks looked up once, not once per pass.
     hits: Vec<(u32, u32, f32)>,
+    /// The live postings that define their term, as (chunk, file), recorded by
+    /// [`Scores::add_term`] for [`Scores::add_definitions`] (term `k`'s are
+    /// `defined[defined_ends[k - 1]..defined_ends[k]]`), so a term's list is decoded once, not
+    /// three times: on a large tree a common word's list has hundreds of thousands of postings
+    /// and almost none of them define it.
+    defined: Vec<(u32, u32)>,
+    defined_ends: Vec<usize>,
 }
 
 /// Score vectors (chunk, bm25, path, symbol, mention, file tf), the touched-files list, the
@@ -355,6 +362,8 @@ impl Scores {
             touched,
             chunked,
             hits,
+            defined: Vec::new(),
+            defined_ends: Vec::new(),
         }
     }
 
@@ -380,6 +389,9 @@ impl Scores {
                 }
                 df_chunks += 1.0;
                 self.chunked[c.file as usize] = true;
+                if p.sym > 0 {
+                    self.defined.push((p.chunk, c.file));
+                }
                 let tf = f32::from(p.tf) + w_symbol * f32::from(p.sym);
                 self.hits.push((p.chunk, c.len, tf));
                 let slot = &mut self.file_tf[c.file as usize];
@@ -389,6 +401,7 @@ impl Scores {
                 *slot += tf;
             },
         );
+        self.defined_ends.push(self.defined.len());
         if df_chunks > 0.0 {
             let idf_c = idf(self.n_chunks, df_chunks);
             for &(chunk, len, tf) in &self.hits {
@@ -424,30 +437,23 @@ impl Scores {
     /// Step 3: a term that a chunk defines (it is, or is a part of, a name the chunk
     /// defines) lifts that chunk and its file, by the rarity of the definition: a name
     /// defined in one file is strong evidence, a word in many names is not.
-    fn add_definitions(&mut self, index: &Index, term: Term) {
+    fn add_definitions(&mut self, k: usize, term: Term) {
         if term.path_only {
             return;
         }
-        let list = || index.postings.list(term.id);
-        // Only the chunks that define the term are read.
-        let chunks = index.chunks.as_ptr();
-        let at = |p: Posting| (p.sym > 0).then(|| chunks.wrapping_add(p.chunk as usize));
+        // The term's live postings with a definition, in list order, as `add_term` (the
+        // `k`-th call) met them.
+        let start = if k == 0 { 0 } else { self.defined_ends[k - 1] };
+        let defined = &self.defined[start..self.defined_ends[k]];
         self.touched.clear();
-        list().for_each_prefetched(at, |p| {
-            if p.sym == 0 {
-                return;
-            }
-            let c = &index.chunks[p.chunk as usize];
-            if !c.alive {
-                return;
-            }
+        for &(_, file) in defined {
             // `file_tf` (all zero between terms) marks the files already listed.
-            let seen = &mut self.file_tf[c.file as usize];
+            let seen = &mut self.file_tf[file as usize];
             if *seen == 0.0 {
                 *seen = 1.0;
-                self.touched.push(c.file);
+                self.touched.push(file);
             }
-        });
+        }
         for &f in &self.touched {
             self.file_tf[f as usize] = 0.0;
             self.chunked[f as usize] = true;
@@ -456,11 +462,8 @@ impl Scores {
             return;
         }
         let idf_d = idf(self.n_files, self.touched.len() as f32);
-        for p in list() {
-            let c = &index.chunks[p.chunk as usize];
-            if p.sym > 0 && c.alive {
-                self.chunk[p.chunk as usize] += W_DEFINES_CHUNK * term.weight * idf_d;
-            }
+        for &(chunk, _) in defined {
+            self.chunk[chunk as usize] += W_DEFINES_CHUNK * term.weight * idf_d;
         }
         for &f in &self.touched {
             self.symbol[f as usize] = self.symbol[f as usize].max(W_DEFINES * term.weight * idf_d);
@@ -1068,8 +1071,8 @@ pub fn rank_shown(index: &Index, query: &Query, max_files: usize, shown: usize) 
     for &t in &terms {
         scores.add_term(index, t);
     }
-    for &t in &terms {
-        scores.add_definitions(index, t);
+    for (k, &t) in terms.iter().enumerate() {
+        scores.add_definitions(k, t);
     }
     scores.add_mentions(index, query);
     // Twice the files asked for are selected, so that a demoted header's place can be

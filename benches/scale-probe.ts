@@ -1,0 +1,204 @@
+// What a user sees when a tree is indexed cold, run by hand (results in BENCHMARKS.md): a fresh
+// Node process, `new ContextEngine()` with default options (or the ones given), `prepareIndex(root)`,
+// `indexStatus(root)` polled until `ready`; then warm latency over prompts, steady memory, and
+// `rg -c struct` over the same tree in the same run as the reference (run before and after the
+// build, the median reported, so a cold page cache does not favour either side).
+//
+//   node --expose-gc --import tsx benches/scale-probe.ts ROOT [ROOT...] [--addon PATH]
+//        [--prompts kernel|small] [--rounds 3] [--cache-dir DIR] [--no-watch] [--via retrieve]
+//
+// Times: `prepare` is when prepareIndex resolved, `ready` when indexStatus first said ready (polled
+// every 20 ms), `rg` is one pass of `rg -c struct`. Memory: RSS sampled every 50 ms (peak), and
+// after the warm rounds and a GC (steady), with RssAnon/RssFile from /proc/self/status.
+// `--cache-dir DIR` sets indexCacheDir and also measures a restart (a second engine, first answer).
+// `--no-watch` sets `watch: false`; `--via retrieve` times the first `retrieve` instead of
+// prepareIndex (what benches/kernel.bench.ts calls the cold first answer).
+import { execFileSync } from 'node:child_process'
+import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join, resolve } from 'node:path'
+
+const argv = process.argv.slice(2)
+function opt(name: string, fallback: string): string {
+  const i = argv.indexOf(`--${name}`)
+  return i >= 0 && argv[i + 1] ? argv[i + 1] : fallback
+}
+const flags = new Set(['--addon', '--prompts', '--rounds', '--cache-dir', '--via'])
+const roots: string[] = []
+for (let i = 0; i < argv.length; i++) {
+  if (flags.has(argv[i])) i++
+  else if (!argv[i].startsWith('--')) roots.push(resolve(argv[i]))
+}
+if (roots.length === 0) {
+  console.error('usage: scale-probe.ts ROOT [ROOT...] [--addon PATH] [--prompts kernel|small] [--rounds N] [--cache-dir DIR]')
+  process.exit(2)
+}
+
+const KERNEL = [
+  'how does the scheduler pick the next task to run',
+  'where are page faults handled on x86',
+  'ext4 journal commit of a transaction',
+  'TCP retransmission timeout calculation',
+  'how is a new process created by fork',
+  'memory cgroup charge when a page is allocated',
+  'USB device enumeration when a device is plugged in',
+  'how are interrupts disabled and restored',
+  'read ahead for sequential file reads',
+  'OOM killer choosing a victim process',
+  'network device transmit queue timeout watchdog',
+  'mount a filesystem superblock setup',
+  'slab allocator freeing an object',
+  'futex wait and wake implementation',
+  'copy_from_user',
+  'kmem_cache_alloc',
+  'spin_lock_irqsave',
+  'wake_up_process',
+  'handle_mm_fault',
+  'schedule_timeout',
+  '`mutex_lock` deadlock',
+  'alloc_pages returns NULL',
+  'vfs_read',
+  'tcp_sendmsg',
+  'register_netdev',
+  'of_property_read_u32 in a device tree driver',
+  'request_irq fails with EBUSY',
+  'dma_map_single',
+  'ext4_fill_super',
+  'blk_mq_submit_bio',
+  'BUG: unable to handle page fault for address: ffffffffc0a0b000 RIP: 0010:ext4_writepages+0x4a/0x1a0',
+  'WARNING: CPU: 2 PID: 1 at kernel/workqueue.c:3066 __flush_work+0x2c0/0x2d0',
+  'general protection fault in skb_release_data net/core/skbuff.c',
+  'kernel BUG at mm/slub.c:4317!',
+  'Call Trace: __schedule+0x2e5/0x930 schedule+0x46/0xb0 schedule_timeout+0x1c4/0x2a0',
+  'fs/ext4/inode.c ext4_da_write_begin',
+  'drivers/net/ethernet/intel/e1000e/netdev.c e1000_clean_rx_irq',
+  'arch/x86/kernel/traps.c do_general_protection',
+  'NULL pointer dereference in usb_submit_urb drivers/usb/core/urb.c',
+  'RCU stall detected rcu_sched kthread starved',
+]
+// For the tree of benches/gen-small-tree.ts: the shared words, a few names, and nothing.
+const SMALL = [
+  'retry the request when the socket times out',
+  'validate the schema of a config',
+  'encode the token into a header',
+  'dispatch an event to every listener',
+  'parse the config and cache the result',
+  'flush the buffer to the queue',
+  'load user session token',
+  'how is the request sent',
+  'getUserItem4999',
+  'parseConfigItem19996',
+  'flushCacheItem44991',
+  'sendRequestItem159992',
+  'xylophone quasar zeppelin',
+]
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]
+}
+const median = (xs: number[]) => pct(xs, 50)
+const mb = (n: number) => `${(n / 1e6).toFixed(0)} MB`
+function procStatus(): string {
+  try {
+    const s = readFileSync('/proc/self/status', 'utf8')
+    const f = (k: string) => Number(s.match(new RegExp(`^${k}:\\s*(\\d+) kB`, 'm'))?.[1] ?? 0) / 1000
+    return `RssAnon ${f('RssAnon').toFixed(0)} MB, RssFile ${f('RssFile').toFixed(0)} MB, VmHWM ${f('VmHWM').toFixed(0)} MB`
+  } catch {
+    return 'no /proc/self/status'
+  }
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+function rgPass(root: string): number {
+  const t = performance.now()
+  // rg's CPU is a child's: not in process.cpuUsage(); wall time only.
+  try {
+    execFileSync('rg', ['-c', '--no-messages', 'struct', root], { stdio: ['ignore', 'ignore', 'ignore'] })
+  } catch {}
+  return performance.now() - t
+}
+
+async function main(): Promise<void> {
+  const addon = resolve(opt('addon', join(__dirname, '..', 'dist', 'index.js')))
+  const { ContextEngine } = createRequire(__filename)(addon)
+  const prompts = opt('prompts', 'kernel') === 'small' ? SMALL : KERNEL
+  const rounds = Number(opt('rounds', '3'))
+  const cacheDir = opt('cache-dir', '')
+  console.log(`roots ${roots.join(' ')}\naddon ${addon}\nnode ${process.version}, ${new Date().toISOString()}`)
+
+  const rg: number[] = roots.map(() => 0)
+  roots.forEach((r, k) => {
+    rg[k] += rgPass(r)
+  })
+  console.log(`rg -c struct       ${rg.map((ms) => `${ms.toFixed(0)} ms`).join(', ')} (before the build)`)
+
+  const options: Record<string, unknown> = cacheDir ? { indexCacheDir: cacheDir } : {}
+  if (argv.includes('--no-watch')) options.watch = false
+  const viaRetrieve = opt('via', 'prepareIndex') === 'retrieve'
+  console.log(`options            ${JSON.stringify(options)}, cold via ${viaRetrieve ? 'the first retrieve' : 'prepareIndex + indexStatus'}`)
+  const engine = new ContextEngine(options)
+  let peak = process.memoryUsage().rss
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss)
+  }, 50)
+  for (const root of roots) {
+    const t = performance.now()
+    const cpu0 = process.cpuUsage()
+    let prepared = 0
+    const call = viaRetrieve
+      ? engine.retrieve({ prompt: prompts[0], spaceId: 'probe', sessionId: 'probe', rootPath: root, providerId: 'mcp', limit: 20 })
+      : engine.prepareIndex(root)
+    const p = call.then(() => {
+      prepared = performance.now() - t
+    })
+    let ready = 0
+    while (!ready) {
+      if (engine.indexStatus(root).state === 'ready') ready = performance.now() - t
+      else await sleep(20)
+    }
+    await p
+    const cpu = process.cpuUsage(cpu0)
+    const s = engine.indexStatus(root)
+    console.log(`cold               ${root}: ready ${(ready / 1000).toFixed(2)} s, ${viaRetrieve ? 'retrieve' : 'prepareIndex'} resolved ${(prepared / 1000).toFixed(2)} s, CPU ${(cpu.user / 1e6).toFixed(1)} s user + ${(cpu.system / 1e6).toFixed(1)} s system; ${s.files} files, ${s.chunks} chunks, ${s.terms} terms, ${mb(s.bytes)} estimated`)
+  }
+  const peakBuild = peak
+  const rssBuilt = process.memoryUsage().rss
+
+  const ask = (root: string, prompt: string) =>
+    engine.retrieve({ prompt, spaceId: 'probe', sessionId: 'probe', rootPath: root, providerId: 'mcp', limit: 20 })
+  const warm: number[] = []
+  for (let r = 0; r < rounds; r++) {
+    for (const root of roots) {
+      for (const q of prompts) {
+        const t = performance.now()
+        await ask(root, q)
+        warm.push(performance.now() - t)
+      }
+    }
+  }
+  await sleep(cacheDir ? 15000 : 1000)
+  if (global.gc) global.gc()
+  const steady = process.memoryUsage().rss
+  clearInterval(sampler)
+  roots.forEach((r, k) => {
+    rg[k] += rgPass(r)
+  })
+  console.log(`rg -c struct       ${roots.map((r, k) => `${(rg[k] / 2).toFixed(0)} ms`).join(', ')} (mean of the passes before and after the build)`)
+  console.log(`warm (${warm.length} calls) p50 ${median(warm).toFixed(1)} ms  p95 ${pct(warm, 95).toFixed(1)} ms  max ${Math.max(...warm).toFixed(1)} ms`)
+  console.log(`memory (RSS)       after build ${mb(rssBuilt)}, peak ${mb(Math.max(peak, peakBuild))} (${mb(peakBuild)} during the build), steady ${mb(steady)}; ${procStatus()}`)
+  if (cacheDir) {
+    const bytes = readdirSync(cacheDir)
+      .filter((n) => n.endsWith('.ceidx'))
+      .reduce((sum, n) => sum + statSync(join(cacheDir, n)).size, 0)
+    console.log(`index on disk      ${mb(bytes)}`)
+    const again = new ContextEngine({ indexCacheDir: cacheDir })
+    const t = performance.now()
+    await again.retrieve({ prompt: prompts[1], spaceId: 'probe', sessionId: 'probe', rootPath: roots[0], providerId: 'mcp', limit: 20 })
+    console.log(`restart            first answer ${(performance.now() - t).toFixed(0)} ms`)
+  }
+}
+
+main().catch((err) => {
+  console.error(`error (${err.code ?? 'unknown'}): ${err.message}`)
+  process.exit(1)
+})
