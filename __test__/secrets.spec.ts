@@ -33,3 +33,43 @@ test('redactSecrets rejects a non-string with invalid_request', async () => {
     await assert.rejects(redactSecrets(bad as unknown as string), (e: any) => e.code === 'invalid_request' && /text/.test(e.message))
   }
 })
+
+test('redactSecrets takes any value under a secret name, in every common form, whole', async () => {
+  // Made-up passwords as people choose them, and one with the characters that used to cut it.
+  for (const value of ['Falcon5065', 'Maple83$', 'ab.cd-ef=gh:ij']) {
+    const forms = [
+      `DB_PASSWORD=${value}\n`,
+      `export PGPASSWORD=${value}\n`,
+      `      - POSTGRES_PASSWORD=${value}\n`,
+      `stringData:\n  db-password: ${value}\n`,
+      `spring.datasource.password=${value}\n`,
+      `[client]\npassword = ${value}\n`,
+      `<password>${value}</password>\n`,
+      `Server=db;Database=app;User Id=app;Password=${value};\n`,
+      `mysql -u root --password=${value} app\n`,
+      `DB_PASSWORD = "${value}"\n`,
+      `{ "password": "${value}" }\n`,
+      `<datasource password="${value}" />\n`,
+      `ds.setPassword("${value}");\n`,
+    ]
+    for (const text of forms) {
+      const r = await redactSecrets(text)
+      assert.deepEqual(r.redactions.map((x) => x.kind), ['generic_secret'], text)
+      assert.ok(!r.text.includes(value), `${text} -> ${r.text}`)
+      assert.ok(!JSON.stringify(r.redactions).includes(value))
+    }
+  }
+  const r = await redactSecrets('Password=ab.cd-ef=gh;Timeout=30\n')
+  assert.equal(r.text, 'Password=[REDACTED:generic_secret];Timeout=30\n')
+})
+
+test('redactSecrets leaves whole-value placeholders and references under secret names alone', async () => {
+  for (const value of ['changeme', 'password', '${DB_PASSWORD}', '$DB_PASSWORD', '<password>', 'xxxxxxxx', '%(password)s']) {
+    for (const text of [`DB_PASSWORD=${value}\n`, `password = "${value}"\n`]) {
+      const r = await redactSecrets(text)
+      assert.deepEqual(r, { text, redactions: [] }, text)
+    }
+  }
+  const code = 'token = next_token\npassword = os.environ["DB_PASSWORD"]\nconst secret = process.env.SECRET\nauth = getAuth()\n'
+  assert.deepEqual(await redactSecrets(code), { text: code, redactions: [] })
+})

@@ -58,7 +58,10 @@ const NOT_SECRET_LAST_WORDS: &[&str] = &[
     "env", "var", "variable", "store", "storage", "cache", "input", "button", "icon", "color",
     "style", "class", "selector", "event", "events", "state", "status", "callback", "handler",
     "route", "page", "view", "component", "module", "param", "params", "location", "rotation",
-    "level", "encoding", "encoder", "decoder", "algorithm", "alg", "cipher",
+    "level", "encoding", "encoder", "decoder", "algorithm", "alg", "cipher", "string", "strings",
+    "chars", "charset", "alphabet", "date", "md", "txt", "html", "htm", "rst", "py", "js", "ts",
+    "rs", "go", "rb", "java", "css", "svg", "png", "str", "bits", "list", "ptr", "buf", "ops",
+    "info", "ctx", "flags", "flag", "mask", "cnt", "num", "nr", "sz", "seq", "lock", "attr", "ref",
 ];
 
 /// A name containing one of these words is not a secret (`public_key`, `publishable_key`).
@@ -259,6 +262,23 @@ pub(super) fn accept_value(text: &str, start: usize, end: usize) -> Option<(usiz
     }
 }
 
+/// Where the secret of `text[start..end]` starts once an `Authorization` scheme (`Bearer `,
+/// `Basic `, `Token `, `Bot `) and blanks are skipped, and whether the scheme was `Basic`.
+pub(super) fn skip_scheme(text: &str, start: usize, end: usize) -> (usize, bool) {
+    let value = &text[start..end];
+    for scheme in ["bearer", "basic", "token", "bot"] {
+        let Some(head) = value.get(..scheme.len()) else {
+            continue;
+        };
+        let rest = &value[scheme.len()..];
+        if head.eq_ignore_ascii_case(scheme) && rest.starts_with([' ', '\t']) {
+            let trimmed = rest.trim_start();
+            return (end - trimmed.len(), scheme == "basic");
+        }
+    }
+    (start, false)
+}
+
 fn value_is_secret_like(value: &str) -> bool {
     let n = value.chars().count();
     (MIN_LEN..=MAX_LEN).contains(&n)
@@ -274,6 +294,532 @@ fn value_is_secret_like(value: &str) -> bool {
         && entropy_ok(value, n)
 }
 
+/// Shortest value the keyword rule takes under a password name (`Maple83$` is 8, the leak
+/// threshold of the recall benchmark is 6 characters left in the clear).
+pub(super) const KEYWORD_MIN_PASSWORD: usize = 6;
+/// Shortest value the keyword rule takes under any other secret name (`token`, `api_key`):
+/// shorter ones there are flags and names (`oauth2`, `basic`), not credentials.
+pub(super) const KEYWORD_MIN_OTHER: usize = 8;
+
+/// Words that make up placeholder values: a value made only of these (`your_api_key_here`,
+/// `REPLACE_ME`, `changeme`, `secret`, `my-token`) is a placeholder; a value that merely contains
+/// one next to anything else (`test1234`, `example-Xq9…`) is not.
+#[rustfmt::skip]
+const PLACEHOLDER_WORDS: &[&str] = &[
+    "a", "abc", "access", "actual", "admin", "any", "api", "app", "auth", "authorization",
+    "bar", "basic", "baz", "bearer", "blah", "bool", "boolean", "bytes", "change", "changeit",
+    "changeme", "client", "confidential", "cred", "credential", "credentials", "current",
+    "database", "db", "default", "demo", "dev", "dummy", "empty", "enter", "env", "example",
+    "fake", "false", "fill", "fixme", "foo", "generate", "generated", "goes", "guest", "here",
+    "hidden", "in", "insert", "int", "invalid", "key", "local", "masked", "me", "mock", "my",
+    "new", "nil", "no", "none", "null", "number", "object", "off", "old", "on", "opensesame",
+    "optional", "pass", "passphrase", "passwd", "password", "placeholder", "private", "provided",
+    "put", "pwd", "qux", "random", "real", "redacted", "replace", "required", "root", "sample",
+    "secret", "secretkey", "secrets", "sensitive", "set", "some", "str", "string", "stub",
+    "super", "tbd", "test", "testing", "text", "the", "this", "todo", "token", "top", "true",
+    "undefined", "unknown", "unset", "user", "username", "value", "with", "word", "xxx", "yes",
+    "your",
+];
+
+/// Whether the value of a keyword assignment is a credential: under a name that says secret
+/// (`password`, `token`, `api_key`, …) any literal value is one, whatever its entropy, unless
+/// the whole value is a placeholder, a reference or a label:
+///
+/// - placeholders: empty or short, `changeme`, `password`, `your_api_key_here`, `xxx`, `****`,
+///   `<…>`, `${VAR}`, `$VAR`, `%VAR%`, `%(x)s`, `%s`, `{{ x }}`, `{x}`, `#{x}`, `<%= … %>`,
+///   `@x@`, a redaction marker;
+/// - references: `os.environ[…]`, `process.env.X`, `config.db.password`, a function call,
+///   `tokens[i]`, `sys::FLAG`, a code identifier (`next_token`, `TokenType`, `authHeader`);
+/// - labels: one word of letters (`Passwort`, `Bearer`), a sentence, a URL, a path, a number
+///   (under a name that is not a password's).
+///
+/// Values with blanks are passphrases only under a password name and only when they are not
+/// prose ([`password_ok`]).
+pub(super) fn keyword_value_ok(value: &str, password_key: bool, quoted: bool) -> bool {
+    let n = value.chars().count();
+    let min = if password_key {
+        KEYWORD_MIN_PASSWORD
+    } else {
+        KEYWORD_MIN_OTHER
+    };
+    if n < min || n > MAX_LEN || value.chars().any(char::is_control) {
+        return false;
+    }
+    if value.chars().any(char::is_whitespace) {
+        return password_key && password_ok(value);
+    }
+    if is_whole_placeholder(value) || is_reference(value, quoted) || is_email(value) {
+        return false;
+    }
+    // A character class or a pattern (`[A-Za-z0-9._~+/-]+=*`), not a value.
+    if ["a-z", "A-Z", "0-9", "\\d", "\\w"]
+        .iter()
+        .any(|m| value.contains(m))
+    {
+        return false;
+    }
+    if value.contains("://") || value.contains("-----") || is_path(value) {
+        return false;
+    }
+    if is_mostly_escapes(value) || is_mostly_percent_encoded(value) {
+        return false;
+    }
+    if is_label_word(value, password_key) {
+        return false;
+    }
+    if is_numeric_literal(value) && !(password_key && value.bytes().all(|b| b.is_ascii_digit())) {
+        return false;
+    }
+    // A version or a version range (`^5.2.5`, `>=1.0`, `v2.3.1`).
+    let version = value.trim_start_matches(['^', '~', '>', '<', '=', 'v']);
+    if version.contains('.') && version.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return false;
+    }
+    // Quoted, `password1` and `Secret2024!` are what people type; a name with a secret word
+    // (`"userPassword"`, `"mypersonalaccesstoken123"`) is still a name.
+    let stem = value
+        .trim_end_matches(|c: char| c.is_ascii_digit() || "!@#$%&*?.".contains(c))
+        .to_ascii_lowercase();
+    let typed = quoted
+        && stem.len() < value.len()
+        && matches!(
+            stem.as_str(),
+            "password" | "passwd" | "pass" | "secret" | "token" | "admin"
+        );
+    if is_code_identifier(value) && (!typed || is_cased_identifier(value)) {
+        return false;
+    }
+    true
+}
+
+/// The whole value is a placeholder (see [`keyword_value_ok`]).
+fn is_whole_placeholder(value: &str) -> bool {
+    let v = value;
+    if v.starts_with("[REDACTED:") {
+        return true;
+    }
+    let wrapped = |open: &str, close: &str| {
+        v.len() >= open.len() + close.len() && v.starts_with(open) && v.ends_with(close)
+    };
+    // `<your-token>`, `{{ x }}`, `{password}`, `${VAR}`, `#{x}`, `<%= x %>`, `%VAR%`, `@x@`,
+    // `[token]`, `(secret)`.
+    if wrapped("<", ">")
+        || wrapped("{", "}")
+        || wrapped("${", "}")
+        || wrapped("#{", "}")
+        || wrapped("%", "%")
+        || wrapped("@", "@")
+        || wrapped("[", "]")
+        || wrapped("(", ")")
+        || has_template(v)
+    {
+        return true;
+    }
+    // `$VAR`, `$db_password`, `$(cmd)`, `$1`: an environment variable is upper case, a shell
+    // or PHP variable lower-case words; `$Galaxy30` is a password.
+    if let Some(rest) = v.strip_prefix('$') {
+        let upper = rest
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+        let lower = rest
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || matches!(b, b'_' | b'.' | b':'));
+        if rest.starts_with('(') || upper || lower {
+            return true;
+        }
+    }
+    // AWS's documented example keys (`…EXAMPLEKEY`, `…EXAMPLE`).
+    if v.contains("EXAMPLE") {
+        return true;
+    }
+    // `%s`, `%-20s`, `%08x`: a format directive alone.
+    if let Some(rest) = v.strip_prefix('%') {
+        if rest
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-+ #.*".contains(&b))
+            && rest.len() <= 6
+        {
+            return true;
+        }
+    }
+    // Filler: one character over and over (`xxxxxxxx`, `********`, `X-X-X-X`), runs of five,
+    // or a keyboard sequence (`12345678`, `abcdefgh`).
+    let mut chars = v
+        .chars()
+        .filter(|c| !matches!(c, '-' | '_' | '.' | ' ' | '/' | ':'));
+    if let Some(first) = chars.next() {
+        if chars.all(|c| c.eq_ignore_ascii_case(&first)) {
+            return true;
+        }
+    }
+    if has_repeated_run(v) || is_sequence(v) {
+        return true;
+    }
+    is_placeholder_phrase(v)
+}
+
+/// A template expression inside the value: `${VAR}`, `${VAR:-x}`, `{{ x }}`, `<%= x %>`,
+/// `%(x)s`, `#{x}`. Only complete ones count, so a random value with a `$` next to a `{` is
+/// still a value.
+fn has_template(v: &str) -> bool {
+    let closes = |open: &str, close: &str| {
+        v.match_indices(open)
+            .any(|(i, _)| v[i + open.len()..].contains(close))
+    };
+    let variable = |open: &str| {
+        v.match_indices(open).any(|(i, _)| {
+            let rest = &v[i + open.len()..];
+            let name = rest
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+                .count();
+            name > 0
+                && rest[..name].split('.').all(is_name_part)
+                && matches!(rest.as_bytes().get(name), Some(b'}' | b':' | b'-' | b'?'))
+                && rest[name..].contains('}')
+        })
+    };
+    variable("${")
+        || variable("#{")
+        || closes("{{", "}}")
+        || closes("<%", "%>")
+        || closes("\\(", ")")
+        || has_format_directive(v)
+        || {
+            v.match_indices("%(").any(|(i, _)| {
+                let rest = &v[i + 2..];
+                rest.find(')').is_some_and(|j| {
+                    rest[..j]
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                        && rest
+                            .as_bytes()
+                            .get(j + 1)
+                            .is_some_and(u8::is_ascii_alphabetic)
+                })
+            })
+        }
+}
+
+/// A printf directive (`%s`, `%.*s`, `%d`, `%lu`, `%zu`, `%x`) at the start of the value or
+/// after a character that is not a letter or digit, and followed by one or the end: a format
+/// string (`"Authorization: %.*s…"`), not a value.
+fn has_format_directive(v: &str) -> bool {
+    let b = v.as_bytes();
+    // With a length modifier (`%016llx`, `%lu`, `%zd`): anywhere.
+    let long = b.iter().enumerate().any(|(i, &c)| {
+        if c != b'%' {
+            return false;
+        }
+        let rest = &b[i + 1..];
+        let flags = rest.iter().take_while(|b| b"-+ #0".contains(b)).count();
+        let width = rest[flags..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit() || matches!(b, b'.' | b'*'))
+            .count();
+        let after = &rest[flags + width..];
+        let modifier = ["ll", "l", "z"]
+            .iter()
+            .find(|m| after.starts_with(m.as_bytes()))
+            .map_or(0, |m| m.len());
+        modifier > 0 && after.get(modifier).is_some_and(|c| b"duxX".contains(c))
+    });
+    long || b.iter().enumerate().any(|(i, &c)| {
+        if c != b'%' || (i > 0 && !matches!(b[i - 1], b' ' | b'=' | b':')) {
+            return false;
+        }
+        let rest = &v[i + 1..];
+        let spec = [
+            "s", "d", "u", "x", ".*s", "ld", "lu", "zu", "lld", "llu", "i",
+        ]
+        .iter()
+        .find(|d| rest.starts_with(*d));
+        spec.is_some_and(|d| {
+            d.len() > 1
+                || rest.as_bytes().get(d.len()).is_none_or(|n| {
+                    n.is_ascii_whitespace()
+                        || matches!(n, b'"' | b'\'' | b'&' | b';' | b',' | b')' | b'\\')
+                })
+        })
+    })
+}
+
+/// `user@host.com`: an address (anonymous FTP passwords, user names), not a secret: a local
+/// part, `@`, and a lower-case domain with a dot and a top-level domain of letters.
+fn is_email(value: &str) -> bool {
+    let Some((local, domain)) = value.split_once('@') else {
+        return false;
+    };
+    let tld = domain.rsplit('.').next().unwrap_or("");
+    !local.is_empty()
+        && local
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'+' | b'-'))
+        && domain.contains('.')
+        && domain
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-'))
+        && tld.len() >= 2
+        && tld.bytes().all(|b| b.is_ascii_lowercase())
+}
+
+/// Every run of letters of `value` splits into [`PLACEHOLDER_WORDS`] and there is nothing but
+/// separators between them: `your_api_key_here`, `REPLACE-ME`, `changeme`, `MySecretToken`.
+fn is_placeholder_phrase(value: &str) -> bool {
+    let mut any = false;
+    for part in value.split(['_', '-', '.', ' ', '/', ':']) {
+        if part.is_empty() {
+            continue;
+        }
+        if !part.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return false;
+        }
+        let lower = part.to_ascii_lowercase();
+        if !splits_into_placeholder_words(&lower) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// Word break over [`PLACEHOLDER_WORDS`] (`yourapikeyhere` → your api key here).
+fn splits_into_placeholder_words(s: &str) -> bool {
+    if s.len() > 64 {
+        return false;
+    }
+    let b = s.as_bytes();
+    let mut ok = vec![false; b.len() + 1];
+    ok[0] = true;
+    for end in 1..=b.len() {
+        ok[end] = (0..end)
+            .any(|start| ok[start] && PLACEHOLDER_WORDS.binary_search(&&s[start..end]).is_ok());
+    }
+    ok[b.len()]
+}
+
+/// Code, not a value: `os.environ[…]`, `process.env.X`, `config.db.password`, `getToken()`,
+/// `tokens[i]`, `sys::FLAG`, `ENV.fetch(…)`.
+fn is_reference(value: &str, quoted: bool) -> bool {
+    let head_len = value
+        .bytes()
+        .take_while(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.' | b':'))
+        .count();
+    let head = &value[..head_len];
+    let starts_like_name = head
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'$');
+    // `host->h_cred`, `$this->token`, `->security`: a C, PHP or Perl expression.
+    if value.starts_with("->") {
+        return true;
+    }
+    if value.contains("->") {
+        let path = value.trim_start_matches('$').replace("->", ".");
+        let path = path.trim_end_matches([';', ',', ')']);
+        if path.split('.').all(|p| !p.is_empty() && is_name_part(p)) {
+            return true;
+        }
+    }
+    // `meta:auth:gsasl:conn`: a name made of lower-case parts.
+    if value.contains(':')
+        && value.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b':' | b'_' | b'-')
+        })
+        && value
+            .split(':')
+            .all(|p| p.bytes().next().is_some_and(|b| b.is_ascii_lowercase()))
+    {
+        return true;
+    }
+    // `name(…)`, `name[…]`, `Token![…]`: a call, an index or a macro, whole, or cut by the
+    // quote inside it (`os.environ[`, `os.getenv(`).
+    let bang = usize::from(value.as_bytes().get(head_len) == Some(&b'!'));
+    let head_len = head_len + bang;
+    // An unfinished call (`htc_get_credit_padding(target->tgt_cred_sz,`, `Some(x::new(`)
+    // when the name is clearly one: letters (digits only at its end), four or more of them
+    // or with `_`, `.` or `::` in it.
+    let opener = value.as_bytes().get(head_len).copied();
+    let plain_head = head
+        .trim_end_matches(|c: char| c.is_ascii_digit())
+        .bytes()
+        .all(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'.' | b':' | b'$'));
+    let clear_name = plain_head && (head.len() >= 4 || head.contains(['_', '.', ':']));
+    if starts_like_name
+        && matches!(opener, Some(b'(' | b'['))
+        && head.replace("::", ".").split('.').all(is_name_part)
+    {
+        // Quoted, a string is text: only a whole call of a clear name is code in it
+        // (`"get_password()"`, `'vault.read(path)'`).
+        if quoted {
+            return clear_name && value.ends_with([')', ']']);
+        }
+        if value.ends_with([')', ']'])
+            || head_len + 1 == value.len()
+            || (opener == Some(b'(') && clear_name)
+        {
+            return true;
+        }
+    }
+    let lower = value.to_ascii_lowercase();
+    if [
+        "process.env",
+        "os.environ",
+        "getenv",
+        "env[",
+        "env(",
+        "env.",
+        "secrets.",
+    ]
+    .iter()
+    .any(|m| lower.starts_with(m))
+    {
+        return true;
+    }
+    bang == 0
+        && head_len == value.len()
+        && ((is_dotted_identifier(value) && value.split('.').all(is_name_part))
+            || (value.contains("::")
+                && value
+                    .trim_end_matches(':')
+                    .split("::")
+                    .all(|p| !p.is_empty() && !p.contains(':') && p.split('.').all(is_name_part))))
+}
+
+/// A part of a dotted reference: one case (`db`, `SECRET_KEY`, `v2`) or camel-case words
+/// (`dataSource`, `AppConfig`). Random text (`Xq9Lm`) mixes cases without forming words.
+fn is_name_part(part: &str) -> bool {
+    let name = part.strip_prefix('$').unwrap_or(part);
+    if !name
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+    {
+        return false;
+    }
+    let has_upper = part.bytes().any(|b| b.is_ascii_uppercase());
+    let has_lower = part.bytes().any(|b| b.is_ascii_lowercase());
+    if !(has_upper && has_lower) {
+        return true;
+    }
+    // Mixed case: letters, then digits only at the end (`dataSource`, `Base64`, not `eld8M5J`).
+    let letters = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    if !letters
+        .bytes()
+        .all(|b| b.is_ascii_alphabetic() || b == b'_')
+    {
+        return false;
+    }
+    split_words(part).iter().all(|w| {
+        let letters: Vec<char> = w
+            .trim_end_matches(|c: char| c.is_ascii_digit())
+            .chars()
+            .collect();
+        let vowel = letters
+            .iter()
+            .any(|c| matches!(c.to_ascii_lowercase(), 'a' | 'e' | 'i' | 'o' | 'u' | 'y'));
+        letters.iter().all(char::is_ascii_alphabetic)
+            && (letters.len() == 1 || (letters.len() == 2 && vowel) || is_word(&letters))
+    })
+}
+
+/// Whether an unquoted value in code is an expression rather than a literal: a reference,
+/// a call, a code identifier or a placeholder.
+pub(super) fn is_code_expression(value: &str) -> bool {
+    is_reference(value, false) || is_code_identifier(value) || is_whole_placeholder(value)
+}
+
+/// `/etc/app/secret`, `./secrets/db`, `~/.pgpass`, `C:\keys\x`: a file, not its content.
+fn is_path(value: &str) -> bool {
+    let rest = value
+        .strip_prefix("./")
+        .or_else(|| value.strip_prefix("../"))
+        .or_else(|| value.strip_prefix("~/"))
+        .or_else(|| value.strip_prefix('/'));
+    rest.is_some_and(|r| r.contains('/') || r.contains('.'))
+        || (value.len() > 3 && value.as_bytes()[1] == b':' && value.as_bytes()[2] == b'\\')
+}
+
+/// `\x01\x02…`, `\u0041…`: escaped binary (test vectors), half or more escapes.
+fn is_mostly_escapes(value: &str) -> bool {
+    let escapes = value.matches('\\').count();
+    escapes > 0 && escapes * 4 * 2 >= value.len()
+}
+
+/// One word of letters (`Passwort`, `Bearer`, `sunshine`, `SECRET`): a label or a name. Under a
+/// name that is not a password's, also a lower-case word with up to two digits (`oauth2`,
+/// `sha256` is three) or a word and a version (`v2`).
+fn is_label_word(value: &str, password_key: bool) -> bool {
+    let letters = value.trim_end_matches(|c: char| c.is_ascii_digit());
+    let digits = value.len() - letters.len();
+    if !letters.chars().all(char::is_alphabetic) || letters.is_empty() {
+        return false;
+    }
+    if digits > 0 && (password_key || digits > 2) {
+        return false;
+    }
+    let mut chars = letters.chars();
+    let first = chars.next().unwrap_or('a');
+    let rest: Vec<char> = chars.collect();
+    let rest_lower = rest.iter().all(|c| !c.is_uppercase());
+    let rest_upper = rest.iter().all(|c| !c.is_lowercase());
+    (first.is_lowercase() && rest_lower) || (first.is_uppercase() && (rest_lower || rest_upper))
+}
+
+/// An identifier of code (`next_token`, `TOKEN_KEY`, `authHeader`, `TokenType`,
+/// `userPassword2`): snake, kebab or screaming case, camel or Pascal case of two or more
+/// words, or a name containing a secret word.
+fn is_code_identifier(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    let ident = bytes
+        .first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'));
+    if !ident {
+        return false;
+    }
+    // `__pydantic_private__`, `NR__DIRECTIVES`: dunder and private names too.
+    let squeezed = value.trim_matches('_').replace("__", "_");
+    if is_cased_identifier(value) || is_cased_identifier(&squeezed) {
+        return true;
+    }
+    // `AVS_TKN_COEFF_0_S32`, `ioctl_v2_flags`: a constant or a snake-case name of one case.
+    if value.contains('_')
+        && (bytes
+            .iter()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
+            || bytes
+                .iter()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_'))
+    {
+        return true;
+    }
+    let lower = value.to_ascii_lowercase();
+    if [
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "credential",
+        "apikey",
+        "auth",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+    {
+        return true;
+    }
+    // camelCase / PascalCase of two or more words, letters only: `sharedKey`, `TokenType`.
+    let letters_only = bytes.iter().all(u8::is_ascii_alphabetic);
+    let humps = bytes
+        .windows(2)
+        .filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+        .count();
+    letters_only && humps >= 1 && split_words(value).iter().all(|w| w.len() >= 3)
+}
+
 /// The password of `scheme://user:password@host`. URL passwords are often short human-chosen
 /// words, so no entropy is required; placeholders and well-known defaults are still skipped.
 pub(super) fn url_password_ok(user: &str, password: &str) -> bool {
@@ -282,11 +828,14 @@ pub(super) fn url_password_ok(user: &str, password: &str) -> bool {
         "pw", "passwd",
     ];
     let lower = password.to_ascii_lowercase();
+    // Anonymous FTP takes an e-mail address as its password by convention.
+    let anonymous = matches!(user.to_ascii_lowercase().as_str(), "anonymous" | "ftp");
     password.chars().count() >= 6
         && password != user
+        && !anonymous
         && !DEFAULTS.contains(&lower.as_str())
-        && !password.starts_with('$')
-        && !is_placeholder(password)
+        && !is_whole_placeholder(password)
+        && !is_mostly_percent_encoded(password)
 }
 
 /// The 40-character value after an `aws_secret_access_key`-like name.

@@ -101,6 +101,8 @@ pub mod fakes;
 mod generic;
 mod pem;
 mod providers;
+#[cfg(test)]
+mod recall;
 mod rules;
 #[cfg(test)]
 mod tests;

@@ -77,15 +77,21 @@ const ASSIGN: &str = concat!(
     r#"["']?\]?"#,
     // optional type annotation: `: &'static str`, `: String`, `: Option<String>`
     r"(?::[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][A-Za-z0-9_<>\[\]:]*)?",
-    r"[ \t]*(?::=|=>|=|:)[ \t]*",
+    // `(` for setters and builders: `setPassword("v")`, `.token('v')` (judged in
+    // `keyed_value`: a quoted argument of a setter-like name only).
+    r"[ \t]*(?::=|=>|=|:|\()[ \t]*",
     r#"(?:"(?P<dq>[^"\r\n]*)"|'(?P<sq>[^'\r\n]*)'|`(?P<bq>[^`\r\n]*)`"#,
-    r#"|(?P<uq>(?:(?:bearer|basic|token)[ \t]+)?[^\s"'`,;&(){}\[\]<>\\:=][^\s"'`,;&(){}\[\]<>\\]*))"#,
+    // An unquoted value runs to its real end: a blank, a quote, `;` (connection strings,
+    // shell), `&` (query strings), `|`, `<` or a backslash; never to a `.`, `-`, `=` or `:`.
+    // Trailing `,` `)` `]` `}` `>` of the surrounding code are dropped after the match.
+    r#"|(?P<uq>(?:(?:bearer|basic|token)[ \t]+)?[^\s"'`,;&|(){}\[\]<>\\:=][^\s"'`;&|<\\]*))"#,
 );
 
 const CLI_FLAG: &str = concat!(
     r"--(?P<key>[A-Za-z0-9-]*(?i:pass|secret|token|auth|api-?key)[A-Za-z0-9-]*)",
     r#"(?:=|[ \t]+)(?:"(?P<dq>[^"\r\n]*)"|'(?P<sq>[^'\r\n]*)'"#,
-    r#"|(?P<uq>[^\s"'`;&|()<>\\-][^\s"'`;&|()<>\\]*))"#,
+    // After a blank a value cannot start with `-` (that is the next flag); after `=` it can.
+    r#"|(?P<uq>[^\s"'`;&|()<>\\][^\s"'`;&|<>\\]*))"#,
 );
 
 const XML_ELEMENT: &str = concat!(
@@ -433,73 +439,13 @@ fn run_rule(index: usize, compiled: &CompiledRule, text: &str, emit: Emit<'_>) -
         }
         Check::Assignment | Check::NamedValue => {
             for caps in re.captures_iter(text) {
-                let Some(key) = compiled.key.and_then(|i| caps.get(i)) else {
-                    continue;
-                };
-                // The cheap checks first: most matches in code are `token: string`,
-                // `password = await …`, `auth = getAuth()`.
-                let quoted = compiled
-                    .quoted
-                    .iter()
-                    .find_map(|&g| g.and_then(|i| caps.get(i)));
-                let unquoted = compiled.unquoted.and_then(|i| caps.get(i));
-                let (value, quoted) = match (quoted, unquoted) {
-                    (Some(v), _) => (v, true),
-                    (None, Some(v)) => (v, false),
-                    (None, None) => continue,
-                };
-                if value.len() < generic::MIN_LEN {
-                    continue;
+                if let Some(c) = keyed_value(rule, compiled, text, &caps) {
+                    emit(Candidate {
+                        kind,
+                        start: c.0,
+                        end: c.1,
+                    })?;
                 }
-                if !quoted {
-                    // `token = getToken()`, `password = os.environ["X"]`: code, not a value.
-                    let after = text.as_bytes().get(value.end()).copied();
-                    if matches!(after, Some(b'(' | b'[')) {
-                        continue;
-                    }
-                }
-                let key_start = if matches!(rule.check, Check::Assignment) {
-                    extend_identifier_back(text, key.start())
-                } else {
-                    key.start()
-                };
-                // `https://x-access-token:<value>@host` is URL user-info, judged by the URL
-                // rule; `[REDACTED:github_token]: …` is our own marker, not a name.
-                let before = &text[..key_start];
-                if before.ends_with("://") || before.ends_with(MARKER_OPEN) {
-                    continue;
-                }
-                if !generic::key_is_sensitive(&text[key_start..key.end()]) {
-                    continue;
-                }
-                // A quoted value under a password name is a password even when people chose it
-                // (`"test12345"`, `"mein passwort 2024"`): judged by [`generic::password_ok`]
-                // instead of entropy.
-                let Some((start, end)) = generic::accept_value(text, value.start(), value.end())
-                    .or_else(|| {
-                        (quoted
-                            && generic::is_password_key(&text[key_start..key.end()])
-                            && generic::password_ok(value.as_str()))
-                        .then_some((value.start(), value.end()))
-                    })
-                else {
-                    continue;
-                };
-                // Unquoted and shaped like an identifier (`token: TokenType,`,
-                // `auth = authHeader;`), a value is a reference in code unless the line is a
-                // config entry: `KEY=value` alone on its line (.env, YAML, INI, properties).
-                // `Authorization: Bearer value` is a value wherever it stands.
-                let scheme_stripped = start != value.start();
-                if !quoted
-                    && matches!(rule.check, Check::Assignment)
-                    && !scheme_stripped
-                    && is_identifier(&text[start..end])
-                    && !is_config_line(text, key_start, end)
-                    && !is_header_string(text, key_start, key.end(), end)
-                {
-                    continue;
-                }
-                emit(Candidate { kind, start, end })?;
             }
         }
         Check::UrlPassword => {
@@ -520,6 +466,241 @@ fn run_rule(index: usize, compiled: &CompiledRule, text: &str, emit: Emit<'_>) -
         }
     }
     ControlFlow::Continue(())
+}
+
+/// The secret of one match of a keyword rule (`name = value`, `--flag value`,
+/// `<name>value</name>`, …), or `None`.
+///
+/// A literal value (quoted; or unquoted on a config line, in a connection or query string,
+/// an environment assignment, a command-line flag or an XML element) under a secret name is
+/// judged by [`generic::keyword_value_ok`]: a credential whatever its entropy unless the whole
+/// value is a placeholder or a reference. An unquoted value in code (`token = nextToken;`) is
+/// an expression, so there only a value that looks random counts ([`generic::accept_value`]).
+// One judgement in order (name, form, literal or code); splitting it would scatter the state.
+#[allow(clippy::too_many_lines)]
+fn keyed_value(
+    rule: &Rule,
+    compiled: &CompiledRule,
+    text: &str,
+    caps: &regex::Captures<'_>,
+) -> Option<(usize, usize)> {
+    let key = compiled.key.and_then(|i| caps.get(i))?;
+    let quoted = compiled
+        .quoted
+        .iter()
+        .find_map(|&g| g.and_then(|i| caps.get(i)));
+    let unquoted = compiled.unquoted.and_then(|i| caps.get(i));
+    let (value, quoted) = match (quoted, unquoted) {
+        (Some(v), _) => (v, true),
+        (None, Some(v)) => (v, false),
+        (None, None) => return None,
+    };
+    let bytes = text.as_bytes();
+    let assignment = matches!(rule.check, Check::Assignment);
+    let key_start = if assignment {
+        extend_identifier_back(text, key.start())
+    } else {
+        key.start()
+    };
+    let mut start = value.start();
+    let mut raw_end = value.end();
+    let mut quoted = quoted;
+    // `password: PF4PsQ=MVS` in YAML reads to the regex as a name with a type annotation
+    // (`password: Type = …`); a YAML entry has no blank before its `=`.
+    if assignment {
+        if let Some(whole) = yaml_value_behind_annotation(text, key_start, key.end(), start) {
+            (start, raw_end) = whole;
+            quoted = false;
+        }
+    }
+    let mut end = raw_end;
+    if !quoted {
+        // `f(password=abc)`, `{token: abc, …}`: the code's punctuation is not the value's,
+        // unless the value opened it (`${DB_PASSWORD}`).
+        while end > start {
+            let opener = match bytes[end - 1] {
+                b',' => None,
+                b')' => Some(b'('),
+                b']' => Some(b'['),
+                b'}' => Some(b'{'),
+                b'>' => Some(b'<'),
+                _ => break,
+            };
+            if opener.is_some_and(|o| text[start..end - 1].bytes().any(|b| b == o)) {
+                break;
+            }
+            end -= 1;
+        }
+    }
+    if end - start < generic::KEYWORD_MIN_PASSWORD {
+        return None;
+    }
+    // `https://x-access-token:<value>@host` is URL user-info, judged by the URL rule;
+    // `[REDACTED:github_token]: …` is our own marker, not a name.
+    let before = &text[..key_start];
+    // `@inquirer/password`, `src/auth/token`: a package or a path, not a name.
+    if before.ends_with("://") || before.ends_with(MARKER_OPEN) || before.ends_with(['/', '@']) {
+        return None;
+    }
+    let name = &text[key_start..key.end()];
+    // `test "$pass" = "lib"`, `[ "${token}" = "x" ]`: a shell comparison of a variable.
+    if before.ends_with('$') || before.ends_with("${") {
+        let closing = bytes.get(key.end()).copied();
+        if matches!(closing, Some(b'"' | b'}')) {
+            return None;
+        }
+    }
+    let value_open = if quoted { start - 1 } else { start };
+    let sep = text[..value_open]
+        .trim_end_matches([' ', '\t'])
+        .as_bytes()
+        .last();
+    if sep == Some(&b'(') && !(quoted && is_setter(name)) {
+        return None;
+    }
+    let embedded = assignment && is_embedded(text, key_start);
+    // `Pwd=` of a connection string; `pwd` alone elsewhere is the working directory.
+    let connection_pwd = embedded && name.eq_ignore_ascii_case("pwd");
+    if !generic::key_is_sensitive(name) && !connection_pwd {
+        return None;
+    }
+    let password_key = connection_pwd || generic::is_password_key(name);
+    // A config line's value is everything up to the blank (YAML, `.env`, INI keep a trailing
+    // `,` or `)`), once the value without it passed: `token: tokenFromRequest,` is code.
+    let mut redact_end = end;
+    if !quoted && end != raw_end && is_config_line(text, key_start, raw_end) {
+        redact_end = raw_end;
+    }
+    let literal = quoted
+        || !assignment
+        || embedded
+        || redact_end != end
+        || is_config_line(text, key_start, end)
+        || is_env_assignment(text, key_start, key.end(), start)
+        || is_connection_string_tail(text, end)
+        || is_header_string(text, key_start, key.end(), end);
+    if literal {
+        let (secret_start, basic) = generic::skip_scheme(text, start, end);
+        // `Basic <base64 of user:password>` is judged by its password (in `accept_value`).
+        if basic {
+            return generic::accept_value(text, start, end);
+        }
+        return generic::keyword_value_ok(&text[secret_start..end], password_key, quoted)
+            .then_some((secret_start, redact_end));
+    }
+    // Code: the value is an expression. Up to its first bracket, comma or angle (as an
+    // operand ends), and only a random-looking one is a secret.
+    if generic::is_code_expression(&text[start..end]) {
+        return None;
+    }
+    let code_end = text[start..end]
+        .find([',', '(', ')', '{', '}', '[', ']', '<', '>'])
+        .map_or(end, |i| start + i);
+    if code_end - start < generic::MIN_LEN || matches!(bytes.get(code_end), Some(b'(' | b'[')) {
+        return None;
+    }
+    let (s, e) = generic::accept_value(text, start, code_end)?;
+    // Shaped like an identifier (`token: TokenType`, `auth = authHeader`), it is a reference
+    // unless an `Authorization` scheme came first.
+    (s != start || !is_identifier(&text[s..e])).then_some((s, e))
+}
+
+/// When a match took `: Word` after the name as a type annotation (`password: Type = …`) but
+/// the text is a YAML entry (`password: PF4PsQ=MVS`: no blank before the `=`), the range of
+/// the whole entry's value, up to the next blank.
+fn yaml_value_behind_annotation(
+    text: &str,
+    key_start: usize,
+    key_end: usize,
+    value_start: usize,
+) -> Option<(usize, usize)> {
+    let between = &text[key_end..value_start];
+    let colon = between.find(':')?;
+    let after_colon = &between[colon + 1..];
+    let type_start = key_end + colon + 1 + (after_colon.len() - after_colon.trim_start().len());
+    let sep = between.rfind(['=', ':']).map(|i| key_end + i)?;
+    // An annotation was taken: something between the colon and the separator, no blank
+    // right before the separator.
+    // Not a path (`&ec::Seed`, `crate::Key`) nor a reference: YAML values do not start
+    // with `&` and Rust paths hold `::`.
+    if sep <= type_start
+        || text.as_bytes()[sep - 1].is_ascii_whitespace()
+        || text[type_start..].starts_with('&')
+        || text[type_start..=sep].contains("::")
+        || text.as_bytes().get(sep + 1) == Some(&b':')
+    {
+        return None;
+    }
+    let end = text[type_start..]
+        .find(|c: char| c.is_whitespace())
+        .map_or(text.len(), |i| type_start + i);
+    (end > value_start && is_config_line(text, key_start, end)).then_some((type_start, end))
+}
+
+/// A name that takes a secret as its argument: a setter (`setPassword`, `withToken`,
+/// `put_secret`) or a builder method named after the secret (`.password`, `.api_key`).
+/// Getters, checks and hashes (`getSecret("name")`, `hashPassword(…)`) take other things.
+fn is_setter(name: &str) -> bool {
+    let method = name.rsplit('.').next().unwrap_or(name);
+    let lower = method.to_ascii_lowercase();
+    let lower = lower.trim_start_matches('_');
+    ["set", "with", "put", "use"]
+        .iter()
+        .any(|p| lower.strip_prefix(p).is_some_and(generic::key_is_sensitive))
+        || matches!(
+            lower.replace(['_', '-'], "").as_str(),
+            "password"
+                | "passwd"
+                | "passphrase"
+                | "token"
+                | "secret"
+                | "apikey"
+                | "authtoken"
+                | "accesstoken"
+                | "clientsecret"
+                | "secretkey"
+        )
+}
+
+/// Whether a name starting at `key_start` stands inside a string or a connection string, so
+/// that what follows its `=` is text, not code: after `;`, `?` or `&` (`Server=x;Password=…`,
+/// `?token=…`), or after an odd number of double quotes on its line (`"DB_PASSWORD=…"`).
+fn is_embedded(text: &str, key_start: usize) -> bool {
+    let from = pem::floor_char_boundary(text, key_start.saturating_sub(LINE_CONTEXT));
+    let line = &text[from..key_start];
+    let line = line.rfind('\n').map_or(line, |i| &line[i + 1..]);
+    if line.trim_end().ends_with([';', '?', '&']) {
+        return true;
+    }
+    line.bytes().filter(|&b| b == b'"').count() % 2 == 1
+}
+
+/// `Password=…;Timeout=30`: a `;` right after the value, then another `Key=`, as in a
+/// connection string that starts with the password.
+fn is_connection_string_tail(text: &str, value_end: usize) -> bool {
+    let Some(rest) = text[value_end..].strip_prefix(';') else {
+        return false;
+    };
+    let name = rest
+        .bytes()
+        .take(64)
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b' ' | b'_'))
+        .count();
+    name > 0 && rest.as_bytes().get(name) == Some(&b'=')
+}
+
+/// `PGPASSWORD=… psql`, `ENV DB_PASSWORD=…`: an upper-case name, `=` without blanks, and the
+/// value right after: a shell or Dockerfile environment assignment, whatever follows.
+fn is_env_assignment(text: &str, key_start: usize, key_end: usize, value_start: usize) -> bool {
+    let bytes = text.as_bytes();
+    value_start == key_end + 1
+        && bytes.get(key_end) == Some(&b'=')
+        && key_start
+            .checked_sub(1)
+            .is_none_or(|i| bytes[i].is_ascii_whitespace())
+        && text[key_start..key_end]
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }
 
 /// The regex anchors an assignment at the keyword; the identifier may start earlier

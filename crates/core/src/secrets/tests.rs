@@ -641,7 +641,6 @@ fn chosen_passwords_are_caught() {
         "{{ .Values.password }}",
         "config.db.password",
         "DB_PASSWORD",
-        "changeme123",
         "12345678",
         "aaaaaaaa1",
         // URL-encoding test data (the `url` crate's `urltestdata.json`).
@@ -649,6 +648,98 @@ fn chosen_passwords_are_caught() {
     ] {
         assert_clean(&format!("password = \"{value}\"\n"));
     }
+}
+
+/// The keyword rule: under a secret name, a literal value is a secret whatever its entropy;
+/// only a value that is a placeholder as a whole is left alone.
+#[test]
+fn keyword_values_are_secrets_whatever_their_entropy() {
+    for value in [
+        "Falcon5065",
+        "Maple83$",
+        "sunshine1987",
+        "changeme123",
+        "test1234test1234",
+        "example-key-123456",
+        "dummy-value-9876",
+        "my.pass-word=42",
+    ] {
+        for text in [
+            format!("DB_PASSWORD={value}\n"),
+            format!("export PGPASSWORD={value}\n"),
+            format!("      - POSTGRES_PASSWORD={value}\n"),
+            format!("  password: {value}\n"),
+            format!("spring.datasource.password={value}\n"),
+            format!("password = {value}\n"),
+            format!("<password>{value}</password>\n"),
+            format!("Server=db;Database=app;User Id=app;Password={value};\n"),
+            format!("mysql -u root --password={value} app\n"),
+            format!("password = \"{value}\"\n"),
+            format!("\"password\": \"{value}\",\n"),
+            format!("<datasource password=\"{value}\" />\n"),
+            format!("PGPASSWORD={value} psql -h db\n"),
+        ] {
+            let r = redact(&text);
+            assert_eq!(
+                r.findings.iter().map(|f| f.kind).collect::<Vec<_>>(),
+                [SecretKind::GenericSecret],
+                "{text}"
+            );
+            assert!(!r.text.contains(value), "{text} -> {}", r.text);
+        }
+    }
+    // The whole value, never cut at `.`, `-`, `=` or `:`; up to `;`, a blank or a quote.
+    let r = redact("Password=ab.cd-ef=gh:ij;Timeout=30\n");
+    assert_eq!(r.text, "Password=[REDACTED:generic_secret];Timeout=30\n");
+    let r = redact("Password=ab.cd-ef=gh;Timeout=30\n");
+    assert_eq!(r.text, "Password=[REDACTED:generic_secret];Timeout=30\n");
+    let r = redact("  api_token: Xy.9-z=Q:w  # rotated\n");
+    assert_eq!(
+        r.text,
+        "  api_token: [REDACTED:generic_secret]  # rotated\n"
+    );
+}
+
+/// Placeholders as a whole value, references and code are left alone.
+#[test]
+fn keyword_placeholders_and_references_are_left_alone() {
+    for value in [
+        "",
+        "changeme",
+        "password",
+        "xxx",
+        "xxxxxxxx",
+        "****",
+        "********",
+        "<db-password>",
+        "${DB_PASSWORD}",
+        "${DB_PASSWORD:-}",
+        "$DB_PASSWORD",
+        "%(db_password)s",
+        "{{ db_password }}",
+        "os.environ['DB_PASSWORD']",
+        "process.env.DB_PASSWORD",
+        "get_password()",
+        "vault.read(path)",
+        "your_password_here",
+        "REPLACE_ME",
+        "Passwort",
+    ] {
+        for text in [
+            format!("DB_PASSWORD={value}\n"),
+            format!("  password: {value}\n"),
+            format!("password = \"{value}\"\n"),
+            format!("\"password\": \"{value}\",\n"),
+        ] {
+            assert_clean(&text);
+        }
+    }
+    // Code: expressions and names under secret names.
+    assert_clean("ClientTrafficSecret => \"CLIENT_TRAFFIC_SECRET_0\",\n");
+    assert_clean(
+        "token = next_token\nsecret = sharedKey\npassword = getpass\nauth = self.auth\n\
+         token = tokens[i]\npass = renderPass.begin()\nsecret: SecretType\n",
+    );
 }
 
 #[test]
@@ -883,9 +974,6 @@ fn placeholders_are_not_secrets() {
         "xxxxxxxxxxxxxxxxxxxx",
         "********************",
         "your_api_key_here",
-        "example-key-123456",
-        "dummy-value-9876",
-        "test1234test1234",
         "aaaaaaaaaaaaaaaa",
         "1234567890123456",
         "%(password)s",
