@@ -1461,6 +1461,17 @@ export interface SnippetSignals {
   roleFactor: number
   /** The file's score: the sum of the parts times the role factor. */
   total: number
+  /**
+   * Why a file of a demoted role kept the factor of source code: `newest-version` (its
+   * `vN/` folder is the newest of several side by side), `defines-name` (a module of type
+   * declarations that defines the name a short prompt asks for). Absent otherwise.
+   */
+  roleKept?: 'newest-version' | 'defines-name'
+  /**
+   * A line of the file (a string constant, mostly) holds an error message or quoted
+   * sentence of the prompt (a pasted error): the lift it gave, already counted in `total`; 0 otherwise.
+   */
+  message: number
 }
 
 /** A file handed to `SymbolIndex.indexFiles` or `repoStats`. */

@@ -2,10 +2,10 @@
 // warm latency over 40 mixed prompts, freshness (edit, new, delete seen by the next call),
 // memory, restart with indexCacheDir, and ripgrep over the same tree in the same run as the
 // reference. Works on any tree (`--root`); the prompts are the kernel's unless `--prompts small`
-// (the tree of benches/gen-small-tree.ts).
+// (the tree of benches/gen-small-tree.ts) or `--prompts messages` (pasted kernel messages).
 //
 //   node --expose-gc --import tsx benches/kernel.bench.ts --root DIR [--addon PATH] [--cache-dir DIR]
-//        [--prompts kernel|small] [--rounds 3] [--max-files N] [--dump FILE]
+//        [--prompts kernel|small|messages] [--rounds 3] [--max-files N] [--dump FILE]
 // Peak RSS: run under `/usr/bin/time -v`. `--addon` loads another build of the addon (for a
 // before/after in the same run). `--dump` writes every prompt's results (source and score) of the
 // last round, to check that two builds answer identically. With `--cache-dir` the script also measures a restart: a second
@@ -65,6 +65,20 @@ const KERNEL = [
   'NULL pointer dereference in usb_submit_urb drivers/usb/core/urb.c',
   'RCU stall detected rcu_sched kthread starved',
 ]
+// Pasted kernel messages (each a string constant of the tree), for the cost of looking the
+// messages up in the top files' text: `--prompts messages`.
+const MESSAGES = [
+  'VFS: Unable to mount root fs on unknown-block(0,0)',
+  'Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000009',
+  'BUG: scheduling while atomic: swapper/0/0/0x00000002',
+  'WARNING: possible circular locking dependency detected',
+  'Out of memory: Killed process 1234 (java) total-vm:123456kB',
+  'usb 1-1: device descriptor read/64, error -71',
+  'EXT4-fs error (device sda1): ext4_find_entry: reading directory lblock 0',
+  'watchdog: BUG: soft lockup - CPU#3 stuck for 22s! [kworker/3:1:123]',
+  'nfs: server 10.0.0.1 not responding, still trying',
+  'e1000e 0000:00:19.0 eth0: Detected Hardware Unit Hang',
+]
 const SMALL = Array.from({ length: 40 }, (_, k) => {
   const ids = ['getUserItem', 'parseConfigItem', 'flushCacheItem', 'sendRequestItem']
   return k % 2 === 0 ? `${ids[k % 4]}${k * 4999}` : ['retry the request when the socket times out', 'validate the schema of a config', 'encode the token into a header', 'dispatch an event to every listener'][k % 4]
@@ -92,7 +106,8 @@ async function main(): Promise<void> {
   if (!arg('root', '')) throw new Error('--root DIR is required')
   const addon = resolve(arg('addon', join(__dirname, '..', 'dist', 'index.js')))
   const { ContextEngine } = createRequire(__filename)(addon)
-  const prompts = arg('prompts', 'kernel') === 'small' ? SMALL : KERNEL
+  const set = arg('prompts', 'kernel')
+  const prompts = set === 'small' ? SMALL : set === 'messages' ? MESSAGES : KERNEL
   const rounds = Number(arg('rounds', '3'))
   const cacheDir = arg('cache-dir', '')
   console.log(`root ${root}\naddon ${addon}\nnode ${process.version}, ${new Date().toISOString()}`)

@@ -83,6 +83,14 @@ pub struct SnippetSignals {
     pub role_factor: f64,
     /// The file's score: the sum of the parts times the role factor.
     pub total: f64,
+    /// Why a file of a demoted role kept the factor of source code: `newest-version` (its
+    /// `vN/` folder is the newest of several side by side), `defines-name` (a module of type
+    /// declarations that defines the name a short prompt asks for). Absent otherwise.
+    #[napi(ts_type = "'newest-version' | 'defines-name'")]
+    pub role_kept: Option<String>,
+    /// A line of the file (a string constant, mostly) holds an error message or quoted
+    /// sentence of the prompt (a pasted error): the lift it gave, already counted in `total`; 0 otherwise.
+    pub message: f64,
 }
 
 /// A ranked snippet (see docs/design/context-retrieval-contract-v1.md, section 3.2), with
@@ -265,6 +273,8 @@ fn to_js(s: Snippet, provider: Provider) -> ContextSnippet {
             role: g.role.as_str().to_owned(),
             role_factor: f64::from(g.role_factor),
             total: f64::from(g.total),
+            role_kept: g.role_kept.map(|k| k.as_str().to_owned()),
+            message: f64::from(g.message),
         }),
         redactions: redactions_js(&s.redactions),
     }

@@ -386,8 +386,15 @@ impl Retrieval {
         } else {
             limit
         };
+        // A pasted message is looked for in the text of the top files.
+        let candidates = if query.messages.is_empty() {
+            candidates
+        } else {
+            candidates.max(query::rank::MESSAGE_FILES)
+        };
         let mut hits = query::rank::rank_shown(index, &query, candidates, limit);
         query::rank::exact_definitions(index, &query, &mut hits);
+        query::rank::message_strings(index, &query, &mut hits);
         hits.truncate(limit);
         let out = query::snippet::snippets(index, &hits, limit, *options);
         index.bound_residency();

@@ -1732,4 +1732,93 @@ fn unreadable_files_are_skipped_and_counted() {
     }
     drop(user);
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o644)).unwrap();
+
+#[test]
+fn the_newest_version_folder_is_not_an_old_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let parse = "export function parseSchema(input: string) {\n  return input.split(',')\n}\n";
+    write(root, "src/v3/schema.ts", parse);
+    write(root, "src/v4/schema.ts", parse);
+    write(root, "lib/v1/schema.ts", parse);
+    write(
+        root,
+        "lib/schema_util.ts",
+        "export const schemaVersion = 2\n",
+    );
+    let ret = Retrieval::new(RetrievalOptions::default());
+    let out = explained(&ret, root, "how is a schema parsed from its input");
+    let (v3, v4) = (
+        signals_of(&out, "src/v3/schema.ts"),
+        signals_of(&out, "src/v4/schema.ts"),
+    );
+    assert_eq!((v3.role, v4.role), (Role::Legacy, Role::Legacy));
+    assert_eq!(
+        v4.role_kept,
+        Some(query::rank::RoleKept::NewestVersion),
+        "{v4:?}"
+    );
+    assert!(
+        v4.role_factor >= 1.0 && v3.role_factor < 1.0,
+        "{v3:?} {v4:?}"
+    );
+    // A lone version folder beside the current code stays an old copy.
+    let v1 = signals_of(&out, "lib/v1/schema.ts");
+    assert!(v1.role_kept.is_none() && v1.role_factor < 1.0, "{v1:?}");
+    assert_eq!(files(&out)[0], "src/v4/schema.ts");
+}
+
+#[test]
+fn a_declarations_module_that_defines_the_name_asked_for_is_not_demoted() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "src/types.ts",
+        "export interface ContextAdapter {\n  fetch(id: string): Promise<string>\n}\n",
+    );
+    write(
+        root,
+        "src/adapters/http.ts",
+        "import type { ContextAdapter } from '../types'\n\nexport const http: ContextAdapter = {\n  \
+         fetch: async (id) => id,\n}\n\nexport function wrap(a: ContextAdapter): ContextAdapter {\n  \
+         return a\n}\n",
+    );
+    let ret = Retrieval::new(RetrievalOptions::default());
+    let out = explained(&ret, root, "ContextAdapter");
+    let g = signals_of(&out, "src/types.ts");
+    assert_eq!(g.role, Role::Declarations);
+    assert_eq!(
+        g.role_kept,
+        Some(query::rank::RoleKept::DefinesName),
+        "{g:?}"
+    );
+    assert_eq!(files(&out)[0], "src/types.ts");
+}
+
+#[test]
+fn a_pasted_error_lifts_the_file_whose_string_holds_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "app/globals.py",
+        "_no_app_msg = \"\"\"\\\nWorking outside of application context.\n\"\"\"\n\n\
+         def current_app():\n    raise RuntimeError(_no_app_msg)\n",
+    );
+    write(
+        root,
+        "app/ctx.py",
+        "class AppContext:\n    \"\"\"The application context: pushed while a request or \
+         command runs.\"\"\"\n\n    def push(self):\n        self.app.context_stack.append(self)\n\n\
+         def has_app_context():\n    return bool(app_context_stack)\n",
+    );
+    let ret = Retrieval::new(RetrievalOptions::default());
+    let prompt = "Using the app in a thread fails\n\nRuntimeError: Working outside of application \
+                  context.\n\nThe application context should be pushed.";
+    let out = explained(&ret, root, prompt);
+    let g = signals_of(&out, "app/globals.py");
+    assert!(g.message > 0.0, "{g:?}");
+    assert_eq!(signals_of(&out, "app/ctx.py").message, 0.0);
+    assert_eq!(files(&out)[0], "app/globals.py", "{out:?}");
 }

@@ -67,6 +67,10 @@ pub struct Query {
     pub phrases: Vec<String>,
     /// Non-empty lines of the prompt (a one-line question or search, or more).
     pub lines: usize,
+    /// Error messages and quoted sentences of the prompt ([`messages`]), each as its
+    /// lowercase words: a pasted error is usually a string constant of the code, found by
+    /// ranking as a phrase in the top files' string literals.
+    pub messages: Vec<Vec<String>>,
     /// For each pair of [`SIDES`] of which the prompt names one side only: the other side's
     /// term and the named side's (stemmed). "server-side middleware" gives `(client,
     /// server)`: files of the client side rank lower ([`rank`](super::rank)).
@@ -269,9 +273,103 @@ impl Query {
             capitals,
             phrases: phrases(prompt),
             lines,
+            messages: messages(prompt),
             opposites: opposites(prompt),
         }
     }
+}
+
+/// Most messages kept of one prompt, and most words of one.
+const MAX_MESSAGES: usize = 8;
+const MAX_MESSAGE_WORDS: usize = 40;
+/// Fewest words of a message, and fewest of its words with three letters or more.
+const MIN_MESSAGE_WORDS: usize = 3;
+const MIN_MESSAGE_LONG_WORDS: usize = 2;
+
+/// The error messages and quoted sentences of a prompt, each as its lowercase words (runs of
+/// letters and digits), first seen first: the text after `SomeError:`, `SomeException:`,
+/// `panic:`, `error:` or `fatal:` on a line (a traceback's last line, a pasted error), and
+/// the text between double quotes, backticks or single quotes (an apostrophe inside a word
+/// is not a quote). At least [`MIN_MESSAGE_WORDS`] words: a quoted identifier is not a
+/// message.
+pub fn messages(prompt: &str) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut keep = |text: &str| {
+        let words: Vec<String> = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .take(MAX_MESSAGE_WORDS)
+            .map(str::to_lowercase)
+            .collect();
+        let long = words
+            .iter()
+            .filter(|w| w.chars().count() >= 3 && !w.bytes().all(|b| b.is_ascii_digit()))
+            .count();
+        if words.len() >= MIN_MESSAGE_WORDS
+            && long >= MIN_MESSAGE_LONG_WORDS
+            && out.len() < MAX_MESSAGES
+            && !out.contains(&words)
+        {
+            out.push(words);
+        }
+    };
+    for line in prompt.lines() {
+        if let Some(m) = error_message(line) {
+            keep(m);
+        }
+        // A quoted sentence, not a quoted path or name (`File "x/y.py"`).
+        for q in quoted(line) {
+            if q.trim().contains(' ') && !q.contains(['/', '\\']) {
+                keep(q);
+            }
+        }
+    }
+    out
+}
+
+/// The message of an error line: what follows `Name:` where the name (its last `.` or `::`
+/// part) ends in `Error`, `Exception`, `Warning` or `Failure`, or is `panic`, `error`,
+/// `fatal` (any case).
+fn error_message(line: &str) -> Option<&str> {
+    let (head, rest) = line.trim().split_once(':')?;
+    let rest = rest.strip_prefix(':').map_or(rest, |_| "");
+    let name = head.rsplit(['.', ' ']).next().unwrap_or(head);
+    let lower = name.to_ascii_lowercase();
+    let is_error = ["error", "exception", "warning", "failure"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+        || matches!(lower.as_str(), "panic" | "fatal");
+    (is_error && (!head.contains(char::is_whitespace) || lower == "panic"))
+        .then(|| rest.trim())
+        .filter(|r| !r.is_empty())
+}
+
+/// The spans of a line between double quotes, backticks or single quotes. A single quote
+/// opens only after a character that is not a letter or digit and closes only before one.
+fn quoted(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let b = line.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let q = b[i];
+        let opens = match q {
+            b'"' | b'`' => true,
+            b'\'' => i == 0 || !b[i - 1].is_ascii_alphanumeric(),
+            _ => false,
+        };
+        if opens {
+            let close = (i + 1..b.len()).find(|&j| {
+                b[j] == q && (q != b'\'' || j + 1 == b.len() || !b[j + 1].is_ascii_alphanumeric())
+            });
+            if let Some(j) = close {
+                out.push(&line[i + 1..j]);
+                i = j + 1;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
 }
 
 /// The prompt without what carries no signal: HTML comments (issue-template instructions)
@@ -727,6 +825,36 @@ fn names(prompt: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pasted_errors_and_quoted_sentences_are_messages() {
+        let words = |m: &[&str]| m.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
+        let q = Query::parse(
+            "Traceback (most recent call last):\n  File \"app/x.py\", line 3, in f\n\
+             flask.ctx.RuntimeError: Working outside of application context.\n\
+             thread 'main' panicked at 'hash ring is empty', src/lib.rs:4\n\
+             it says `connection reset by peer` and the name `ring`; don't panic",
+        );
+        assert_eq!(
+            q.messages,
+            vec![
+                words(&["working", "outside", "of", "application", "context"]),
+                words(&["hash", "ring", "is", "empty"]),
+                words(&["connection", "reset", "by", "peer"]),
+            ]
+        );
+        assert_eq!(
+            messages("panic: lease: renew called on released lease"),
+            vec![words(&[
+                "lease", "renew", "called", "on", "released", "lease"
+            ])]
+        );
+        // A question has none; nor has a quoted name or path.
+        assert!(Query::parse("how are routes registered")
+            .messages
+            .is_empty());
+        assert!(messages("see \"src/app.py\" and 'Router'").is_empty());
+    }
 
     #[test]
     fn a_path_without_an_extension_is_also_a_module_path() {

@@ -94,6 +94,31 @@ pub struct Signals {
     pub role_factor: f32,
     /// The file's score: the sum of the parts times the role factor.
     pub total: f32,
+    /// Why the file's role was not demoted though its role is one that is ([`RoleKept`]).
+    pub role_kept: Option<RoleKept>,
+    /// A line of the file (a string constant, mostly) holds an error message or quoted
+    /// sentence of the prompt ([`message_strings`]); already counted in `total`.
+    pub message: f32,
+}
+
+/// Why a file of a demoted role keeps the factor of source code for this prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoleKept {
+    /// Its version folder (`v4/`) is the newest of several side by side: the current code,
+    /// not an old copy.
+    NewestVersion,
+    /// A module of type declarations that defines the name a short prompt asks for.
+    DefinesName,
+}
+
+impl RoleKept {
+    /// The reason's name, as `explain` shows it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RoleKept::NewestVersion => "newest-version",
+            RoleKept::DefinesName => "defines-name",
+        }
+    }
 }
 
 /// A ranked file and its chunks worth showing, best first.
@@ -607,6 +632,8 @@ fn collect_hits(
             1.0
         }
     };
+    let versions = VersionDirs::default();
+    let kept = |meta: &crate::retrieve::index::FileMeta| role_kept(index, meta, &versions);
     let mut scored: Vec<(u32, f32)> = Vec::new();
     for (fid, meta) in index.files.iter().enumerate() {
         let base = scores.bm25[fid] + scores.path[fid] + scores.symbol[fid] + scores.mention[fid];
@@ -619,8 +646,8 @@ fn collect_hits(
         if base <= 0.0 && top == 0.0 {
             continue;
         }
-        let score =
-            (base + W_BEST_CHUNK * top) * role_factor(meta, query) * side_factor(fid as u32);
+        let factor = role_factor(meta, query, kept(meta));
+        let score = (base + W_BEST_CHUNK * top) * factor * side_factor(fid as u32);
         // A file without a matching chunk shows its first one: it needs one.
         if score.is_finite() && score > 0.0 && !meta.chunks.is_empty() {
             scored.push((fid as u32, score));
@@ -663,6 +690,7 @@ fn collect_hits(
                 .collect();
             best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
             let top = best.first().map_or(0.0, |b| b.1);
+            let role_kept = kept(meta);
             Some(FileHit {
                 file: fid,
                 score,
@@ -674,8 +702,12 @@ fn collect_hits(
                     symbol: scores.symbol[f],
                     mention: scores.mention[f],
                     role: meta.role,
-                    role_factor: role_factor(meta, query) * side_factor(fid) * central_factor(fid),
+                    role_factor: role_factor(meta, query, role_kept)
+                        * side_factor(fid)
+                        * central_factor(fid),
                     total: score,
+                    role_kept,
+                    message: 0.0,
                 },
             })
         })
@@ -711,7 +743,14 @@ fn opposite_files(index: &Index, query: &Query) -> Vec<u32> {
 /// vitest to v4", `Cargo.toml` for "bump the cargo lock". Measured with the tool scripts made
 /// config (`roles::is_tool_config`): it kept a hono commit's `vitest.config.ts` 4th, not 10th;
 /// nothing else moved.
-fn role_factor(meta: &crate::retrieve::index::FileMeta, query: &Query) -> f32 {
+fn role_factor(
+    meta: &crate::retrieve::index::FileMeta,
+    query: &Query,
+    kept: Option<RoleKept>,
+) -> f32 {
+    if kept.is_some() {
+        return 1.0;
+    }
     let factor = meta.role.factor(query.wanted);
     if factor >= 1.0 || meta.role != Role::Config {
         return factor;
@@ -726,6 +765,95 @@ fn role_factor(meta: &crate::retrieve::index::FileMeta, query: &Query) -> f32 {
         1.0
     } else {
         factor
+    }
+}
+
+/// Whether a file of a demoted role keeps the factor of source code for this prompt
+/// ([`RoleKept`]): a file under the newest of several version folders side by side (`v3/`
+/// and `v4/`: `v4/` is the current code). (A module of declarations that defines exactly the
+/// name a short prompt asks for keeps it too: [`exact_definitions`] reads the definition.)
+fn role_kept(
+    index: &Index,
+    meta: &crate::retrieve::index::FileMeta,
+    versions: &VersionDirs,
+) -> Option<RoleKept> {
+    match meta.role {
+        Role::Legacy if versions.newest(index, &meta.rel) => Some(RoleKept::NewestVersion),
+        _ => None,
+    }
+}
+
+/// The version number of a folder named `vN` (lowercase `v`, 1 to 3 digits), as
+/// [`roles`](super::roles) reads such folders as legacy copies.
+fn version_of(dir: &str) -> Option<u32> {
+    let digits = dir.strip_prefix('v').or_else(|| dir.strip_prefix('V'))?;
+    (!digits.is_empty() && digits.len() <= 3 && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+/// Most version numbers above and below a folder's that [`VersionDirs::newest`] looks for.
+const VERSION_SPAN: u32 = 16;
+
+/// Which version folders are the newest of their siblings, asked per query for the files of
+/// the legacy role that match it (few), each folder once.
+#[derive(Default)]
+struct VersionDirs {
+    /// Folder path (lowercase, `parent/vN`) → the newest of two or more version siblings.
+    seen: std::cell::RefCell<rustc_hash::FxHashMap<String, bool>>,
+}
+
+impl VersionDirs {
+    /// Whether `rel` is legacy only through a version folder that is the newest of two or
+    /// more version folders in the same parent. Another legacy folder on the path (`compat/`,
+    /// `legacy/`) or a lone version folder (`pydantic/v1/` beside the current package) keeps
+    /// it legacy.
+    fn newest(&self, index: &Index, rel: &str) -> bool {
+        let lower = rel.to_ascii_lowercase();
+        let Some((dirs, _)) = lower.rsplit_once('/') else {
+            return false;
+        };
+        let mut found: Option<(usize, u32)> = None;
+        let mut at = 0;
+        for d in dirs.split('/') {
+            if let Some(n) = version_of(d) {
+                if found.is_some() {
+                    return false;
+                }
+                found = Some((at, n));
+            } else if super::roles::role_of(&format!("{d}/x.c")) == Role::Legacy {
+                return false;
+            }
+            at += d.len() + 1;
+        }
+        let Some((start, n)) = found else {
+            return false;
+        };
+        let end = start + dirs[start..].find('/').unwrap_or(dirs.len() - start);
+        let folder = &dirs[..end];
+        if let Some(&v) = self.seen.borrow().get(folder) {
+            return v;
+        }
+        let parent = &dirs[..start];
+        let exists = |m: u32| {
+            let name = format!("v{m}");
+            let Some(id) = index.terms.get(name.as_str()) else {
+                return false;
+            };
+            let prefix = format!("{parent}{name}/");
+            index.path_postings[id as usize].iter().any(|&f| {
+                index.files[f as usize].as_ref().is_some_and(|m| {
+                    let rel = m.rel.as_bytes();
+                    rel.len() > prefix.len()
+                        && rel[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+                })
+            })
+        };
+        let newer = (n + 1..=n + VERSION_SPAN).any(exists);
+        let older = !newer && (n.saturating_sub(VERSION_SPAN)..n).any(exists);
+        let v = older && !newer;
+        self.seen.borrow_mut().insert(folder.to_string(), v);
+        v
     }
 }
 
@@ -960,6 +1088,21 @@ pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit])
         if best.0 <= 0.0 {
             continue;
         }
+        // A module of declarations that defines exactly the name asked for is its answer
+        // (`ContextAdapter` and the `types.ts` that declares the interface): not demoted.
+        let declares = index.files[hit.file as usize]
+            .as_ref()
+            .is_some_and(|m| m.role == Role::Declarations);
+        let demoted = Role::Declarations.factor(query.wanted);
+        if declares && demoted < 1.0 && !query.symbols.is_empty() {
+            hit.score /= demoted;
+            hit.signals.role_factor /= demoted;
+            hit.signals.total = hit.score;
+            for c in &mut hit.chunks {
+                c.1 /= demoted;
+            }
+            hit.signals.role_kept = Some(RoleKept::DefinesName);
+        }
         let bonus = if named {
             W_EXACT_DEFINITION_NAMED
         } else {
@@ -1016,6 +1159,17 @@ fn capital_definitions(text: &str, capitals: &[String], c_family: bool) -> Vec<(
 /// Adds `bonus` (in the file's own units, before its role factor) to `hit` for the
 /// definition on line `line` (0-based), whose chunk it shows first.
 fn lift(index: &Index, hit: &mut FileHit, line: usize, bonus: f32) {
+    lift_as(index, hit, line, bonus, |g| &mut g.symbol);
+}
+
+/// [`lift`], the bonus kept in the signal `field` picks.
+fn lift_as(
+    index: &Index,
+    hit: &mut FileHit,
+    line: usize,
+    bonus: f32,
+    field: fn(&mut Signals) -> &mut f32,
+) {
     let line = line as u32 + 1;
     let Some(meta) = index.files[hit.file as usize].as_ref() else {
         return;
@@ -1026,7 +1180,7 @@ fn lift(index: &Index, hit: &mut FileHit, line: usize, bonus: f32) {
         return;
     };
     // In the file's own units (before its role factor): a test's copy gains less.
-    hit.signals.symbol += bonus;
+    *field(&mut hit.signals) += bonus;
     let bonus = bonus * hit.signals.role_factor;
     hit.score += bonus;
     hit.signals.total = hit.score;
@@ -1039,6 +1193,146 @@ fn lift(index: &Index, hit: &mut FileHit, line: usize, bonus: f32) {
         c.1 = c.1.min(hit.score * 0.5);
     }
     hit.chunks.truncate(1 + EXTRA_CHUNKS);
+}
+
+/// Most top files searched for the prompt's messages.
+pub const MESSAGE_FILES: usize = 30;
+/// A file with a line that holds a prompt's message gains this fraction of the top file's
+/// score, times the share of the message's words it holds in one run.
+const W_MESSAGE: f32 = 0.5;
+/// Fewest words of a message a line must hold in one run, and the least share of the
+/// message's weight ([`word_weight`]: its rare words count, `of` and `the` do not) the run
+/// must hold.
+const MIN_MESSAGE_RUN: usize = 3;
+const MIN_MESSAGE_SHARE: f32 = 0.5;
+/// Most lines of one file compared with a message (the lines holding its longest word).
+const MAX_MESSAGE_LINES: usize = 256;
+
+/// Step 8 (needs file text, so the caller runs it): a file among the top [`MESSAGE_FILES`]
+/// with a line holding a run of a prompt's message (a pasted error, a quoted sentence:
+/// [`Query::messages`]) moves up by the share of the message it holds, and shows that line's
+/// chunk: a pasted error is usually a string constant of the file that raises it. Any line
+/// counts, not only those with a quote character: a long message is often a multi-line string
+/// whose text starts on the line after the quotes. Only the lines holding the message's
+/// longest word are compared, word runs as the prompt's words (a placeholder such as
+/// `%(limit)s` or `{}` where the prompt has a value ends a run, not the match). The lift is in
+/// the file's own units, so a test, a changelog or a translation catalog that repeats the
+/// message gains less.
+pub fn message_strings(index: &mut Index, query: &Query, hits: &mut [FileHit]) {
+    if query.messages.is_empty() || hits.is_empty() {
+        return;
+    }
+    let top = hits[0].score;
+    let weights: Vec<Vec<f32>> = query
+        .messages
+        .iter()
+        .map(|m| m.iter().map(|w| word_weight(index, w)).collect())
+        .collect();
+    // Per hit: the best (share, line, message) it holds.
+    let mut found: Vec<(usize, f32, usize, usize)> = Vec::new();
+    for (k, hit) in hits.iter().enumerate().take(MESSAGE_FILES) {
+        let Some(text) = index.text(hit.file) else {
+            continue;
+        };
+        let lower = text.to_ascii_lowercase();
+        let mut best = (0.0f32, 0usize, 0usize);
+        for (m, words) in query.messages.iter().enumerate() {
+            let total: f32 = weights[m].iter().sum();
+            let Some(longest) = words.iter().max_by_key(|w| w.len()) else {
+                continue;
+            };
+            if total <= 0.0 {
+                continue;
+            }
+            let bytes = lower.as_bytes();
+            let (mut line, mut counted, mut next_line, mut seen) = (0usize, 0usize, 0usize, 0);
+            for at in memchr::memmem::find_iter(bytes, longest.as_bytes()) {
+                if at < next_line {
+                    continue;
+                }
+                seen += 1;
+                if seen > MAX_MESSAGE_LINES {
+                    break;
+                }
+                line += memchr::memchr_iter(b'\n', &bytes[counted..at]).count();
+                counted = at;
+                let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+                let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+                next_line = end;
+                let (from, run) = longest_run(words, &lower[start..end]);
+                let share = weights[m][from..from + run].iter().sum::<f32>() / total;
+                if run >= MIN_MESSAGE_RUN && share >= MIN_MESSAGE_SHARE && share > best.0 {
+                    best = (share, line, m);
+                }
+            }
+        }
+        if best.0 > 0.0 {
+            found.push((k, best.0, best.1, best.2));
+        }
+    }
+    // A message held by several source files is a common phrase (`list index out of range`,
+    // `object has no attribute`), not the constant of one of them: only a message one source
+    // file holds lifts (its copies in tests, docs or catalogs do not count against it).
+    let source: Vec<bool> = found
+        .iter()
+        .map(|f| {
+            index.files[hits[f.0].file as usize]
+                .as_ref()
+                .is_some_and(|m| m.role == Role::Source)
+        })
+        .collect();
+    let mut moved = false;
+    for &(k, share, line, m) in &found {
+        let holders = found
+            .iter()
+            .zip(&source)
+            .filter(|(f, s)| f.3 == m && **s)
+            .count();
+        if holders > 1 {
+            continue;
+        }
+        lift_as(index, &mut hits[k], line, W_MESSAGE * top * share, |g| {
+            &mut g.message
+        });
+        moved = true;
+    }
+    if moved {
+        sort_hits(index, hits);
+    }
+}
+
+/// How much a word of a message tells which file holds it: the idf of its term over chunks, 0
+/// for a word the index does not hold (a stop word, a value such as `500`).
+fn word_weight(index: &Index, word: &str) -> f32 {
+    let n = index.live_chunks.max(1) as f32;
+    crate::retrieve::tokenize::terms(word)
+        .iter()
+        .filter_map(|t| index.terms.get(t.as_str()))
+        .map(|id| idf(n, index.postings.len(id) as f32))
+        .fold(0.0, f32::max)
+}
+
+/// The longest run of consecutive words of `words` that `line` (lowercase) holds as
+/// consecutive words: where it starts in `words`, and its length.
+fn longest_run(words: &[String], line: &str) -> (usize, usize) {
+    let line_words: Vec<&str> = line
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut best = (0, 0);
+    // Longest common substring over words; both sides are short.
+    let mut prev = vec![0usize; line_words.len() + 1];
+    let mut cur = vec![0usize; line_words.len() + 1];
+    for (i, w) in words.iter().enumerate() {
+        for (j, lw) in line_words.iter().enumerate() {
+            cur[j + 1] = if w == lw { prev[j] + 1 } else { 0 };
+            if cur[j + 1] > best.1 {
+                best = (i + 1 - cur[j + 1], cur[j + 1]);
+            }
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    best
 }
 
 /// Sorts hits by score, ties by path.

@@ -361,6 +361,8 @@ fn role_of_extension(ext: &str) -> Option<Role> {
     Some(match ext {
         "md" | "markdown" | "mdx" | "rst" | "txt" | "adoc" | "asciidoc" | "rdoc" | "pod"
         | "texi" | "org" => Role::Docs,
+        // Translation catalogs: the user-facing messages again, in other languages.
+        "po" | "pot" => Role::Docs,
         "json" | "jsonc" | "json5" | "yml" | "yaml" | "toml" | "xml" | "ini" | "cfg" | "conf"
         | "properties" | "plist" | "csproj" | "sln" | "props" | "targets" | "gradle"
         | "editorconfig" | "env" | "csv" | "tsv" | "lock" | "nix" | "mod" | "sum" => Role::Config,
@@ -486,9 +488,45 @@ pub fn role_of(rel: &str) -> Role {
     match dir_role {
         Some(Role::Test) if ext_role.is_some() => Role::Fixture,
         Some(r) => r,
+        None if ext_role.is_none() && is_project_prose(stem, ext) => Role::Docs,
         None if ext_role.is_none() && is_declaration_name(name) => Role::Declarations,
         None if ext_role.is_none() && is_tool_config(stem, ext) => Role::Config,
         None => ext_role.unwrap_or(Role::Source),
+    }
+}
+
+/// Whether a file (lowercase stem and extension) is one of the prose files a project keeps
+/// beside its code under a conventional name, often without an extension: its change log
+/// (`CHANGES`, `ChangeLog`, `NEWS`, `HISTORY`), its licence (`LICENSE`, `COPYING`, `NOTICE`),
+/// its credits (`AUTHORS`, `CONTRIBUTORS`). A change log repeats the words of every bug ever
+/// fixed, so a bug report matches it better than the code it is about.
+fn is_project_prose(stem: &str, ext: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "changes",
+        "changelog",
+        "news",
+        "history",
+        "license",
+        "licence",
+        "copying",
+        "notice",
+        "authors",
+        "contributors",
+        "thanks",
+        "readme",
+    ];
+    // `LICENSE-APACHE`, `COPYING.LIB`, `LICENSE.MIT`: a licence named after itself.
+    let licence = |s: &str| {
+        ["license", "licence", "copying"]
+            .iter()
+            .any(|l| s.strip_prefix(l).is_some_and(|r| r.starts_with(['-', '_'])))
+    };
+    match ext {
+        "" => NAMES.contains(&stem) || licence(stem),
+        "mit" | "apache" | "bsd" | "gpl" | "lgpl" | "lib" => {
+            matches!(stem, "license" | "licence" | "copying")
+        }
+        _ => false,
     }
 }
 
@@ -561,6 +599,31 @@ fn declares_only(rel: &str, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn change_logs_licences_and_catalogs_are_prose() {
+        for rel in [
+            "CHANGES",
+            "ChangeLog",
+            "NEWS",
+            "LICENSE",
+            "LICENSE-APACHE",
+            "COPYING.LIB",
+            "pkg/AUTHORS",
+            "locale/fr/LC_MESSAGES/django.po",
+            "po/messages.pot",
+        ] {
+            assert_eq!(role_of(rel), Role::Docs, "{rel}");
+        }
+        for rel in [
+            "src/license.py",
+            "lib/changes.rb",
+            "src/history.ts",
+            "news/feed.go",
+        ] {
+            assert_eq!(role_of(rel), Role::Source, "{rel}");
+        }
+    }
 
     #[test]
     fn typescript_modules_that_only_declare_types() {
