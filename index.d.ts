@@ -109,7 +109,7 @@ export declare class ContextEngine {
 }
 
 /**
- * A client of one Gitea server (ADR-003). Holds no connection of its own; all clients share
+ * A client of one Gitea server. Holds no connection of its own; all clients share
  * one connection pool.
  */
 export declare class GiteaClient {
@@ -249,7 +249,7 @@ export declare class SymbolIndex {
 
 /**
  * What a builder reports in `_metadata` when anything was truncated, missing, skipped or
- * suspicious (FR-010). The first four keys are the spec's, in its `snake_case` spelling.
+ * suspicious. The first four keys are the spec's, in its `snake_case` spelling.
  */
 export interface BuilderMetadata {
   /** Whether any section was shortened. */
@@ -298,7 +298,7 @@ export interface BuilderRedaction {
 }
 
 /**
- * The context of a fix agent (FR-003): `errors` (one line per problem), `source_files` (the
+ * The context of a fix agent: `errors` (one line per problem), `source_files` (the
  * `files` given, then the files the errors name; each whole under 500 lines, otherwise at
  * least 10 lines around every error line, overlapping windows merged) and `error_summary`.
  * `validationOutput` is structured stages or the raw output of the tools (parsed as
@@ -308,7 +308,7 @@ export interface BuilderRedaction {
 export declare function buildFixContext(validationOutput: ValidationOutput | string, files: string[], repoPath?: string | null, options?: BuilderOptions & CallOptions): Promise<FixContext>
 
 /**
- * The context of an implementation agent (FR-001): `tasks` (the task file, relative to
+ * The context of an implementation agent: `tasks` (the task file, relative to
  * `repoPath` or absolute inside it), `conventions` (`CLAUDE.md` + `AGENTS.md`), `branch` and
  * `recent_commits` (last 10). A missing task file, a missing `git`, a non-repository or an
  * empty repository give empty values and a warning in `_metadata`; only a `repoPath` that is
@@ -317,7 +317,7 @@ export declare function buildFixContext(validationOutput: ValidationOutput | str
 export declare function buildImplementationContext(taskFile: string, repoPath: string, options?: BuilderOptions & CallOptions): Promise<ImplementationContext>
 
 /**
- * The context of an agent working on a GitHub issue (FR-004): `issue` as text,
+ * The context of an agent working on a GitHub issue: `issue` as text,
  * `related_files` (paths the title or body mention that exist under `repoPath`, resolved
  * safely; `path:line` mentions keep the lines around that line in large files) and
  * `recent_changes` (the last 10 commits touching them, or the repository).
@@ -325,7 +325,7 @@ export declare function buildImplementationContext(taskFile: string, repoPath: s
 export declare function buildIssueContext(issue: GitHubIssue, repoPath: string, options?: BuilderOptions & CallOptions): Promise<IssueContext>
 
 /**
- * The context of a review agent (FR-002): the `diff` from the merge base of `baseBranch` and
+ * The context of a review agent: the `diff` from the merge base of `baseBranch` and
  * HEAD to the work tree, `changed_files` (whole under 500 lines, otherwise around the changed
  * hunks; binary files skipped and named in `_metadata.skipped_files`), `conventions` and
  * `stats`. No changes give an empty diff and zero stats; an unknown base branch, a missing
@@ -360,7 +360,7 @@ export interface CommitInfo {
 
 /**
  * Composes context sources into one block of at most `maxChars` characters (default 5000,
- * ADR-005's cap; `text.length` is the measure): ordered by kind (`dir`, `file`, `pr`,
+ * the design's cap; `text.length` is the measure): ordered by kind (`dir`, `file`, `pr`,
  * `diff`; the given order within a kind), each under a `## <kind>: <label>` heading, then a
  * visible `[... context truncated at N characters ...]` marker when cut. Secrets are
  * redacted before the cut unless `redact: false`. Runs off the JS thread; sources may hold
@@ -441,7 +441,7 @@ export interface ContextEngineOptions {
 /** Which retrieval backend a request selects; the engine serves both. */
 export type ContextProviderId = 'filesystem' | 'mcp'
 
-/** A retrieval request (Context Retrieval Contract v1 §3.1). */
+/** A retrieval request (see docs/design/context-retrieval-contract-v1.md, section 3.1). */
 export interface ContextRetrievalRequest {
   /**
    * What the agent is asked to do; terms, identifiers, paths and stack frames in it are
@@ -467,7 +467,10 @@ export interface ContextRetrievalRequest {
   redact?: boolean
 }
 
-/** A ranked snippet (Context Retrieval Contract v1 §3.2), with optional additions. */
+/**
+ * A ranked snippet (see docs/design/context-retrieval-contract-v1.md, section 3.2), with
+ * optional additions.
+ */
 export interface ContextSnippet {
   /** Stable id: a hash of path, line range and content. */
   id: string
@@ -497,7 +500,7 @@ export interface ContextSnippet {
   redactions: Array<Redaction>
 }
 
-/** One rendered context source (ADR-005). */
+/** One rendered context source. */
 export interface ContextSource {
   /** What it is. */
   kind: ContextSourceKind
@@ -531,14 +534,14 @@ export declare function countTokens(text: string, encoding?: TokenEncoding): Pro
 export declare function countTokensSync(text: string, encoding?: TokenEncoding): number
 
 /**
- * The working tree's staged and unstaged changes (ADR-005 `generate_diff_context`), cut at
+ * The working tree's staged and unstaged changes (the design's `generate_diff_context`), cut at
  * `maxChars`. Rejects with `invalid_request` (not a repository), `unavailable` (no `git`),
  * `timeout`.
  */
 export declare function diffContext(repoPath: string, options?: MaxCharsOptions & CallOptions): Promise<ContextSource>
 
 /**
- * A directory overview (ADR-005 `generate_dir_context`): the file tree under `path` (hidden
+ * A directory overview (the design's `generate_dir_context`): the file tree under `path` (hidden
  * entries, `node_modules`, `target`, `dist`... left out; symlinks followed only inside) with
  * each source file's key declarations (`kind name:line`), cut at `maxChars` with a marker.
  * Rejects with `invalid_request` when `path` is not an absolute, existing directory.
@@ -549,7 +552,7 @@ export declare function dirContext(path: string, options?: DirContextOptions & C
 export interface DirContextOptions {
   /** Files listed at most. Default 200. */
   maxFiles?: number
-  /** Characters (`length`) of the content at most. Default 5000 (ADR-005's cap). */
+  /** Characters (`length`) of the content at most. Default 5000, the design's cap. */
   maxChars?: number
   /** Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true. */
   redact?: boolean
@@ -560,7 +563,7 @@ export type ErrorSeverity = 'error' | 'warning' | 'note'
 
 /**
  * Estimated tokens of `text`: its length in characters (Unicode code points) divided by 4,
- * rounded up, exactly as the builder spec's FR-006 defines. Off by up to about 20% on real
+ * rounded up, exactly as the builder spec defines it. Off by up to about 20% on real
  * code; use `countTokens` where a budget must hold.
  *
  * Counted without decoding the text (a long one is read as UTF-16 and its surrogate pairs
@@ -693,7 +696,7 @@ export interface FileCacheStats {
 }
 
 /**
- * One file (ADR-005 `generate_file_context`): its first 150 lines (`maxLines`) followed by
+ * One file (the design's `generate_file_context`): its first 150 lines (`maxLines`) followed by
  * `[... truncated: N more lines of M ...]`, read inside `options.root` (default: the file's
  * directory). Rejects with `invalid_request` for a missing, binary, oversized file or one
  * outside the root.
@@ -707,7 +710,7 @@ export interface FileContextOptions {
    * file's own directory.
    */
   root?: string
-  /** Lines kept at most. Default 150 (ADR-005's cap). */
+  /** Lines kept at most. Default 150, the design's cap. */
   maxLines?: number
   /** Characters (`length`) of the content at most. Default 5000. */
   maxChars?: number
@@ -813,11 +816,11 @@ export interface FileRanksOptions {
 }
 
 /**
- * Fits `sections` into `budget` tokens (FR-007, default 32,000): unchanged when they already
+ * Fits `sections` into `budget` tokens (default 32,000): unchanged when they already
  * fit; otherwise each section is shortened in proportion to its size (head kept, `...` where
- * lines were removed) so the total stays within the budget by the exact BPE count (SC-002),
+ * lines were removed) so the total stays within the budget by the exact BPE count,
  * larger sections first when the budget cannot hold every section's minimum. When anything
- * changed, the result carries `_metadata` (FR-010). Keys keep their input order.
+ * changed, the result carries `_metadata`. Keys keep their input order.
  */
 export declare function fitToBudget<K extends string>(sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions): Promise<FittedSections<K>>
 
@@ -843,7 +846,7 @@ export interface FitToBudgetOptions {
  */
 export declare function fitToBudgetSync<K extends string>(sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions): FittedSections<K>
 
-/** What `buildFixContext` returns (FR-003, FR-013). */
+/** What `buildFixContext` returns. */
 export interface FixContext {
   /** One line per problem: `[stage] file:line:col: severity[code]: message (tool)`. */
   errors: string
@@ -858,7 +861,7 @@ export interface FixContext {
   _metadata?: BuilderMetadata
 }
 
-/** Settings of a `GiteaClient` (ADR-003). All optional. */
+/** Settings of a `GiteaClient`. All optional. */
 export interface GiteaClientConfig {
   /** Server URL. Default: `GITEA_URL`, else `https://git.integrolabs.net`. */
   baseUrl?: string
@@ -1071,7 +1074,7 @@ export interface HoundUrlPattern {
   anchor: string
 }
 
-/** What `buildImplementationContext` returns (FR-001). */
+/** What `buildImplementationContext` returns. */
 export interface ImplementationContext {
   /** The task file's content; empty when it is missing. */
   tasks: string
@@ -1165,7 +1168,7 @@ export declare function invalidateDirectory(path: string): number
  */
 export declare function invalidateFile(path: string): number
 
-/** What `buildIssueContext` returns (FR-004). */
+/** What `buildIssueContext` returns. */
 export interface IssueContext {
   /** The issue as text: number, title, state, labels, assignees, address, body. */
   issue: string
@@ -1210,7 +1213,7 @@ export interface LanguageStats {
  * same as absent.
  */
 export interface MaxCharsOptions {
-  /** Characters (`length`) of the result at most. Default 5000 (ADR-005's cap). */
+  /** Characters (`length`) of the result at most. Default 5000, the design's cap. */
   maxChars?: number
   /** Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true. */
   redact?: boolean
@@ -1249,7 +1252,7 @@ export declare function parseValidationOutput(text: string): Promise<ParsedError
 export declare function parseValidationOutputSync(text: string): Array<ParsedError>
 
 /**
- * A pull request's metadata and diff (ADR-005 `generate_pr_context`) through the GitHub CLI:
+ * A pull request's metadata and diff (the design's `generate_pr_context`) through the GitHub CLI:
  * `gh pr view <pr> --json ...` and `gh pr diff <pr>`, run in `repoPath`, cut at `maxChars`.
  * Rejects with `unavailable` when `gh` is missing or fails, `unauthorized` when it is not
  * logged in, `invalid_request` for an unknown pull request, `timeout` after 30 s.
@@ -1315,7 +1318,7 @@ export declare function redactSecrets(text: string): Promise<RedactedText>
 
 /**
  * Lines `line - context ..= line + context` of a file on Gitea, numbered, with a web link to
- * the exact ref served (ADR-003's `hound_file_context`). The body is streamed and reading
+ * the exact ref served (the design's `hound_file_context`). The body is streamed and reading
  * stops after the last line needed. When Gitea is unavailable or times out and a Hound URL is
  * known (`houndUrl` or `HOUND_URL`), the same lines are rebuilt from Hound's index and
  * `source` is `'hound'`.
@@ -1385,7 +1388,7 @@ export interface RepoStats {
  */
 export declare function retrieve(request: ContextRetrievalRequest, options?: CallOptions): Promise<ContextSnippet[]>
 
-/** What `buildReviewContext` returns (FR-002, FR-012). */
+/** What `buildReviewContext` returns. */
 export interface ReviewContext {
   /** The unified diff from the merge base with the base branch to the work tree. */
   diff: string
@@ -1589,7 +1592,7 @@ export interface TruncatedFile {
 }
 
 /**
- * Shortens `content` to at most `maxLines` lines (FR-005, FR-011), keeping the lines around
+ * Shortens `content` to at most `maxLines` lines, keeping the lines around
  * each 1-based line number in `aroundLines` (`contextLines` each side, default 10; overlapping
  * windows merged) and putting a `...` line wherever lines were removed. Content within
  * `maxLines` is returned unchanged; with no `aroundLines` the head is kept. When nothing
@@ -1606,7 +1609,7 @@ export declare function truncateFileDetailed(content: string, maxLines: number, 
 
 /** Options of `truncateFile`. All optional; `null` means the same as absent. */
 export interface TruncateFileOptions {
-  /** Lines kept on each side of every line in `aroundLines`. Default 10 (FR-013's minimum). */
+  /** Lines kept on each side of every line in `aroundLines`. Default 10 (a fix context's minimum). */
   contextLines?: number
 }
 
@@ -1617,7 +1620,7 @@ export interface TruncateFileOptions {
 export declare function truncateFileSync(content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions): string
 
 /**
- * What `fitToBudget` reports when it changed anything (FR-010). The first four keys are the
+ * What `fitToBudget` reports when it changed anything. The first four keys are the
  * spec's, in its `snake_case` spelling; the rest are additions.
  */
 export interface TruncationMetadata {

@@ -1,4 +1,4 @@
-// Issue 14: every export that returns file text redacts secrets by default, and those that
+// Every export that returns file text redacts secrets by default, and those that
 // report say what they redacted (kind and line, never the value). One real git repository in
 // a temp dir holds fake secrets of several kinds; every fake is assembled at runtime from split
 // prefixes and pseudo-random bodies, so this file holds nothing a secret scanner would flag.

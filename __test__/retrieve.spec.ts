@@ -1,5 +1,6 @@
-// Retrieval at the N-API boundary: Context Retrieval Contract v1 (§3, §4, §5) and its
-// acceptance tests (§7), over real temporary repositories (real files, real `git`).
+// Retrieval at the N-API boundary: Context Retrieval Contract v1 (request, response, errors,
+// behaviour, scope) and its six acceptance tests (see docs/design/context-retrieval-contract-v1.md,
+// sections 3 to 5 and 7), over real temporary repositories (real files, real `git`).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
@@ -81,7 +82,7 @@ async function rejectsWith(p: Promise<unknown>, code: string, forbidden: string[
   })
 }
 
-// §7.1 Valid request returns ranked ContextSnippet[] with required fields.
+// Acceptance test 1: valid request returns ranked ContextSnippet[] with required fields.
 test('a valid request returns ranked snippets with every contract field', async () => {
   const root = repo()
   const out = await retrieve(req(root, 'cookie header parsing is broken'))
@@ -117,7 +118,7 @@ test('provider echoes providerId, and both providers are served', async () => {
   )
 })
 
-// §7.2 Empty corpus/query returns [].
+// Acceptance test 2: empty corpus/query returns [].
 test('an empty corpus, an empty query and a query with no match return []', async () => {
   const root = repo()
   assert.deepEqual(await retrieve(req(root, '')), [])
@@ -127,7 +128,7 @@ test('an empty corpus, an empty query and a query with no match return []', asyn
   assert.deepEqual(await retrieve(req(empty, 'router')), [])
 })
 
-// §7.3 limit is honoured, with a default and a cap.
+// Acceptance test 3: `limit` is honoured, with a default and a cap.
 test('limit is honoured, defaults to 20 and is capped to 100', async () => {
   const root = repo()
   for (let i = 0; i < 130; i++) write(root, `src/gen/widget${i}.ts`, `export const widget${i} = () => 'widget ${i}'\n`)
@@ -137,7 +138,7 @@ test('limit is honoured, defaults to 20 and is capped to 100', async () => {
   assert.equal((await retrieve(req(root, 'widget', { limit: 100000 }))).length, 100)
 })
 
-// §7.4 Out-of-scope path request is rejected safely.
+// Acceptance test 4: out-of-scope path request is rejected safely.
 test('out-of-scope roots are rejected with invalid_request and a safe message', async () => {
   const root = repo()
   await rejectsWith(retrieve(req('../../etc', 'x')), 'invalid_request')
@@ -177,7 +178,7 @@ test('a root given through .. components or a symlink is the same root', async (
   rmSync(links, { recursive: true, force: true })
 })
 
-// §7.5 Error categories map to contract values.
+// Acceptance test 5: error categories map to contract values.
 test('malformed requests reject with invalid_request, never throw synchronously', async () => {
   const root = repo()
   const bad: unknown[] = [
@@ -220,7 +221,7 @@ test('error messages never echo a secret-looking argument', async () => {
   await rejectsWith(retrieve({ ...req('/tmp', 'x'), providerId: token as never }), 'invalid_request', [token])
 })
 
-// §7.6 Ordering is deterministic for identical inputs.
+// Acceptance test 6: ordering is deterministic for identical inputs.
 test('identical requests give identical responses, across engines too', async () => {
   const root = repo()
   const r = req(root, 'match a route path to its handler')

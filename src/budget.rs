@@ -1,4 +1,5 @@
-//! Token budgeting exports (context-builder-spec FR-005..FR-007, FR-010, FR-011).
+//! Token budgeting exports: `truncateFile`, `estimateTokens`, `countTokens` and `fitToBudget`
+//! (see docs/design/context-builder-spec.md, section Functional Requirements).
 
 use napi::bindgen_prelude::*;
 use napi::Env;
@@ -21,7 +22,7 @@ const MAX_AROUND_LINES: u32 = 100_000;
 /// Largest accepted context window of `truncateFile`.
 const MAX_CONTEXT_LINES: u64 = 10_000;
 
-/// What `fitToBudget` reports when it changed anything (FR-010). The first four keys are the
+/// What `fitToBudget` reports when it changed anything. The first four keys are the
 /// spec's, in its `snake_case` spelling; the rest are additions.
 #[napi(object, object_from_js = false, js_name = "TruncationMetadata")]
 pub struct TruncationMetadataJs {
@@ -79,7 +80,7 @@ pub struct FitToBudgetOptions {
 #[napi(object, object_to_js = false)]
 #[derive(Default)]
 pub struct TruncateFileOptions {
-    /// Lines kept on each side of every line in `aroundLines`. Default 10 (FR-013's minimum).
+    /// Lines kept on each side of every line in `aroundLines`. Default 10 (a fix context's minimum).
     pub context_lines: Option<f64>,
 }
 
@@ -121,7 +122,7 @@ fn encoding_arg(value: Option<String>) -> CoreResult<Encoding> {
 
 exports! {
     #[doc = " Estimated tokens of `text`: its length in characters (Unicode code points) divided by 4,"]
-    #[doc = " rounded up, exactly as the builder spec's FR-006 defines. Off by up to about 20% on real"]
+    #[doc = " rounded up, exactly as the builder spec defines it. Off by up to about 20% on real"]
     #[doc = " code; use `countTokens` where a budget must hold."]
     #[doc = ""]
     #[doc = " Counted without decoding the text (a long one is read as UTF-16 and its surrogate pairs"]
@@ -270,7 +271,7 @@ fn truncate_on<'env, V: ToNapiValue + Send + 'static>(
 }
 
 exports! {
-    #[doc = " Shortens `content` to at most `maxLines` lines (FR-005, FR-011), keeping the lines around"]
+    #[doc = " Shortens `content` to at most `maxLines` lines, keeping the lines around"]
     #[doc = " each 1-based line number in `aroundLines` (`contextLines` each side, default 10; overlapping"]
     #[doc = " windows merged) and putting a `...` line wherever lines were removed. Content within"]
     #[doc = " `maxLines` is returned unchanged; with no `aroundLines` the head is kept. When nothing"]
@@ -386,11 +387,11 @@ fn fitted_to_js(env: &Env, fitted: budget::Fitted) -> napi::Result<Object<'_>> {
 }
 
 exports! {
-    #[doc = " Fits `sections` into `budget` tokens (FR-007, default 32,000): unchanged when they already"]
+    #[doc = " Fits `sections` into `budget` tokens (default 32,000): unchanged when they already"]
     #[doc = " fit; otherwise each section is shortened in proportion to its size (head kept, `...` where"]
-    #[doc = " lines were removed) so the total stays within the budget by the exact BPE count (SC-002),"]
+    #[doc = " lines were removed) so the total stays within the budget by the exact BPE count,"]
     #[doc = " larger sections first when the budget cannot hold every section's minimum. When anything"]
-    #[doc = " changed, the result carries `_metadata` (FR-010). Keys keep their input order."]
+    #[doc = " changed, the result carries `_metadata`. Keys keep their input order."]
     #[napi(
         ts_generic_types = "K extends string",
         ts_args_type = "sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions",

@@ -1,4 +1,4 @@
-//! Prompt-builder exports (context-builder-spec FR-001..FR-004, FR-010, FR-014, FR-015):
+//! Prompt-builder exports (see docs/design/context-builder-spec.md, section User Scenarios):
 //! `buildImplementationContext`, `buildReviewContext`, `buildFixContext`, `buildIssueContext`
 //! and `parseValidationOutput`.
 
@@ -19,7 +19,7 @@ use context_engine_core::error::{Error as CoreError, Result as CoreResult};
 const MAX_LIST: u32 = 100_000;
 
 /// What a builder reports in `_metadata` when anything was truncated, missing, skipped or
-/// suspicious (FR-010). The first four keys are the spec's, in its `snake_case` spelling.
+/// suspicious. The first four keys are the spec's, in its `snake_case` spelling.
 #[napi(object, object_from_js = false)]
 pub struct BuilderMetadata {
     /// Whether any section was shortened.
@@ -98,7 +98,7 @@ pub struct CommitInfo {
     pub subject: String,
 }
 
-/// What `buildImplementationContext` returns (FR-001).
+/// What `buildImplementationContext` returns.
 #[napi(object, object_from_js = false)]
 pub struct ImplementationContext {
     /// The task file's content; empty when it is missing.
@@ -128,7 +128,7 @@ pub struct ReviewStats {
     pub binary_files: u32,
 }
 
-/// What `buildReviewContext` returns (FR-002, FR-012).
+/// What `buildReviewContext` returns.
 #[napi(object, object_from_js = false)]
 pub struct ReviewContext {
     /// The unified diff from the merge base with the base branch to the work tree.
@@ -205,7 +205,7 @@ pub struct ValidationOutput {
     pub stages: Vec<ValidationStage>,
 }
 
-/// What `buildFixContext` returns (FR-003, FR-013).
+/// What `buildFixContext` returns.
 #[napi(object, object_from_js = false)]
 pub struct FixContext {
     /// One line per problem: `[stage] file:line:col: severity[code]: message (tool)`.
@@ -248,7 +248,7 @@ pub struct GitHubIssue {
     pub url: Option<String>,
 }
 
-/// What `buildIssueContext` returns (FR-004).
+/// What `buildIssueContext` returns.
 #[napi(object, object_from_js = false)]
 pub struct IssueContext {
     /// The issue as text: number, title, state, labels, assignees, address, body.
@@ -441,7 +441,7 @@ fn builder_options(value: Option<Unknown<'_>>) -> CoreResult<(BuildOptions, brid
 }
 
 exports! {
-    #[doc = " The context of an implementation agent (FR-001): `tasks` (the task file, relative to"]
+    #[doc = " The context of an implementation agent: `tasks` (the task file, relative to"]
     #[doc = " `repoPath` or absolute inside it), `conventions` (`CLAUDE.md` + `AGENTS.md`), `branch` and"]
     #[doc = " `recent_commits` (last 10). A missing task file, a missing `git`, a non-repository or an"]
     #[doc = " empty repository give empty values and a warning in `_metadata`; only a `repoPath` that is"]
@@ -488,7 +488,7 @@ exports! {
 }
 
 exports! {
-    #[doc = " The context of a review agent (FR-002): the `diff` from the merge base of `baseBranch` and"]
+    #[doc = " The context of a review agent: the `diff` from the merge base of `baseBranch` and"]
     #[doc = " HEAD to the work tree, `changed_files` (whole under 500 lines, otherwise around the changed"]
     #[doc = " hunks; binary files skipped and named in `_metadata.skipped_files`), `conventions` and"]
     #[doc = " `stats`. No changes give an empty diff and zero stats; an unknown base branch, a missing"]
@@ -530,7 +530,7 @@ exports! {
 }
 
 exports! {
-    #[doc = " The context of a fix agent (FR-003): `errors` (one line per problem), `source_files` (the"]
+    #[doc = " The context of a fix agent: `errors` (one line per problem), `source_files` (the"]
     #[doc = " `files` given, then the files the errors name; each whole under 500 lines, otherwise at"]
     #[doc = " least 10 lines around every error line, overlapping windows merged) and `error_summary`."]
     #[doc = " `validationOutput` is structured stages or the raw output of the tools (parsed as"]
@@ -616,7 +616,7 @@ exports! {
 }
 
 exports! {
-    #[doc = " The context of an agent working on a GitHub issue (FR-004): `issue` as text,"]
+    #[doc = " The context of an agent working on a GitHub issue: `issue` as text,"]
     #[doc = " `related_files` (paths the title or body mention that exist under `repoPath`, resolved"]
     #[doc = " safely; `path:line` mentions keep the lines around that line in large files) and"]
     #[doc = " `recent_changes` (the last 10 commits touching them, or the repository)."]

@@ -1,4 +1,4 @@
-//! GitHub exports (issue 12 §2): `GitHubClient`, and the `provider: 'github'` setting of
+//! GitHub exports: `GitHubClient`, and the `provider: 'github'` setting of
 //! `remoteFileContext` (read here, used by `remote.rs`).
 
 use std::sync::Arc;

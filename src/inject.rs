@@ -1,5 +1,5 @@
-//! ADR-005 context-source exports: `dirContext`, `fileContext`, `diffContext`, `prContext` and
-//! `composeContext`.
+//! Context-source exports: `dirContext`, `fileContext`, `diffContext`, `prContext` and
+//! `composeContext` (see docs/design/adr-005-context-injection.md, section Decision).
 
 use napi::bindgen_prelude::*;
 use napi::{Env, ValueType};
@@ -37,7 +37,7 @@ pub enum ContextSourceKind {
     Diff,
 }
 
-/// One rendered context source (ADR-005).
+/// One rendered context source.
 #[napi(object, object_from_js = false)]
 pub struct ContextSource {
     /// What it is.
@@ -74,7 +74,7 @@ pub struct ComposedContext {
 pub struct DirContextOptions {
     /// Files listed at most. Default 200.
     pub max_files: Option<f64>,
-    /// Characters (`length`) of the content at most. Default 5000 (ADR-005's cap).
+    /// Characters (`length`) of the content at most. Default 5000, the design's cap.
     pub max_chars: Option<f64>,
     /// Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true.
     pub redact: Option<bool>,
@@ -87,7 +87,7 @@ pub struct FileContextOptions {
     /// The directory reads are confined to; `path` may then be relative to it. Default: the
     /// file's own directory.
     pub root: Option<String>,
-    /// Lines kept at most. Default 150 (ADR-005's cap).
+    /// Lines kept at most. Default 150, the design's cap.
     pub max_lines: Option<f64>,
     /// Characters (`length`) of the content at most. Default 5000.
     pub max_chars: Option<f64>,
@@ -100,7 +100,7 @@ pub struct FileContextOptions {
 #[napi(object, object_to_js = false)]
 #[derive(Default)]
 pub struct MaxCharsOptions {
-    /// Characters (`length`) of the result at most. Default 5000 (ADR-005's cap).
+    /// Characters (`length`) of the result at most. Default 5000, the design's cap.
     pub max_chars: Option<f64>,
     /// Replace suspected secrets by `[REDACTED:<kind>]` and report them. Default true.
     pub redact: Option<bool>,
@@ -155,7 +155,7 @@ fn source_js(s: inject::ContextSource) -> ContextSource {
 }
 
 exports! {
-    #[doc = " A directory overview (ADR-005 `generate_dir_context`): the file tree under `path` (hidden"]
+    #[doc = " A directory overview (the design's `generate_dir_context`): the file tree under `path` (hidden"]
     #[doc = " entries, `node_modules`, `target`, `dist`... left out; symlinks followed only inside) with"]
     #[doc = " each source file's key declarations (`kind name:line`), cut at `maxChars` with a marker."]
     #[doc = " Rejects with `invalid_request` when `path` is not an absolute, existing directory."]
@@ -195,7 +195,7 @@ exports! {
 }
 
 exports! {
-    #[doc = " One file (ADR-005 `generate_file_context`): its first 150 lines (`maxLines`) followed by"]
+    #[doc = " One file (the design's `generate_file_context`): its first 150 lines (`maxLines`) followed by"]
     #[doc = " `[... truncated: N more lines of M ...]`, read inside `options.root` (default: the file's"]
     #[doc = " directory). Rejects with `invalid_request` for a missing, binary, oversized file or one"]
     #[doc = " outside the root."]
@@ -238,7 +238,7 @@ exports! {
 }
 
 exports! {
-    #[doc = " The working tree's staged and unstaged changes (ADR-005 `generate_diff_context`), cut at"]
+    #[doc = " The working tree's staged and unstaged changes (the design's `generate_diff_context`), cut at"]
     #[doc = " `maxChars`. Rejects with `invalid_request` (not a repository), `unavailable` (no `git`),"]
     #[doc = " `timeout`."]
     #[napi(
@@ -281,7 +281,7 @@ fn pr_arg(value: Unknown<'_>) -> CoreResult<PrRef> {
 }
 
 exports! {
-    #[doc = " A pull request's metadata and diff (ADR-005 `generate_pr_context`) through the GitHub CLI:"]
+    #[doc = " A pull request's metadata and diff (the design's `generate_pr_context`) through the GitHub CLI:"]
     #[doc = " `gh pr view <pr> --json ...` and `gh pr diff <pr>`, run in `repoPath`, cut at `maxChars`."]
     #[doc = " Rejects with `unavailable` when `gh` is missing or fails, `unauthorized` when it is not"]
     #[doc = " logged in, `invalid_request` for an unknown pull request, `timeout` after 30 s."]
@@ -383,7 +383,7 @@ fn compose((sources, max_chars, redact): (Vec<SourceArg>, usize, bool)) -> Compo
 
 exports! {
     #[doc = " Composes context sources into one block of at most `maxChars` characters (default 5000,"]
-    #[doc = " ADR-005's cap; `text.length` is the measure): ordered by kind (`dir`, `file`, `pr`,"]
+    #[doc = " the design's cap; `text.length` is the measure): ordered by kind (`dir`, `file`, `pr`,"]
     #[doc = " `diff`; the given order within a kind), each under a `## <kind>: <label>` heading, then a"]
     #[doc = " visible `[... context truncated at N characters ...]` marker when cut. Secrets are"]
     #[doc = " redacted before the cut unless `redact: false`. Runs off the JS thread; sources may hold"]

@@ -1,4 +1,5 @@
-//! Remote file context exports (ADR-003): `GiteaClient`, `HoundClient`, `remoteFileContext`.
+//! Remote file context exports: `GiteaClient`, `HoundClient`, `remoteFileContext` (see
+//! docs/design/adr-003-file-context-retrieval.md, section Decision).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -66,7 +67,7 @@ fn repos_arg(value: Unknown<'_>) -> CoreResult<Option<Vec<String>>> {
 // ---------------------------------------------------------------------------------------------
 // Config
 
-/// Settings of a `GiteaClient` (ADR-003). All optional.
+/// Settings of a `GiteaClient`. All optional.
 // Declared for the TypeScript types only: input objects are read field by field (see
 // `context_args`, `search_args`), so a wrong type is an `invalid_request` naming the field.
 #[allow(dead_code)]
@@ -234,7 +235,7 @@ macro_rules! host_client_class {
 }
 pub(crate) use host_client_class;
 
-/// A client of one Gitea server (ADR-003). Holds no connection of its own; all clients share
+/// A client of one Gitea server. Holds no connection of its own; all clients share
 /// one connection pool.
 #[napi]
 pub struct GiteaClient {
@@ -450,7 +451,7 @@ fn remote_env_hound() -> bool {
 
 exports! {
     #[doc = " Lines `line - context ..= line + context` of a file on Gitea, numbered, with a web link to"]
-    #[doc = " the exact ref served (ADR-003's `hound_file_context`). The body is streamed and reading"]
+    #[doc = " the exact ref served (the design's `hound_file_context`). The body is streamed and reading"]
     #[doc = " stops after the last line needed. When Gitea is unavailable or times out and a Hound URL is"]
     #[doc = " known (`houndUrl` or `HOUND_URL`), the same lines are rebuilt from Hound's index and"]
     #[doc = " `source` is `'hound'`."]

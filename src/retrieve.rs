@@ -29,7 +29,7 @@ pub enum ContextProviderId {
     Mcp,
 }
 
-/// A retrieval request (Context Retrieval Contract v1 §3.1).
+/// A retrieval request (see docs/design/context-retrieval-contract-v1.md, section 3.1).
 // Declares the TypeScript type; the value is read field by field with `args` so that every
 // bad input is an `invalid_request`.
 #[allow(dead_code)]
@@ -93,7 +93,8 @@ pub struct SnippetSignals {
     pub message: f64,
 }
 
-/// A ranked snippet (Context Retrieval Contract v1 §3.2), with optional additions.
+/// A ranked snippet (see docs/design/context-retrieval-contract-v1.md, section 3.2), with
+/// optional additions.
 #[napi(object, object_from_js = false)]
 pub struct ContextSnippet {
     /// Stable id: a hash of path, line range and content.
