@@ -285,13 +285,13 @@ class SymbolIndexImpl {
   static readonly #m = methods<Binding.SymbolIndex>((self) => SymbolIndexImpl.#of(self))
 
   indexFiles(...args: unknown[]) {
-    return SymbolIndexImpl.#m.async(this, (n) => n.indexFiles, args)
+    return SymbolIndexImpl.#m.async(this, (n) => n.indexFiles, args, 2)
   }
   updateFiles(...args: unknown[]) {
-    return SymbolIndexImpl.#m.async(this, (n) => n.updateFiles, args)
+    return SymbolIndexImpl.#m.async(this, (n) => n.updateFiles, args, 2)
   }
   indexRoot(...args: unknown[]) {
-    return SymbolIndexImpl.#m.async(this, (n) => n.indexRoot, args)
+    return SymbolIndexImpl.#m.async(this, (n) => n.indexRoot, args, 2)
   }
   search(...args: unknown[]) {
     return SymbolIndexImpl.#m.async(this, (n) => n.search, args)
