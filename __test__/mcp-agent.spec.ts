@@ -13,33 +13,17 @@ import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 
 import { countTokens, languages } from '../lib/index.js'
+import { BIN, errorText, ok, resultTokens, serverEnv as env, text, write } from './support/mcp'
 
-const BIN = join(__dirname, '..', 'bin', 'context-engine.js')
 /** What Claude Code accepts of one tool result, about. */
 const HOST_CAP = 25_000
 
-type Result = Awaited<ReturnType<Client['callTool']>>
-
-function write(root: string, rel: string, text: string): void {
-  const p = join(root, rel)
-  mkdirSync(dirname(p), { recursive: true })
-  writeFileSync(p, text)
-}
 
 const dirs: string[] = []
 function tempDir(prefix: string): string {
   const d = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
   dirs.push(d)
   return d
-}
-
-function env(cacheHome: string): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !['GITEA_URL', 'GITEA_TOKEN', 'HOUND_URL', 'GITHUB_TOKEN', 'GH_TOKEN', 'CONTEXT_ENGINE_INDEX_CACHE_DIR'].includes(k)) out[k] = v
-  }
-  out.XDG_CACHE_HOME = cacheHome
-  return out
 }
 
 interface Session {
@@ -54,27 +38,6 @@ async function connect(root: string, cacheHome: string, extra: string[] = []): P
   const client = new Client({ name: 'agent-spec', version: '1.0.0' })
   await client.connect(transport)
   return { client, stderr: () => err }
-}
-
-function text(r: Result): string {
-  const c = (r.content as Array<{ type: string; text?: string }>)[0]
-  assert.equal(c.type, 'text')
-  return c.text ?? ''
-}
-
-function ok(r: Result): Record<string, any> {
-  assert.notEqual(r.isError, true, `unexpected error: ${JSON.stringify(r.content).slice(0, 500)}`)
-  return r.structuredContent as Record<string, any>
-}
-
-function errorText(r: Result): string {
-  assert.equal(r.isError, true, `expected an error, got ${JSON.stringify(r).slice(0, 300)}`)
-  return text(r)
-}
-
-/** Tokens a host receives for a result: its text and its structured content. */
-async function resultTokens(r: Result): Promise<number> {
-  return (await countTokens(text(r), 'o200k_base')) + (await countTokens(JSON.stringify(r.structuredContent ?? {}), 'o200k_base'))
 }
 
 async function waitFor(cond: () => boolean, ms = 60_000): Promise<void> {

@@ -12,37 +12,10 @@ import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 
 import { ContextEngine, countTokens, fileRanks } from '../lib/index.js'
+import { BIN, errorText, ok, resultTokens, text, write } from './support/mcp'
 
-const BIN = join(__dirname, '..', 'bin', 'context-engine.js')
 const USERS = 40
 
-type Result = Awaited<ReturnType<Client['callTool']>>
-
-function write(root: string, rel: string, text: string): void {
-  const p = join(root, rel)
-  mkdirSync(dirname(p), { recursive: true })
-  writeFileSync(p, text)
-}
-
-function text(r: Result): string {
-  const c = (r.content as Array<{ type: string; text?: string }>)[0]
-  assert.equal(c.type, 'text')
-  return c.text ?? ''
-}
-
-function ok(r: Result): Record<string, any> {
-  assert.notEqual(r.isError, true, `unexpected error: ${JSON.stringify(r.content).slice(0, 500)}`)
-  return r.structuredContent as Record<string, any>
-}
-
-function errorText(r: Result): string {
-  assert.equal(r.isError, true, `expected an error, got ${JSON.stringify(r).slice(0, 300)}`)
-  return text(r)
-}
-
-async function resultTokens(r: Result): Promise<number> {
-  return (await countTokens(text(r), 'o200k_base')) + (await countTokens(JSON.stringify(r.structuredContent ?? {}), 'o200k_base'))
-}
 
 let repo: string
 let cacheHome: string

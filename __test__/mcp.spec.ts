@@ -15,22 +15,15 @@ import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 
 import { countTokens } from '../lib/index.js'
+import { type Result, BIN, ok, serverEnv, text, write } from './support/mcp'
 import { jsonSchema } from '../lib/mcp/args'
 import { toolsFor } from '../lib/mcp/tools'
 import { startGitea, startHound, TOKEN, type Running } from './support/remote-servers'
 
-const BIN = join(__dirname, '..', 'bin', 'context-engine.js')
 const LOCAL_TOOLS = ['search_code', 'find_symbol', 'find_references', 'repo_map', 'file_context', 'expand_chunk', 'count_tokens', 'fit_to_budget', 'build_context']
 /** A made-up GitHub token: file_context must redact it. */
 const FAKE_TOKEN = 'ghp_R8sK2mQ9vX4tL7wN1pZ6cB3yH5jF0dG8eA2u'
 
-type Result = Awaited<ReturnType<Client['callTool']>>
-
-function write(root: string, rel: string, text: string): void {
-  const p = join(root, rel)
-  mkdirSync(dirname(p), { recursive: true })
-  writeFileSync(p, text)
-}
 
 function git(root: string, ...args: string[]): void {
   execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=Test', '-c', 'init.defaultBranch=main', ...args], { cwd: root, stdio: 'ignore' })
@@ -71,14 +64,7 @@ function makeRepo(): string {
 /** Where the servers of these tests save their indexes (never the user's cache folder). */
 const CACHE_HOME = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-cache-')))
 
-const baseEnv = (): Record<string, string> => {
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !['GITEA_URL', 'GITEA_TOKEN', 'HOUND_URL', 'GITHUB_TOKEN', 'GH_TOKEN', 'CONTEXT_ENGINE_INDEX_CACHE_DIR'].includes(k)) env[k] = v
-  }
-  env.XDG_CACHE_HOME = CACHE_HOME
-  return env
-}
+const baseEnv = (): Record<string, string> => serverEnv(CACHE_HOME)
 
 interface Session {
   client: Client
@@ -101,23 +87,11 @@ async function connect(opts: { root?: string; cwd?: string; env?: Record<string,
   return { client, transport, stderr: () => err }
 }
 
-function text(r: Result): string {
-  const c = (r.content as Array<{ type: string; text?: string }>)[0]
-  assert.equal(c.type, 'text')
-  return c.text ?? ''
-}
-
 function assertError(r: Result, code: string, pattern?: RegExp): void {
   assert.equal(r.isError, true, `expected an error result, got ${JSON.stringify(r).slice(0, 300)}`)
   const t = text(r)
   assert.ok(t.startsWith(`${code}: `), `expected "${code}: ..." got ${t}`)
   if (pattern) assert.match(t, pattern)
-}
-
-function ok(r: Result): Record<string, any> {
-  assert.notEqual(r.isError, true, `unexpected error: ${JSON.stringify(r.content)}`)
-  assert.ok(r.structuredContent, 'structuredContent')
-  return r.structuredContent as Record<string, any>
 }
 
 let repo: string
