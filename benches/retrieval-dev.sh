@@ -20,20 +20,8 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 : "${BENCH:?set BENCH to the folder of the retrieval benchmark harness}"
 REPOS=${REPOS:-"hono ripgrep pydantic"}
 SETS=${SETS:-"commits issues semble"}
-# --no-cache: every corpus is indexed cold, as the baselines are, and nothing is written to the
-# per-user cache folder (a saved index would make a second run's times, not its answers, differ).
-ENGINE=(node "$HERE/bin/context-engine.js" serve --stdio --no-cache)
-if [ -n "${WRAP:-}" ]; then
-  read -r -a wrap <<<"$WRAP"
-  ENGINE=("${wrap[@]}" "${ENGINE[@]}")
-fi
-mkdir -p "$RUNS"
-
-run() { # run NAME OUT QUERIES -- CMD...
-  local name=$1 out=$2 q=$3; shift 4
-  rm -rf "$out"
-  python3 "$BENCH/run_engine.py" --queries "$q" --out "$out" --name "$name" -- "$@" >/dev/null
-}
+# shellcheck source=benches/retrieval-common.sh
+source "$HERE/benches/retrieval-common.sh"
 
 for set in $SETS; do
   case $set in

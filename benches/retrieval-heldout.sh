@@ -16,19 +16,8 @@ NAME=${3:-context-engine}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 : "${BENCH:?set BENCH to the folder of the retrieval benchmark harness}"
 REPOS=${REPOS:-"httpx axum axios"}
-# --no-cache: every corpus indexed cold, nothing written to the per-user cache folder.
-ENGINE=(node "$HERE/bin/context-engine.js" serve --stdio --no-cache)
-if [ -n "${WRAP:-}" ]; then
-  read -r -a wrap <<<"$WRAP"
-  ENGINE=("${wrap[@]}" "${ENGINE[@]}")
-fi
-mkdir -p "$RUNS"
-
-run() { # run NAME OUT QUERIES -- CMD...
-  local name=$1 out=$2 q=$3; shift 4
-  rm -rf "$out"
-  python3 "$BENCH/run_engine.py" --queries "$q" --out "$out" --name "$name" -- "$@" >/dev/null
-}
+# shellcheck source=benches/retrieval-common.sh
+source "$HERE/benches/retrieval-common.sh"
 
 for r in $REPOS; do
   q=$DATA/heldout/$r/queries.jsonl
