@@ -17,6 +17,7 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
+import { KERNEL } from './kernel-prompts'
 
 const argv = process.argv.slice(2)
 function opt(name: string, fallback: string): string {
@@ -34,48 +35,6 @@ if (roots.length === 0) {
   process.exit(2)
 }
 
-const KERNEL = [
-  'how does the scheduler pick the next task to run',
-  'where are page faults handled on x86',
-  'ext4 journal commit of a transaction',
-  'TCP retransmission timeout calculation',
-  'how is a new process created by fork',
-  'memory cgroup charge when a page is allocated',
-  'USB device enumeration when a device is plugged in',
-  'how are interrupts disabled and restored',
-  'read ahead for sequential file reads',
-  'OOM killer choosing a victim process',
-  'network device transmit queue timeout watchdog',
-  'mount a filesystem superblock setup',
-  'slab allocator freeing an object',
-  'futex wait and wake implementation',
-  'copy_from_user',
-  'kmem_cache_alloc',
-  'spin_lock_irqsave',
-  'wake_up_process',
-  'handle_mm_fault',
-  'schedule_timeout',
-  '`mutex_lock` deadlock',
-  'alloc_pages returns NULL',
-  'vfs_read',
-  'tcp_sendmsg',
-  'register_netdev',
-  'of_property_read_u32 in a device tree driver',
-  'request_irq fails with EBUSY',
-  'dma_map_single',
-  'ext4_fill_super',
-  'blk_mq_submit_bio',
-  'BUG: unable to handle page fault for address: ffffffffc0a0b000 RIP: 0010:ext4_writepages+0x4a/0x1a0',
-  'WARNING: CPU: 2 PID: 1 at kernel/workqueue.c:3066 __flush_work+0x2c0/0x2d0',
-  'general protection fault in skb_release_data net/core/skbuff.c',
-  'kernel BUG at mm/slub.c:4317!',
-  'Call Trace: __schedule+0x2e5/0x930 schedule+0x46/0xb0 schedule_timeout+0x1c4/0x2a0',
-  'fs/ext4/inode.c ext4_da_write_begin',
-  'drivers/net/ethernet/intel/e1000e/netdev.c e1000_clean_rx_irq',
-  'arch/x86/kernel/traps.c do_general_protection',
-  'NULL pointer dereference in usb_submit_urb drivers/usb/core/urb.c',
-  'RCU stall detected rcu_sched kthread starved',
-]
 // For the tree of benches/gen-small-tree.ts: the shared words, a few names, and nothing.
 const SMALL = [
   'retry the request when the socket times out',
