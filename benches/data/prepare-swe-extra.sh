@@ -21,7 +21,7 @@ usage="usage: BENCH=HARNESS prepare-swe-extra.sh OUT_DIR INSTANCES_GIT SOURCE"
 out=${1:?$usage} inst=${2:?$usage} src=${3:?$usage}
 LITE=28b4dde574e8f89cca887d1ae541d53326c4e06a      # SWE-bench Lite, 300 instances
 VERIFIED=ea71d1527ec238407bfd592b5f92a9190ed9ec3c  # SWE-bench Verified, 500 instances
-REPOS="sphinx-doc/sphinx pylint-dev/pylint pytest-dev/pytest psf/requests"
+REPOS=(sphinx-doc/sphinx pylint-dev/pylint pytest-dev/pytest psf/requests)
 need_bench
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -32,7 +32,7 @@ trap 'rm -rf "$tmp"' EXIT
 git --git-dir="$m" cat-file blob "$LITE" >"$tmp/lite.json"
 git --git-dir="$m" cat-file blob "$VERIFIED" >"$tmp/verified.json"
 # Verified minus Lite, for the four repositories only.
-python3 - "$tmp/lite.json" "$tmp/verified.json" "$tmp/extra.json" $REPOS <<'PY'
+python3 - "$tmp/lite.json" "$tmp/verified.json" "$tmp/extra.json" "${REPOS[@]}" <<'PY'
 import json, sys
 lite, verified, dest, repos = sys.argv[1], sys.argv[2], sys.argv[3], set(sys.argv[4:])
 in_lite = {i["instance_id"] for i in json.load(open(lite))}
@@ -40,7 +40,7 @@ keep = [i for i in json.load(open(verified)) if i["repo"] in repos and i["instan
 json.dump(keep, open(dest, "w"))
 PY
 args=()
-for repo in $REPOS; do
+for repo in "${REPOS[@]}"; do
   args+=(--repo "$repo=$(repo_git_dir "$src" "$repo" "$cache")")
 done
 rm -rf "$out/corpora" "$out/queries.jsonl" "$out/meta.json"
