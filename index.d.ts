@@ -1472,6 +1472,12 @@ export interface SnippetSignals {
    * sentence of the prompt (a pasted error): the lift it gave, already counted in `total`; 0 otherwise.
    */
   message: number
+  /**
+   * The prompt's words for the file's role (`test`, `docs`...) are the project's own
+   * vocabulary (a source file is named after them, or most source files use them: a test
+   * framework's reports speak of tests), so they did not lift the role's demotion.
+   */
+  roleUnasked: boolean
 }
 
 /** A file handed to `SymbolIndex.indexFiles` or `repoStats`. */

@@ -91,6 +91,10 @@ pub struct SnippetSignals {
     /// A line of the file (a string constant, mostly) holds an error message or quoted
     /// sentence of the prompt (a pasted error): the lift it gave, already counted in `total`; 0 otherwise.
     pub message: f64,
+    /// The prompt's words for the file's role (`test`, `docs`...) are the project's own
+    /// vocabulary (a source file is named after them, or most source files use them: a test
+    /// framework's reports speak of tests), so they did not lift the role's demotion.
+    pub role_unasked: bool,
 }
 
 /// A ranked snippet (see docs/design/context-retrieval-contract-v1.md, section 3.2), with
@@ -275,6 +279,7 @@ fn to_js(s: Snippet, provider: Provider) -> ContextSnippet {
             total: f64::from(g.total),
             role_kept: g.role_kept.map(|k| k.as_str().to_owned()),
             message: f64::from(g.message),
+            role_unasked: g.role_unasked,
         }),
         redactions: redactions_js(&s.redactions),
     }

@@ -205,35 +205,62 @@ impl Wanted {
     /// What a text asks for: a short prompt's words, or a long prompt's title (its body
     /// mentions tests or docs in passing).
     pub fn of_text(text: &str) -> Wanted {
-        static KEYWORDS: OnceLock<Vec<(String, u8)>> = OnceLock::new();
-        let keywords = KEYWORDS.get_or_init(|| {
-            let mut out = Vec::new();
-            for (g, words) in WANTED_WORDS {
-                for w in words {
-                    for t in crate::retrieve::tokenize::terms(w) {
-                        out.push((t, g));
-                    }
-                }
-            }
-            out
-        });
         let mut w = Wanted::default();
-        crate::retrieve::tokenize::for_each_term(text, |t, _| {
-            for (k, g) in keywords {
-                if k == t {
-                    match g {
-                        0 => w.tests = true,
-                        1 => w.docs = true,
-                        2 => w.examples = true,
-                        3 => w.config = true,
-                        _ => w.templates = true,
-                    }
-                }
-            }
-        });
+        for (_, g) in role_words(text) {
+            w.set(g, true);
+        }
         w.types = crate::retrieve::tokenize::has_word(text, TYPES_WORDS);
         w
     }
+
+    /// Sets the flag of role group `g` (as [`role_words`] numbers them) to `on`.
+    pub fn set(&mut self, g: u8, on: bool) {
+        match g {
+            0 => self.tests = on,
+            1 => self.docs = on,
+            2 => self.examples = on,
+            3 => self.config = on,
+            _ => self.templates = on,
+        }
+    }
+
+    /// Whether the prompt asks for `role` by one of the [`role_words`] (not types).
+    pub fn asks(self, role: Role) -> bool {
+        match role {
+            Role::Test | Role::Fixture => self.tests,
+            Role::Docs => self.docs,
+            Role::Example => self.examples,
+            Role::Config => self.config,
+            Role::Template => self.templates,
+            _ => false,
+        }
+    }
+}
+
+/// The terms of `text` that ask for a role, each with its group: 0 tests, 1 docs, 2
+/// examples, 3 config, 4 templates (distinct, in text order).
+pub fn role_words(text: &str) -> Vec<(String, u8)> {
+    static KEYWORDS: OnceLock<Vec<(String, u8)>> = OnceLock::new();
+    let keywords = KEYWORDS.get_or_init(|| {
+        let mut out = Vec::new();
+        for (g, words) in WANTED_WORDS {
+            for w in words {
+                for t in crate::retrieve::tokenize::terms(w) {
+                    out.push((t, g));
+                }
+            }
+        }
+        out
+    });
+    let mut out: Vec<(String, u8)> = Vec::new();
+    crate::retrieve::tokenize::for_each_term(text, |t, _| {
+        for (k, g) in keywords {
+            if k == t && !out.iter().any(|(o, _)| o == t) {
+                out.push((t.to_owned(), *g));
+            }
+        }
+    });
+    out
 }
 
 /// Folder names that hold tests.
@@ -414,6 +441,27 @@ fn name_has_camel_suffix(name: &str) -> bool {
     )
 }
 
+/// True for a script or style sheet named after a release of a library (`jquery-3.5.1.js`,
+/// `underscore-1.13.1.min.js`, `bootstrap.4.6.css`): a copy of someone else's code kept
+/// beside the project's, by the web's naming convention for vendored assets.
+fn is_release_copy(stem: &str, ext: &str) -> bool {
+    if !matches!(ext, "js" | "mjs" | "cjs" | "css") {
+        return false;
+    }
+    let stem = stem
+        .strip_suffix(".min")
+        .or_else(|| stem.strip_suffix(".slim"))
+        .unwrap_or(stem);
+    // The version: at least two dot-separated numbers after the name and a separator.
+    let Some(at) = stem.rfind(|c: char| !(c.is_ascii_digit() || c == '.')) else {
+        return false;
+    };
+    let tail = &stem[at + 1..];
+    let version = tail.strip_prefix('.').unwrap_or(tail);
+    let named = at > 0 && (tail.starts_with('.') || matches!(stem.as_bytes()[at], b'-' | b'_' | b'v'));
+    named && version.split('.').count() >= 2 && version.split('.').all(|p| !p.is_empty())
+}
+
 /// True for generated-code naming conventions.
 fn is_generated_name(name: &str) -> bool {
     name.ends_with("_pb2.py")
@@ -443,6 +491,9 @@ pub fn role_of(rel: &str) -> Role {
     };
     if is_generated_name(name) {
         return Role::Generated;
+    }
+    if is_release_copy(stem, ext) {
+        return Role::Vendored;
     }
     let mut dir_role: Option<Role> = None;
     // `_examples/`, `__tests__/`, `.benchmarks/`: a leading or trailing `_` or `.` hides a
@@ -523,6 +574,13 @@ fn is_project_prose(stem: &str, ext: &str) -> bool {
     };
     match ext {
         "" => NAMES.contains(&stem) || licence(stem),
+        // `CHANGES.old`, `NEWS.1`, `HISTORY.v2`: an older part of the same prose, under a
+        // suffix that is no language's extension (`history.ts` is code).
+        _ if NAMES.contains(&stem)
+            && crate::retrieve::index::chunk::language(&format!("x.{ext}")).is_none() =>
+        {
+            true
+        }
         "mit" | "apache" | "bsd" | "gpl" | "lgpl" | "lib" => {
             matches!(stem, "license" | "licence" | "copying")
         }
@@ -612,6 +670,8 @@ mod tests {
             "pkg/AUTHORS",
             "locale/fr/LC_MESSAGES/django.po",
             "po/messages.pot",
+            "CHANGES.old",
+            "NEWS.1",
         ] {
             assert_eq!(role_of(rel), Role::Docs, "{rel}");
         }
@@ -739,6 +799,14 @@ mod tests {
             ("src/contest.py", Role::Source),
             ("src/latest.ts", Role::Source),
             ("lib/v8_bridge.c", Role::Source),
+            // A library's release copied in: named with its version.
+            ("sphinx/themes/basic/static/jquery-3.5.1.js", Role::Vendored),
+            ("static/underscore-1.13.1.min.js", Role::Vendored),
+            ("css/bootstrap.4.6.css", Role::Vendored),
+            ("src/sha1.js", Role::Source),
+            ("src/utf-8.js", Role::Source),
+            ("lib/es2015.js", Role::Source),
+            ("src/http2.ts", Role::Source),
         ];
         for (path, want) in cases {
             assert_eq!(role_of(path), want, "{path}");
