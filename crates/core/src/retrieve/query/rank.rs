@@ -758,6 +758,15 @@ fn role_factor(
         return 1.0;
     }
     let factor = meta.role.factor(wanted);
+    // A change log or licence is asked for by its name, not by "docs": it quotes every bug
+    // ever fixed, so a report matches it better than the code it is about.
+    if meta.role == Role::Docs
+        && factor >= 1.0
+        && !wanted.prose
+        && super::roles::is_project_prose_file(&meta.rel)
+    {
+        return Role::Docs.factor(Wanted::default());
+    }
     if factor >= 1.0 || meta.role != Role::Config {
         return factor;
     }
@@ -1354,6 +1363,9 @@ pub fn message_strings(index: &mut Index, query: &Query, hits: &mut [FileHit]) {
         .collect();
     let mut moved = false;
     for &(k, share, line, m) in &found {
+        if !raises(index, query, &hits[k]) {
+            continue;
+        }
         let holders = found
             .iter()
             .zip(&source)
@@ -1369,6 +1381,25 @@ pub fn message_strings(index: &mut Index, query: &Query, hits: &mut [FileHit]) {
     }
     if moved {
         sort_hits(index, hits);
+    }
+}
+
+/// Whether a file that holds a prompt's message may be the code that raises it, and so gain
+/// [`message_strings`]'s lift: a source file, or a file of a role the prompt asks for (a
+/// failing test's assertion). A translation catalog, a change log or a test the prompt does
+/// not ask about quotes the message; it does not raise it.
+fn raises(index: &Index, query: &Query, hit: &FileHit) -> bool {
+    let role = hit.signals.role;
+    match role {
+        Role::Source | Role::Declarations => true,
+        _ if !query.wanted.asks(role) || hit.signals.role_unasked => false,
+        Role::Docs => {
+            query.wanted.prose
+                || !index.files[hit.file as usize]
+                    .as_ref()
+                    .is_some_and(|m| super::roles::is_project_prose_file(&m.rel))
+        }
+        _ => true,
     }
 }
 

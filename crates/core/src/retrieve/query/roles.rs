@@ -199,6 +199,9 @@ pub struct Wanted {
     pub templates: bool,
     /// The prompt mentions types, interfaces, definitions, signatures or options.
     pub types: bool,
+    /// The prompt mentions a project's own prose files by name ([`PROSE_WORDS`]: a change
+    /// log, a licence): only then are they asked for with the docs.
+    pub prose: bool,
 }
 
 impl Wanted {
@@ -210,6 +213,7 @@ impl Wanted {
             w.set(g, true);
         }
         w.types = crate::retrieve::tokenize::has_word(text, TYPES_WORDS);
+        w.prose = asks_project_prose(text);
         w
     }
 
@@ -544,6 +548,34 @@ pub fn role_of(rel: &str) -> Role {
         None if ext_role.is_none() && is_tool_config(stem, ext) => Role::Config,
         None => ext_role.unwrap_or(Role::Source),
     }
+}
+
+/// Whether the file at `rel` is one of the prose files a project keeps beside its code under a
+/// conventional name ([`is_project_prose`]): its change log, licence or credits.
+pub fn is_project_prose_file(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel).to_ascii_lowercase();
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((s, e)) if !s.is_empty() => (s, e),
+        _ => (name.as_str(), ""),
+    };
+    is_project_prose(stem, ext)
+}
+
+/// Words that ask for a project's own prose files (its change log, licence, credits): the
+/// other docs words ("docs", "documentation") ask for its documentation, not for these.
+const PROSE_WORDS: &[&str] = &[
+    "changelog",
+    "license",
+    "licence",
+    "licensing",
+    "copying",
+    "authors",
+    "contributors",
+];
+
+/// Whether `text` asks for a project's own prose files by one of [`PROSE_WORDS`].
+pub fn asks_project_prose(text: &str) -> bool {
+    crate::retrieve::tokenize::has_word(text, PROSE_WORDS)
 }
 
 /// Whether a file (lowercase stem and extension) is one of the prose files a project keeps
