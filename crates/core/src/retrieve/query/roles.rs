@@ -462,7 +462,8 @@ fn is_release_copy(stem: &str, ext: &str) -> bool {
     };
     let tail = &stem[at + 1..];
     let version = tail.strip_prefix('.').unwrap_or(tail);
-    let named = at > 0 && (tail.starts_with('.') || matches!(stem.as_bytes()[at], b'-' | b'_' | b'v'));
+    let named =
+        at > 0 && (tail.starts_with('.') || matches!(stem.as_bytes()[at], b'-' | b'_' | b'v'));
     named && version.split('.').count() >= 2 && version.split('.').all(|p| !p.is_empty())
 }
 
@@ -552,6 +553,8 @@ pub fn role_of(rel: &str) -> Role {
 
 /// Whether the file at `rel` is one of the prose files a project keeps beside its code under a
 /// conventional name ([`is_project_prose`]): its change log, licence or credits.
+/// Also under a prose extension (`CHANGELOG.md`, `HISTORY.rst`, `NEWS.txt`), except the
+/// README: the project's documentation proper.
 pub fn is_project_prose_file(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel).to_ascii_lowercase();
     let (stem, ext) = match name.rsplit_once('.') {
@@ -559,7 +562,26 @@ pub fn is_project_prose_file(rel: &str) -> bool {
         _ => (name.as_str(), ""),
     };
     is_project_prose(stem, ext)
+        || (stem != "readme"
+            && PROSE_NAMES.contains(&stem)
+            && matches!(ext, "md" | "markdown" | "rst" | "txt" | "adoc" | "rdoc"))
 }
+
+/// The conventional names of a project's own prose files ([`is_project_prose`]).
+const PROSE_NAMES: &[&str] = &[
+    "changes",
+    "changelog",
+    "news",
+    "history",
+    "license",
+    "licence",
+    "copying",
+    "notice",
+    "authors",
+    "contributors",
+    "thanks",
+    "readme",
+];
 
 /// Words that ask for a project's own prose files (its change log, licence, credits): the
 /// other docs words ("docs", "documentation") ask for its documentation, not for these.
@@ -584,20 +606,7 @@ pub fn asks_project_prose(text: &str) -> bool {
 /// its credits (`AUTHORS`, `CONTRIBUTORS`). A change log repeats the words of every bug ever
 /// fixed, so a bug report matches it better than the code it is about.
 fn is_project_prose(stem: &str, ext: &str) -> bool {
-    const NAMES: &[&str] = &[
-        "changes",
-        "changelog",
-        "news",
-        "history",
-        "license",
-        "licence",
-        "copying",
-        "notice",
-        "authors",
-        "contributors",
-        "thanks",
-        "readme",
-    ];
+    const NAMES: &[&str] = PROSE_NAMES;
     // `LICENSE-APACHE`, `COPYING.LIB`, `LICENSE.MIT`: a licence named after itself.
     let licence = |s: &str| {
         ["license", "licence", "copying"]
@@ -718,6 +727,49 @@ mod tests {
     }
 
     #[test]
+    fn change_logs_are_asked_for_by_name() {
+        for rel in [
+            "CHANGES",
+            "CHANGES.old",
+            "HISTORY.md",
+            "docs/CHANGELOG.rst",
+            "LICENSE",
+        ] {
+            assert!(is_project_prose_file(rel), "{rel}");
+        }
+        for rel in [
+            "README.md",
+            "docs/guide.md",
+            "src/history.ts",
+            "lib/changes.rb",
+        ] {
+            assert!(!is_project_prose_file(rel), "{rel}");
+        }
+        assert!(Wanted::of_text("add a changelog entry").prose);
+        assert!(Wanted::of_text("update the LICENSE year").prose);
+        let docs = Wanted::of_text("the docs are wrong about retries");
+        assert!(docs.docs && !docs.prose);
+    }
+
+    #[test]
+    fn role_words_name_their_group() {
+        assert_eq!(
+            role_words("pytest fixtures break the docs build"),
+            [
+                ("pytest".to_owned(), 0),
+                ("fixtur".to_owned(), 0),
+                ("doc".to_owned(), 1)
+            ]
+        );
+        assert!(role_words("how are routes registered").is_empty());
+        let mut w = Wanted::default();
+        w.set(1, true);
+        assert!(w.asks(Role::Docs) && !w.asks(Role::Test));
+        w.set(0, true);
+        assert!(w.asks(Role::Fixture));
+    }
+
+    #[test]
     fn typescript_modules_that_only_declare_types() {
         let declarations = [
             "import type { A } from './a'\n\nexport interface Options {\n  a: A\n}\n",
@@ -833,7 +885,7 @@ mod tests {
             ("lib/v8_bridge.c", Role::Source),
             // A library's release copied in: named with its version.
             ("sphinx/themes/basic/static/jquery-3.5.1.js", Role::Vendored),
-            ("static/underscore-1.13.1.min.js", Role::Vendored),
+            ("static/underscore-1.13.1.js", Role::Vendored),
             ("css/bootstrap.4.6.css", Role::Vendored),
             ("src/sha1.js", Role::Source),
             ("src/utf-8.js", Role::Source),
