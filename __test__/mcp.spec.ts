@@ -353,7 +353,13 @@ test('search_code without root searches every client root: one merged answer, ea
   for (const r of [web, billing]) git(r, 'init', '-q')
   const c = await connect({ cwd: web, roots: [web, billing] })
   try {
-    const r = await c.client.callTool({ name: 'search_code', arguments: { query: 'charge the invoice total at checkout', limit: 5 } })
+    const progress: Array<{ progress: number; total?: number }> = []
+    const r = await c.client.callTool(
+      { name: 'search_code', arguments: { query: 'charge the invoice total at checkout', limit: 5 } },
+      { onprogress: (p) => progress.push(p) },
+    )
+    // The roots' indexing is reported as one count, which only grows.
+    for (let i = 1; i < progress.length; i++) assert.ok(progress[i].progress > progress[i - 1].progress, 'progress increases')
     const out = ok(r)
     assert.deepEqual(
       out.results

@@ -20,8 +20,8 @@ export interface ToolContext {
   sessionId: string
   signal: AbortSignal
   symbols: Symbols
-  /** Reports indexing progress of `root` to the client while a call waits for it; returns the stop function. */
-  watchIndex(root: string): () => void
+  /** Reports indexing progress of `root` (or of several, together) to the client while a call waits for it; returns the stop function. */
+  watchIndex(root: string | string[]): () => void
 }
 
 export interface ToolOutput {
@@ -138,7 +138,7 @@ const searchCode = tool({
   async handler(args, ctx) {
     const roots = args.root === undefined ? await ctx.ws.searchRoots() : [await ctx.ws.resolveRoot(args.root)]
     const want = Math.min(100, args.offset + args.limit + 1)
-    const stops = roots.map((r) => ctx.watchIndex(r))
+    const stop = ctx.watchIndex(roots)
     const common = {
       prompt: args.query,
       spaceId: 'mcp',
@@ -153,7 +153,7 @@ const searchCode = tool({
         { signal: ctx.signal },
       )
     } finally {
-      for (const stop of stops) stop()
+      stop()
     }
     // Several roots: each result is labelled with its root's folder name (its full path when
     // two roots share a name), and a legend line maps the labels to the roots.
