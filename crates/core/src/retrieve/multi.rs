@@ -361,9 +361,32 @@ impl Retrieval {
         for ((index, hits), &w) in indexes.iter_mut().zip(&mut per_root).zip(&window) {
             rank::message_strings_in(index, &query, hits, top, w, Some(&shared));
         }
+        for hits in &mut per_root {
+            hits.truncate(limit);
+        }
+        // Only the chunks among the best `limit` of all the roots are read (as one root reads
+        // only its best `limit`): score, then root, then chunk, as the snippets are ordered.
+        let mut chunks: Vec<(f32, usize, u32)> = per_root
+            .iter()
+            .enumerate()
+            .flat_map(|(r, hits)| {
+                hits.iter()
+                    .flat_map(move |h| h.chunks.iter().map(move |&(c, s)| (s, r, c)))
+            })
+            .collect();
+        chunks.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        chunks.truncate(limit);
         let mut out: Vec<(usize, usize, Snippet)> = Vec::new();
         for (r, (index, hits)) in indexes.iter_mut().zip(&mut per_root).enumerate() {
-            hits.truncate(limit);
+            for h in hits.iter_mut() {
+                h.chunks
+                    .retain(|&(c, _)| chunks.iter().any(|&(_, cr, cc)| cr == r && cc == c));
+            }
+            hits.retain(|h| !h.chunks.is_empty());
+            if hits.is_empty() {
+                index.bound_residency();
+                continue;
+            }
             let snippets = query::snippet::snippets(index, hits, limit, *options);
             out.extend(snippets.into_iter().enumerate().map(|(k, s)| (r, k, s)));
             index.bound_residency();
