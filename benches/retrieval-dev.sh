@@ -29,19 +29,7 @@ source "$HERE/benches/retrieval-common.sh"
 for set in $SETS; do
   case $set in
   commits)
-    for r in $REPOS; do
-      q=$DATA/commits/$r/queries.jsonl
-      run "$NAME" "$RUNS/$NAME/commits/$r" "$q" -- "${ENGINE[@]}"
-      if [ "${BASELINES:-0}" = 1 ]; then
-        run bm25_files "$RUNS/bm25/commits/$r" "$q" -- python3 "$BENCH/engines/bm25_files.py"
-        run grep_rank "$RUNS/grep/commits/$r" "$q" -- python3 "$BENCH/engines/grep_rank.py"
-      fi
-    done
-    runs=()
-    for e in bm25 grep "$NAME"; do
-      for r in $REPOS; do [ -d "$RUNS/$e/commits/$r" ] && runs+=("$RUNS/$e/commits/$r"); done
-    done
-    python3 "$BENCH/score.py" "${runs[@]}" --json "$RUNS/$NAME.commits.json"
+    commit_sets commits
     ;;
   issues | swe-extra)
     if [ "$set" = issues ]; then q=$DATA/swe-dev/queries.jsonl; else q=$DATA/swe-extra/queries.jsonl; fi
