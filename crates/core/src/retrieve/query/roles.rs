@@ -535,6 +535,11 @@ pub fn role_of(rel: &str) -> Role {
         }
     }
     let ext_role = role_of_extension(ext);
+    // gettext's folder of a locale's catalogs: whatever their format (`.po`, `.mo`, a
+    // catalog compiled to `.js`), the user-facing messages again, in another language.
+    if dirs.split('/').any(|d| d == "lc_messages") {
+        return Role::Docs;
+    }
     if is_test_name(name, stem) {
         return match ext_role {
             Some(_) => Role::Fixture,
@@ -547,6 +552,8 @@ pub fn role_of(rel: &str) -> Role {
         None if ext_role.is_none() && is_project_prose(stem, ext) => Role::Docs,
         None if ext_role.is_none() && is_declaration_name(name) => Role::Declarations,
         None if ext_role.is_none() && is_tool_config(stem, ext) => Role::Config,
+        // A run-commands file: `pylintrc`, `.npmrc`, `.vimrc` (no extension, named `…rc`).
+        None if ext.is_empty() && stem.len() >= 4 && stem.ends_with("rc") => Role::Config,
         None => ext_role.unwrap_or(Role::Source),
     }
 }
@@ -891,6 +898,13 @@ mod tests {
             ("src/utf-8.js", Role::Source),
             ("lib/es2015.js", Role::Source),
             ("src/http2.ts", Role::Source),
+            // gettext catalogs in any format, run-commands files.
+            ("sphinx/locale/da/LC_MESSAGES/sphinx.js", Role::Docs),
+            ("locale/fr/LC_MESSAGES/app.mo", Role::Docs),
+            ("pylintrc", Role::Config),
+            (".npmrc", Role::Config),
+            ("src/rc", Role::Source),
+            ("lib/src", Role::Source),
         ];
         for (path, want) in cases {
             assert_eq!(role_of(path), want, "{path}");
