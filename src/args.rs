@@ -41,7 +41,7 @@ pub enum Text {
     /// Read as UTF-8 (short texts), with its length in UTF-16 units.
     Utf8(String, usize),
     /// Read as UTF-16 (long texts), not yet decoded.
-    Utf16(Utf16String),
+    Utf16(Vec<u16>),
 }
 
 impl TypeName for Text {
@@ -57,22 +57,40 @@ impl TypeName for Text {
 impl ValidateNapiValue for Text {}
 
 /// napi's own `String` would transcode a long text to UTF-8 on the JS thread (about 1.6 ms per
-/// MB of non-ASCII text); a text over [`UTF16_FROM_UNITS`] is copied as UTF-16 instead, at
-/// memory speed, and decoded where [`Text::into_string`] runs. Sizes are the package entry's to
-/// check (with the argument's name); over [`MAX_TEXT_UNITS`] is refused here from the length.
+/// MB of non-ASCII text), and its `Utf16String` zeroes its buffer before copying; a text over
+/// [`UTF16_FROM_UNITS`] is copied as UTF-16 into an uninitialized buffer instead, at memory
+/// speed, and decoded where [`Text::into_string`] runs. Sizes are the package entry's to check
+/// (with the argument's name); over [`MAX_TEXT_UNITS`] is refused here from the length.
 impl FromNapiValue for Text {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
-        // SAFETY: napi hands a conversion a live value of `env`; each call checks its type.
+        // SAFETY: napi hands a conversion a live value of `env`, and each call checks its type;
+        // `buf` has room for `units` code units and the NUL N-API writes after them, and
+        // `set_len` keeps only the units it wrote.
         unsafe {
             let units = JsString::from_napi_value(env, value)?.utf16_len()?;
             if units > MAX_TEXT_UNITS {
                 return Err(napi::Error::new(Status::InvalidArg, "a text is too long"));
             }
             if units <= UTF16_FROM_UNITS {
-                Ok(Text::Utf8(String::from_napi_value(env, value)?, units))
-            } else {
-                Ok(Text::Utf16(Utf16String::from_napi_value(env, value)?))
+                return Ok(Text::Utf8(String::from_napi_value(env, value)?, units));
             }
+            let mut buf: Vec<u16> = Vec::with_capacity(units + 1);
+            let mut written = 0usize;
+            let status = sys::napi_get_value_string_utf16(
+                env,
+                value,
+                buf.as_mut_ptr(),
+                units + 1,
+                &raw mut written,
+            );
+            if status != sys::Status::napi_ok {
+                return Err(napi::Error::new(
+                    Status::StringExpected,
+                    "a text could not be read",
+                ));
+            }
+            buf.set_len(written.min(units));
+            Ok(Text::Utf16(buf))
         }
     }
 }
