@@ -135,19 +135,27 @@ function constructRead<T>(C: new (...args: never[]) => T, read: unknown): T {
   }
 }
 
+/** The declared arguments of a class's methods, by name. */
+type MethodTable = Record<string, readonly (readonly [string, unknown])[]>
+
 /**
- * The methods of a wrapper: each calls the same method of the wrapped native object, sync or
- * async (with `Controls`). `of` returns the native object of `self`, or throws `misuse`.
+ * The methods of a wrapper: each calls the same method of the wrapped native object with its
+ * declared arguments (`table`), sync or async (with `Controls`). `of` returns the native object
+ * of `self`, or throws `misuse`.
  */
-function methods<N extends object>(of: (self: unknown) => { native: N; timeoutMs?: number }) {
+function methods<N extends object, M extends MethodTable>(
+  of: (self: unknown) => { native: N; timeoutMs?: number },
+  table: M,
+) {
   type Method = (this: N, ...args: never[]) => unknown
+  const pick = (o: N, name: keyof M & string) => (o as unknown as Record<string, Method>)[name]
   return {
-    sync(self: unknown, pick: (n: N) => Method, args: unknown[], list: readonly (readonly [string, unknown])[]) {
+    sync(self: unknown, name: keyof M & string, args: unknown[]) {
       const o = of(self).native
-      return callSync(pick(o), o, args, declared(list))
+      return callSync(pick(o, name), o, args, declared(table[name]))
     },
-    async(self: unknown, pick: (n: N) => Method, args: unknown[], list: readonly (readonly [string, unknown])[]) {
-      const checks = declared(list)
+    async(self: unknown, name: keyof M & string, args: unknown[]) {
+      const checks = declared(table[name])
       const at = optionsAt(checks)
       let o: { native: N; timeoutMs?: number }
       try {
@@ -156,12 +164,12 @@ function methods<N extends object>(of: (self: unknown) => { native: N; timeoutMs
         return Promise.reject(error)
       }
       const controls: Controls = { optionsAt: at, timeoutMs: at === undefined ? undefined : o.timeoutMs, checks }
-      return callAsync(pick(o.native) as (...a: never[]) => Promise<unknown>, o.native, args, controls)
+      return callAsync(pick(o.native, name) as (...a: never[]) => Promise<unknown>, o.native, args, controls)
     },
-    get<V>(self: unknown, pick: (n: N) => V): V {
+    get<V>(self: unknown, get: (n: N) => V): V {
       const o = of(self).native
       try {
-        return pick(o)
+        return get(o)
       } catch (error) {
         throw fromBinding(error)
       }
@@ -185,106 +193,49 @@ class ContextEngineImpl {
     return { native: e.#native, timeoutMs: e.#timeoutMs }
   }
 
-  static readonly #m = methods<Binding.ContextEngine>((self) => ContextEngineImpl.#of(self))
+  static readonly #m = methods<Binding.ContextEngine, typeof declaredArgs.classes.ContextEngine.methods>(
+    (self) => ContextEngineImpl.#of(self),
+    declaredArgs.classes.ContextEngine.methods,
+  )
 
   expandChunk(...args: unknown[]) {
-    return ContextEngineImpl.#m.async(
-      this,
-      (n) => n.expandChunk,
-      args,
-      declaredArgs.classes.ContextEngine.methods.expandChunk,
-    )
+    return ContextEngineImpl.#m.async(this, 'expandChunk', args)
   }
   expandChunkDetailed(...args: unknown[]) {
-    return ContextEngineImpl.#m.async(
-      this,
-      (n) => n.expandChunkDetailed,
-      args,
-      declaredArgs.classes.ContextEngine.methods.expandChunkDetailed,
-    )
+    return ContextEngineImpl.#m.async(this, 'expandChunkDetailed', args)
   }
   clearFileCache(...args: unknown[]) {
-    return ContextEngineImpl.#m.sync(
-      this,
-      (n) => n.clearFileCache,
-      args,
-      declaredArgs.classes.ContextEngine.methods.clearFileCache,
-    )
+    return ContextEngineImpl.#m.sync(this, 'clearFileCache', args)
   }
   invalidateFile(...args: unknown[]) {
-    return ContextEngineImpl.#m.sync(
-      this,
-      (n) => n.invalidateFile,
-      args,
-      declaredArgs.classes.ContextEngine.methods.invalidateFile,
-    )
+    return ContextEngineImpl.#m.sync(this, 'invalidateFile', args)
   }
   invalidateDirectory(...args: unknown[]) {
-    return ContextEngineImpl.#m.sync(
-      this,
-      (n) => n.invalidateDirectory,
-      args,
-      declaredArgs.classes.ContextEngine.methods.invalidateDirectory,
-    )
+    return ContextEngineImpl.#m.sync(this, 'invalidateDirectory', args)
   }
   fileCacheStats(...args: unknown[]) {
-    return ContextEngineImpl.#m.sync(
-      this,
-      (n) => n.fileCacheStats,
-      args,
-      declaredArgs.classes.ContextEngine.methods.fileCacheStats,
-    )
+    return ContextEngineImpl.#m.sync(this, 'fileCacheStats', args)
   }
   watchWorkspace(...args: unknown[]) {
-    return ContextEngineImpl.#m.async(
-      this,
-      (n) => n.watchWorkspace,
-      args,
-      declaredArgs.classes.ContextEngine.methods.watchWorkspace,
-    )
+    return ContextEngineImpl.#m.async(this, 'watchWorkspace', args)
   }
   unwatchWorkspace(...args: unknown[]) {
-    return ContextEngineImpl.#m.sync(
-      this,
-      (n) => n.unwatchWorkspace,
-      args,
-      declaredArgs.classes.ContextEngine.methods.unwatchWorkspace,
-    )
+    return ContextEngineImpl.#m.sync(this, 'unwatchWorkspace', args)
   }
   retrieve(...args: unknown[]) {
-    return ContextEngineImpl.#m.async(
-      this,
-      (n) => n.retrieve,
-      args,
-      declaredArgs.classes.ContextEngine.methods.retrieve,
-    )
+    return ContextEngineImpl.#m.async(this, 'retrieve', args)
   }
   indexStatus(...args: unknown[]) {
-    return ContextEngineImpl.#m.sync(
-      this,
-      (n) => n.indexStatus,
-      args,
-      declaredArgs.classes.ContextEngine.methods.indexStatus,
-    )
+    return ContextEngineImpl.#m.sync(this, 'indexStatus', args)
   }
   prepareIndex(...args: unknown[]) {
-    return ContextEngineImpl.#m.async(
-      this,
-      (n) => n.prepareIndex,
-      args,
-      declaredArgs.classes.ContextEngine.methods.prepareIndex,
-    )
+    return ContextEngineImpl.#m.async(this, 'prepareIndex', args)
   }
   fileRanks(...args: unknown[]) {
-    return ContextEngineImpl.#m.async(
-      this,
-      (n) => n.fileRanks,
-      args,
-      declaredArgs.classes.ContextEngine.methods.fileRanks,
-    )
+    return ContextEngineImpl.#m.async(this, 'fileRanks', args)
   }
   evict(...args: unknown[]) {
-    return ContextEngineImpl.#m.sync(this, (n) => n.evict, args, declaredArgs.classes.ContextEngine.methods.evict)
+    return ContextEngineImpl.#m.sync(this, 'evict', args)
   }
 }
 
@@ -297,7 +248,10 @@ class GiteaClientImpl {
     if (typeof self !== 'object' || self === null || !(#native in self)) throw misuse('GiteaClient')
     return { native: (self as GiteaClientImpl).#native }
   }
-  static readonly #m = methods<Binding.GiteaClient>((self) => GiteaClientImpl.#of(self))
+  static readonly #m = methods<Binding.GiteaClient, typeof declaredArgs.classes.GiteaClient.methods>(
+    (self) => GiteaClientImpl.#of(self),
+    declaredArgs.classes.GiteaClient.methods,
+  )
 
   get baseUrl() {
     return GiteaClientImpl.#m.get(this, (n) => n.baseUrl)
@@ -306,12 +260,7 @@ class GiteaClientImpl {
     return GiteaClientImpl.#m.get(this, (n) => n.hasToken)
   }
   getRawFile(...args: unknown[]) {
-    return GiteaClientImpl.#m.async(
-      this,
-      (n) => n.getRawFile,
-      args,
-      declaredArgs.classes.GiteaClient.methods.getRawFile,
-    )
+    return GiteaClientImpl.#m.async(this, 'getRawFile', args)
   }
 }
 
@@ -324,7 +273,10 @@ class GitHubClientImpl {
     if (typeof self !== 'object' || self === null || !(#native in self)) throw misuse('GitHubClient')
     return { native: (self as GitHubClientImpl).#native }
   }
-  static readonly #m = methods<Binding.GitHubClient>((self) => GitHubClientImpl.#of(self))
+  static readonly #m = methods<Binding.GitHubClient, typeof declaredArgs.classes.GitHubClient.methods>(
+    (self) => GitHubClientImpl.#of(self),
+    declaredArgs.classes.GitHubClient.methods,
+  )
 
   get baseUrl() {
     return GitHubClientImpl.#m.get(this, (n) => n.baseUrl)
@@ -336,12 +288,7 @@ class GitHubClientImpl {
     return GitHubClientImpl.#m.get(this, (n) => n.hasToken)
   }
   getRawFile(...args: unknown[]) {
-    return GitHubClientImpl.#m.async(
-      this,
-      (n) => n.getRawFile,
-      args,
-      declaredArgs.classes.GitHubClient.methods.getRawFile,
-    )
+    return GitHubClientImpl.#m.async(this, 'getRawFile', args)
   }
 }
 
@@ -354,25 +301,28 @@ class HoundClientImpl {
     if (typeof self !== 'object' || self === null || !(#native in self)) throw misuse('HoundClient')
     return { native: (self as HoundClientImpl).#native }
   }
-  static readonly #m = methods<Binding.HoundClient>((self) => HoundClientImpl.#of(self))
+  static readonly #m = methods<Binding.HoundClient, typeof declaredArgs.classes.HoundClient.methods>(
+    (self) => HoundClientImpl.#of(self),
+    declaredArgs.classes.HoundClient.methods,
+  )
 
   get baseUrl() {
     return HoundClientImpl.#m.get(this, (n) => n.baseUrl)
   }
   search(...args: unknown[]) {
-    return HoundClientImpl.#m.async(this, (n) => n.search, args, declaredArgs.classes.HoundClient.methods.search)
+    return HoundClientImpl.#m.async(this, 'search', args)
   }
   repos(...args: unknown[]) {
-    return HoundClientImpl.#m.async(this, (n) => n.repos, args, declaredArgs.classes.HoundClient.methods.repos)
+    return HoundClientImpl.#m.async(this, 'repos', args)
   }
   repoKey(...args: unknown[]) {
-    return HoundClientImpl.#m.async(this, (n) => n.repoKey, args, declaredArgs.classes.HoundClient.methods.repoKey)
+    return HoundClientImpl.#m.async(this, 'repoKey', args)
   }
   repoName(...args: unknown[]) {
-    return HoundClientImpl.#m.async(this, (n) => n.repoName, args, declaredArgs.classes.HoundClient.methods.repoName)
+    return HoundClientImpl.#m.async(this, 'repoName', args)
   }
   excludes(...args: unknown[]) {
-    return HoundClientImpl.#m.async(this, (n) => n.excludes, args, declaredArgs.classes.HoundClient.methods.excludes)
+    return HoundClientImpl.#m.async(this, 'excludes', args)
   }
 }
 
@@ -385,38 +335,31 @@ class SymbolIndexImpl {
     if (typeof self !== 'object' || self === null || !(#native in self)) throw misuse('SymbolIndex')
     return { native: (self as SymbolIndexImpl).#native }
   }
-  static readonly #m = methods<Binding.SymbolIndex>((self) => SymbolIndexImpl.#of(self))
+  static readonly #m = methods<Binding.SymbolIndex, typeof declaredArgs.classes.SymbolIndex.methods>(
+    (self) => SymbolIndexImpl.#of(self),
+    declaredArgs.classes.SymbolIndex.methods,
+  )
 
   indexFiles(...args: unknown[]) {
-    return SymbolIndexImpl.#m.async(
-      this,
-      (n) => n.indexFiles,
-      args,
-      declaredArgs.classes.SymbolIndex.methods.indexFiles,
-    )
+    return SymbolIndexImpl.#m.async(this, 'indexFiles', args)
   }
   updateFiles(...args: unknown[]) {
-    return SymbolIndexImpl.#m.async(
-      this,
-      (n) => n.updateFiles,
-      args,
-      declaredArgs.classes.SymbolIndex.methods.updateFiles,
-    )
+    return SymbolIndexImpl.#m.async(this, 'updateFiles', args)
   }
   indexRoot(...args: unknown[]) {
-    return SymbolIndexImpl.#m.async(this, (n) => n.indexRoot, args, declaredArgs.classes.SymbolIndex.methods.indexRoot)
+    return SymbolIndexImpl.#m.async(this, 'indexRoot', args)
   }
   search(...args: unknown[]) {
-    return SymbolIndexImpl.#m.async(this, (n) => n.search, args, declaredArgs.classes.SymbolIndex.methods.search)
+    return SymbolIndexImpl.#m.async(this, 'search', args)
   }
   flush(...args: unknown[]) {
-    return SymbolIndexImpl.#m.async(this, (n) => n.flush, args, declaredArgs.classes.SymbolIndex.methods.flush)
+    return SymbolIndexImpl.#m.async(this, 'flush', args)
   }
   removeRepo(...args: unknown[]) {
-    return SymbolIndexImpl.#m.sync(this, (n) => n.removeRepo, args, declaredArgs.classes.SymbolIndex.methods.removeRepo)
+    return SymbolIndexImpl.#m.sync(this, 'removeRepo', args)
   }
   repos(...args: unknown[]) {
-    return SymbolIndexImpl.#m.sync(this, (n) => n.repos, args, declaredArgs.classes.SymbolIndex.methods.repos)
+    return SymbolIndexImpl.#m.sync(this, 'repos', args)
   }
 }
 
