@@ -173,6 +173,19 @@ const rawFile = [
 
 // ---- the engine's operations (module-level functions on the default engine, and methods)
 
+/** Most roots one retrieval takes (`rootPaths`). */
+const MAX_ROOTS_PER_CALL = 64
+/** The fields both kinds of retrieval request share. */
+const requestFields = {
+  prompt: s.string(256 * 1024),
+  spaceId: s.string(1024),
+  sessionId: s.string(1024),
+  providerId: s.oneOf(['filesystem', 'mcp'] as Binding.ContextProviderId[], "'filesystem' or 'mcp'"),
+  limit: count,
+  explain: flag,
+  redact: flag,
+}
+
 const engine = {
   expandChunk: expand(),
   expandChunkDetailed: expand(),
@@ -185,16 +198,17 @@ const engine = {
   retrieve: [
     [
       'request',
-      s.object<Binding.ContextRetrievalRequest>({
-        prompt: s.string(256 * 1024),
-        spaceId: s.string(1024),
-        sessionId: s.string(1024),
-        rootPath: longPath,
-        providerId: s.oneOf(['filesystem', 'mcp'] as Binding.ContextProviderId[], "'filesystem' or 'mcp'"),
-        limit: count,
-        explain: flag,
-        redact: flag,
-      }),
+      s.byKey(
+        'rootPath',
+        s.object<Binding.ContextRetrievalRequest>({ ...requestFields, rootPath: longPath, rootPaths: s.unread() }),
+        'rootPaths',
+        s.object<Binding.MultiRootRetrievalRequest>({
+          ...requestFields,
+          rootPaths: s.array(longPath, 'an array of strings', MAX_ROOTS_PER_CALL),
+          rootPath: s.unread(),
+        }),
+        'must have exactly one of rootPath (a root) and rootPaths (an array of roots)',
+      ),
     ],
     ['options', callOptions],
   ],

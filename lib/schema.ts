@@ -251,6 +251,23 @@ export function textRecord(maxUnits: number): Check<Record<string, string>> {
   })
 }
 
+/**
+ * One of two object types told apart by which of two keys it has (exactly one): `a` when
+ * `keyA` is present, `b` when `keyB` is, otherwise `{name} {problem}`.
+ */
+export function byKey<A, B>(keyA: string, a: Check<A>, keyB: string, b: Check<B>, problem: string): Check<A | B> {
+  return check<A | B>((v, name) => {
+    if (!isObject(v)) throw expected(name, 'an object')
+    const has = (key: string) => {
+      const value = read(v, key, `${name}.${key}`)
+      return value !== undefined && value !== null
+    }
+    const [hasA, hasB] = [has(keyA), has(keyB)]
+    if (hasA === hasB) throw codedError('invalid_request', `${name} ${problem}`)
+    return hasA ? a(v, name) : b(v, name)
+  })
+}
+
 /** One of several types (`what`: how messages say them, e.g. `a number or a string`); the first that passes. */
 export function either<A, B>(what: string, a: Check<A>, b: Check<B>): Check<A | B> {
   return check((v, name) => {

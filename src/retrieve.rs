@@ -41,6 +41,9 @@ pub struct ContextRetrievalRequest {
     pub session_id: String,
     /// Absolute path of the repository root; nothing outside it is read.
     pub root_path: String,
+    /// Not with `rootPath`: a request over several roots is a `MultiRootRetrievalRequest`.
+    #[napi(ts_type = "never")]
+    pub root_paths: Option<Vec<String>>,
     /// The provider; echoed in each snippet's `provider`.
     pub provider_id: ContextProviderId,
     /// Snippets wanted: default 20, capped to 100.
@@ -49,6 +52,37 @@ pub struct ContextRetrievalRequest {
     pub explain: Option<bool>,
     /// Replace suspected secrets by `[REDACTED:<kind>]` and report them in each snippet's
     /// `redactions`. Default true; `false` returns the file text as it is.
+    pub redact: Option<bool>,
+}
+
+/// A retrieval request over several roots at once (the folders of a multi-root workspace, the
+/// roots an MCP client lists, the packages of a monorepo): the same fields as
+/// `ContextRetrievalRequest` with `rootPaths` in place of `rootPath`. The roots are ranked as
+/// one collection (a term weighs the same in every root, so scores compare across them); each
+/// snippet says its `root`, and its `path` is relative to it.
+#[napi(object, object_to_js = false)]
+pub struct MultiRootRetrievalRequest {
+    /// What the agent is asked to do (as `ContextRetrievalRequest.prompt`).
+    pub prompt: String,
+    /// The caller's space (required by the contract). At most 1 KiB.
+    pub space_id: String,
+    /// The caller's session (required by the contract). At most 1 KiB.
+    pub session_id: String,
+    /// Absolute paths of the roots, 1 to 64; each is a directory, confined as `rootPath` is.
+    /// A root listed twice (also through a symlink) counts once; a root inside another root
+    /// of the list is dropped (its files are the outer root's and are ranked once, under it).
+    /// More distinct roots than the engine's `maxRoots` reject with `invalid_request`.
+    pub root_paths: Vec<String>,
+    /// Not with `rootPaths`.
+    #[napi(ts_type = "never")]
+    pub root_path: Option<String>,
+    /// The provider; echoed in each snippet's `provider`.
+    pub provider_id: ContextProviderId,
+    /// Snippets wanted over all the roots: default 20, capped to 100.
+    pub limit: Option<f64>,
+    /// When true, each snippet carries the `signals` that scored it. Default false.
+    pub explain: Option<bool>,
+    /// Replace suspected secrets (as `ContextRetrievalRequest.redact`). Default true.
     pub redact: Option<bool>,
 }
 
@@ -98,7 +132,10 @@ pub struct ContextSnippet {
     pub id: String,
     /// The request's `providerId`.
     pub provider: ContextProviderId,
-    /// Path relative to `rootPath`, `/`-separated.
+    /// The root the snippet belongs to, as the request gave it: its `rootPath`, or one of its
+    /// `rootPaths`.
+    pub root: String,
+    /// Path relative to `root`, `/`-separated.
     pub path: String,
     /// `path:startLine-endLine`.
     pub source: String,
@@ -213,10 +250,76 @@ fn id_string(id: &str, name: &str) -> CoreResult<()> {
     Ok(())
 }
 
-fn request_args(r: ContextRetrievalRequest) -> CoreResult<(Request, Provider, SnippetOptions)> {
+/// The roots a request names: its `rootPath`, or its `rootPaths` (exactly one of them).
+enum Roots {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// A single-root or a multi-root request (napi converts into the first whose fields fit).
+type AnyRequest = Either<ContextRetrievalRequest, MultiRootRetrievalRequest>;
+
+/// The fields both kinds of request share, and their roots.
+struct RequestFields {
+    prompt: String,
+    space_id: String,
+    session_id: String,
+    roots: CoreResult<Roots>,
+    provider_id: ContextProviderId,
+    limit: Option<f64>,
+    explain: Option<bool>,
+    redact: Option<bool>,
+}
+
+fn both_roots() -> context_engine_core::error::Error {
+    args::bad(
+        "request",
+        "must have exactly one of rootPath (a root) and rootPaths (an array of roots)",
+    )
+}
+
+impl From<AnyRequest> for RequestFields {
+    fn from(request: AnyRequest) -> Self {
+        match request {
+            Either::A(r) => RequestFields {
+                roots: match r.root_paths {
+                    Some(_) => Err(both_roots()),
+                    None => root_arg(r.root_path).map(Roots::One),
+                },
+                prompt: r.prompt,
+                space_id: r.space_id,
+                session_id: r.session_id,
+                provider_id: r.provider_id,
+                limit: r.limit,
+                explain: r.explain,
+                redact: r.redact,
+            },
+            Either::B(r) => RequestFields {
+                roots: match r.root_path {
+                    Some(_) => Err(both_roots()),
+                    None => roots_arg(r.root_paths).map(Roots::Many),
+                },
+                prompt: r.prompt,
+                space_id: r.space_id,
+                session_id: r.session_id,
+                provider_id: r.provider_id,
+                limit: r.limit,
+                explain: r.explain,
+                redact: r.redact,
+            },
+        }
+    }
+}
+
+fn request_args(r: AnyRequest) -> CoreResult<(Request, Roots, Provider, SnippetOptions)> {
+    let r = RequestFields::from(r);
     id_string(&r.space_id, "request.spaceId")?;
     id_string(&r.session_id, "request.sessionId")?;
-    let root = root_arg(r.root_path)?;
+    let roots = r.roots?;
+    let root = match &roots {
+        Roots::One(root) => root.clone(),
+        Roots::Many(_) => String::new(),
+    };
     let provider = match r.provider_id {
         ContextProviderId::Mcp => Provider::Mcp,
         ContextProviderId::Filesystem => Provider::Filesystem,
@@ -237,14 +340,35 @@ fn request_args(r: ContextRetrievalRequest) -> CoreResult<(Request, Provider, Sn
             root,
             limit,
         },
+        roots,
         provider,
         shape,
     ))
 }
 
-fn to_js(s: Snippet, provider: Provider) -> ContextSnippet {
+/// `rootPaths`: at least one non-empty path (the package entry bounds their number and size).
+fn roots_arg(roots: Vec<String>) -> CoreResult<Vec<String>> {
+    if roots.is_empty() {
+        return Err(args::bad(
+            "request.rootPaths",
+            "must list at least one root",
+        ));
+    }
+    for (i, r) in roots.iter().enumerate() {
+        if r.trim().is_empty() {
+            return Err(args::bad(
+                &format!("request.rootPaths[{i}]"),
+                "must not be empty",
+            ));
+        }
+    }
+    Ok(roots)
+}
+
+fn to_js(s: Snippet, root: String, provider: Provider) -> ContextSnippet {
     ContextSnippet {
         id: s.id,
+        root,
         provider: match provider {
             Provider::Filesystem => ContextProviderId::Filesystem,
             Provider::Mcp => ContextProviderId::Mcp,
@@ -276,18 +400,45 @@ fn to_js(s: Snippet, provider: Provider) -> ContextSnippet {
 fn retrieve_on(
     env: &Env,
     engine: Arc<Engine>,
-    request: ContextRetrievalRequest,
+    request: AnyRequest,
     options: Option<bridge::CallOptions<bridge::NoOptions>>,
 ) -> napi::Result<PromiseRaw<'_, Vec<ContextSnippet>>> {
     let (_, call) = bridge::CallOptions::split(options);
-    bridge::or_reject(env, request_args(request), |(request, provider, shape)| {
-        bridge::spawn_call(
-            env,
-            call.with_timeout(engine.options().timeout),
-            move |cancel| engine.retrieve_with(&request, &shape, cancel),
-            move |_, snippets| Ok(snippets.into_iter().map(|s| to_js(s, provider)).collect()),
-        )
-    })
+    bridge::or_reject(
+        env,
+        request_args(request),
+        |(request, roots, provider, shape)| {
+            bridge::spawn_call(
+                env,
+                call.with_timeout(engine.options().timeout),
+                move |cancel| match roots {
+                    Roots::One(root) => Ok(engine
+                        .retrieve_with(&request, &shape, cancel)?
+                        .into_iter()
+                        .map(|s| (root.clone(), s))
+                        .collect::<Vec<_>>()),
+                    Roots::Many(roots) => {
+                        let request = retrieve::RootsRequest {
+                            prompt: request.prompt,
+                            roots,
+                            limit: request.limit,
+                        };
+                        Ok(engine
+                            .retrieve_roots(&request, &shape, cancel)?
+                            .into_iter()
+                            .map(|s| (s.root, s.snippet))
+                            .collect())
+                    }
+                },
+                move |_, snippets| {
+                    Ok(snippets
+                        .into_iter()
+                        .map(|(root, s)| to_js(s, root, provider))
+                        .collect())
+                },
+            )
+        },
+    )
 }
 
 fn root_arg(root: String) -> CoreResult<String> {
@@ -438,14 +589,17 @@ fn file_ranks_on(
 
 /// Ranked snippets of `request.rootPath` for `request.prompt` (Context Retrieval Contract
 /// v1). The first call for a root indexes it (concurrent first calls share one build); later
-/// calls see changed, added and deleted files. `[]` when nothing matches. Rejects with
-/// `invalid_request` for a malformed request or a root that is not an absolute path to a
-/// directory. `options.signal` aborts the call (an `AbortError`); an aborted first build
-/// leaves no index.
+/// calls see changed, added and deleted files. `[]` when nothing matches. With `rootPaths`
+/// instead (a `MultiRootRetrievalRequest`), the roots are ranked as one collection and each
+/// snippet says its `root`; each root keeps its own index. Rejects with `invalid_request`
+/// for a malformed request (neither or both of `rootPath` and `rootPaths`) or a root that is
+/// not an absolute path to a directory. `options.signal` aborts the call (an
+/// `AbortError`); an aborted first build leaves no index.
 #[napi(ts_return_type = "Promise<ContextSnippet[]>")]
 pub fn retrieve(
     env: &Env,
-    request: ContextRetrievalRequest,
+    #[napi(ts_arg_type = "ContextRetrievalRequest | MultiRootRetrievalRequest")]
+    request: AnyRequest,
     #[napi(ts_arg_type = "CallOptions")] options: Option<bridge::CallOptions<bridge::NoOptions>>,
 ) -> napi::Result<PromiseRaw<'_, Vec<ContextSnippet>>> {
     retrieve_on(env, Engine::global(), request, options)
@@ -494,7 +648,8 @@ impl ContextEngine {
     pub fn retrieve<'env>(
         &self,
         env: &'env Env,
-        request: ContextRetrievalRequest,
+        #[napi(ts_arg_type = "ContextRetrievalRequest | MultiRootRetrievalRequest")]
+        request: AnyRequest,
         #[napi(ts_arg_type = "CallOptions")] options: Option<
             bridge::CallOptions<bridge::NoOptions>,
         >,
