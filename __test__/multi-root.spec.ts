@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync, realpathSync, readdirSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { backdate } from './support/files'
 import { join, dirname, resolve } from 'node:path'
 
 import {
@@ -180,8 +181,13 @@ test('each root stays fresh and keeps its own saved index', async () => {
   try {
     const engine = new ContextEngine({ indexCacheDir: cache })
     const ask = (e: ContextEngine, prompt: string) => e.retrieve(multi([web, billing], prompt))
+    // Files dated back, so that a reload reads none again (a file written in the clock tick of
+    // its read is read again, whatever the test checks).
+    backdate(web)
+    backdate(billing)
     assert.deepEqual(await ask(engine, 'zorbulate'), [])
     write(billing, 'src/zorb.ts', 'export function zorbulate() {\n  return 1\n}\n')
+    backdate(billing)
     const seen = await ask(engine, 'zorbulate')
     assert.deepEqual(
       seen.map((s) => [s.root, s.path]),

@@ -4,7 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, realpathSync, readdirSync, utimesSync, statSync } from 'node:fs'
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, realpathSync, readdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 
@@ -17,6 +17,7 @@ import {
   type ContextSnippet,
 } from '../lib/index.js'
 import { permissionsEnforced } from './support/permissions'
+import { backdate } from './support/files'
 
 const CODES = new Set(['invalid_request', 'unauthorized', 'unavailable', 'timeout', 'internal'])
 
@@ -386,16 +387,6 @@ test('the CLI answers queries and speaks the benchmark JSONL protocol', async ()
   const bad = spawnSync(process.execPath, [cli, 'frobnicate'], { encoding: 'utf8' })
   assert.equal(bad.status, 2)
 })
-
-/** Sets the modification time of every file under `root` (not .git) an hour back, so that the
- * index does not treat them as written in the same clock tick as its reads. */
-function backdate(root: string): void {
-  const old = new Date(Date.now() - 3600_000)
-  for (const e of readdirSync(root, { withFileTypes: true, recursive: true })) {
-    const p = join(e.parentPath, e.name)
-    if (e.isFile() && !p.includes('/.git/')) utimesSync(p, old, old)
-  }
-}
 
 /** Waits until the index file in `cache` was (re)written at or after `since` (saves run in the
  * background, off the request that changed the index; the rename that publishes a file is

@@ -1,0 +1,17 @@
+// File helpers shared by the suites.
+
+import { readdirSync, utimesSync } from 'node:fs'
+import { join } from 'node:path'
+
+/**
+ * Sets the modification time of every file under `root` (not .git) an hour back, so that the
+ * index does not treat them as written in the same clock tick as its reads (such a file is read
+ * again by the next call, and by an engine that loads the saved index).
+ */
+export function backdate(root: string): void {
+  const old = new Date(Date.now() - 3600_000)
+  for (const e of readdirSync(root, { withFileTypes: true, recursive: true })) {
+    const p = join(e.parentPath, e.name)
+    if (e.isFile() && !p.includes('/.git/')) utimesSync(p, old, old)
+  }
+}
