@@ -1825,3 +1825,48 @@ fn a_pasted_error_lifts_the_file_whose_string_holds_it() {
     assert_eq!(signals_of(&out, "app/ctx.py").message, 0.0);
     assert_eq!(files(&out)[0], "app/globals.py", "{out:?}");
 }
+
+#[test]
+fn a_longer_prompt_lifts_the_module_its_top_files_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "pkg/records.py",
+        "def format_field(value):\n    # the exponent separator\n    return value.replace('E', 'D')\n",
+    );
+    write(
+        r,
+        "pkg/table.py",
+        "from .records import format_field\n\n\ndef write_table(rows):\n    # replace the exponent separator when writing a table\n    return [format_field(r) for r in rows]\n",
+    );
+    write(
+        r,
+        "pkg/column.py",
+        "from pkg.records import format_field\n\n\ndef write_column(col):\n    # replace the exponent separator when writing a column\n    return format_field(col)\n",
+    );
+    write(r, "pkg/other.py", "def unrelated():\n    return 1\n");
+    let ret = Retrieval::default();
+    let prompt = "Exponent separator is not replaced when writing\nThe replace of the exponent separator returns a copy.";
+    let out = explained(&ret, r, prompt);
+    let records = signals_of(&out, "pkg/records.py");
+    assert_eq!(records.referenced_by, 2, "{out:?}");
+    let factor = 3f32.powf(0.15);
+    assert!(
+        (records.reference_factor - factor).abs() < 1e-4,
+        "{records:?}"
+    );
+    let table = signals_of(&out, "pkg/table.py");
+    assert_eq!((table.referenced_by, table.reference_factor), (0, 1.0));
+    // The factor is part of the file's score.
+    let base = records.bm25 + records.chunk + records.path + records.symbol + records.mention;
+    let expected = base * records.role_factor * factor;
+    assert!(
+        (records.total - expected).abs() < 1e-3 * expected,
+        "{records:?}"
+    );
+    // A one-line prompt is not re-ranked by references.
+    let out = explained(&ret, r, "exponent separator replaced when writing");
+    let records = signals_of(&out, "pkg/records.py");
+    assert_eq!((records.referenced_by, records.reference_factor), (0, 1.0));
+}
