@@ -57,7 +57,7 @@ const EXTRA_FRACTION: f32 = 0.3;
 const EXTRA_MIN_RATIO: f32 = 0.5;
 /// Weight of a phrase of the prompt that the index knows as a whole identifier ("reflection
 /// equals" meeting `reflectionEquals`), relative to a prose word.
-const W_PHRASE: f32 = 0.5;
+pub(crate) const W_PHRASE: f32 = 0.5;
 /// How much a file's [centrality](super::central) (0 to 1) raises its score, for the prompts
 /// [`wants_central`] picks: at most 10%, a tie-breaker between files the prompt matches alike.
 /// Measured on the DEV sets (b1bcc25, percentiles): 0.15 or 0.2 → commits R@10 down.
@@ -68,7 +68,7 @@ const W_CENTRAL: f32 = 0.1;
 /// (aiohttp/005 0.62 → 0.85), commits and DEV-issue answered as before.
 const W_OPPOSITE: f32 = 0.8;
 /// Most distinct query terms used (long prompts keep their rarest terms).
-const MAX_QUERY_TERMS: usize = 64;
+pub(crate) const MAX_QUERY_TERMS: usize = 64;
 
 /// The parts of a file's score (before the role factor, except `total`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -139,7 +139,7 @@ pub struct FileHit {
     pub signals: Signals,
 }
 
-fn idf(n: f32, df: f32) -> f32 {
+pub(crate) fn idf(n: f32, df: f32) -> f32 {
     (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
 }
 
@@ -150,6 +150,57 @@ struct Term {
     weight: f32,
     /// Matched against paths only (a [`path_forms`] of a prompt word).
     path_only: bool,
+    /// The term's idfs over a larger collection this index is ranked in ([`Collection`]);
+    /// `None`: from the index's own counts.
+    shared: Option<SharedIdf>,
+}
+
+/// The idfs of a term over a [`Collection`]: of its chunks, of its files as wholes, of the
+/// paths that name it, of the files that define it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct SharedIdf {
+    pub chunks: f32,
+    pub files: f32,
+    pub paths: f32,
+    pub defs: f32,
+}
+
+/// The statistics of a collection an index is ranked as part of (the indexes of several
+/// roots ranked as one, `retrieve::multi`): counts summed over all of it in place of the
+/// index's own, so a term weighs the same in every root and scores compare across roots.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Collection {
+    /// Live chunks and files of the whole collection (at least 1).
+    pub n_chunks: f32,
+    pub n_files: f32,
+    /// Average chunk and file length, in tokens (at least 1).
+    pub avg_chunk: f32,
+    pub avg_file: f32,
+    /// Strongest idf of any selected term that something matched (the unit of mention boosts).
+    pub max_idf: f32,
+    /// The query's terms selected over the whole collection (as [`select_terms`] selects them
+    /// in one index), in ranking order: (term, weight, path only, idfs).
+    pub terms: Vec<(String, f32, bool, SharedIdf)>,
+    /// The weight of each word of the prompt's messages over the collection
+    /// ([`word_weight`]).
+    pub word_weights: rustc_hash::FxHashMap<String, f32>,
+}
+
+impl Collection {
+    /// The collection's terms that `index` knows, as that index numbers them.
+    fn terms_in(&self, index: &Index) -> Vec<Term> {
+        self.terms
+            .iter()
+            .filter_map(|(t, weight, path_only, idfs)| {
+                Some(Term {
+                    id: index.terms.get(t.as_str())?,
+                    weight: *weight,
+                    path_only: *path_only,
+                    shared: Some(*idfs),
+                })
+            })
+            .collect()
+    }
 }
 
 /// Step 1: the prompt's terms the index knows; when there are more than [`MAX_QUERY_TERMS`],
@@ -168,6 +219,7 @@ fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
                     id,
                     weight: *w,
                     path_only: false,
+                    shared: None,
                 },
                 df,
                 k,
@@ -196,6 +248,7 @@ fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
                     id,
                     weight: w * W_PATH_FORM,
                     path_only: true,
+                    shared: None,
                 });
             }
         }
@@ -209,6 +262,7 @@ fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
                     id,
                     weight: W_PHRASE,
                     path_only: false,
+                    shared: None,
                 });
             }
         }
@@ -220,7 +274,7 @@ fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
 /// relative to the word (its path field only). Above a path match of the word itself: such a
 /// part names the concept in the tree's own words (`connect.c` for "connection"). Measured on
 /// the DEV sets: 1.2 → semble 0.857, 1.5 → 0.859, 2 → 0.860, commits unchanged.
-const W_PATH_FORM: f32 = 1.5;
+pub(crate) const W_PATH_FORM: f32 = 1.5;
 /// Shortest stem left by a derivational ending (`servic` is not `serv`+`ic`).
 const MIN_DERIVED_STEM: usize = 5;
 /// Word endings that make a noun or adjective of a stem (`connect`+`ion`, `util`+`ity`,
@@ -270,7 +324,7 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
 /// The path parts a prompt word (a term: lowercase, stemmed) may also name: its stem before
 /// a derivational ending (at least [`MIN_DERIVED_STEM`] bytes), and the abbreviation of the
 /// word it is. Not for the symbols of a short prompt (`symbols`): they are meant as typed.
-fn path_forms<'a>(word: &'a str, symbols: &[String]) -> Vec<&'a str> {
+pub(crate) fn path_forms<'a>(word: &'a str, symbols: &[String]) -> Vec<&'a str> {
     let mut out = Vec::new();
     if !word.is_ascii() || word.contains('_') || symbols.iter().any(|n| n == word) {
         return out;
@@ -433,12 +487,16 @@ impl Scores {
         );
         self.defined_ends.push(self.defined.len());
         if df_chunks > 0.0 {
-            let idf_c = idf(self.n_chunks, df_chunks);
+            let idf_c = term
+                .shared
+                .map_or_else(|| idf(self.n_chunks, df_chunks), |s| s.chunks);
             for &(chunk, len, tf) in &self.hits {
                 let norm = k1c * (1.0 - bc + bc * len as f32 / self.avg_chunk);
                 self.chunk[chunk as usize] += term.weight * idf_c * tf * (k1c + 1.0) / (tf + norm);
             }
-            let idf_f = idf(self.n_files, self.touched.len() as f32);
+            let idf_f = term
+                .shared
+                .map_or_else(|| idf(self.n_files, self.touched.len() as f32), |s| s.files);
             self.max_idf = self.max_idf.max(idf_f);
             for &f in &self.touched {
                 let tf = self.file_tf[f as usize];
@@ -454,7 +512,9 @@ impl Scores {
             .filter(|&&f| index.files[f as usize].is_some())
             .count();
         if live > 0 {
-            let idf_p = idf(self.n_files, live as f32);
+            let idf_p = term
+                .shared
+                .map_or_else(|| idf(self.n_files, live as f32), |s| s.paths);
             self.max_idf = self.max_idf.max(idf_p);
             for &f in paths {
                 if index.files[f as usize].is_some() {
@@ -491,7 +551,9 @@ impl Scores {
         if self.touched.is_empty() {
             return;
         }
-        let idf_d = idf(self.n_files, self.touched.len() as f32);
+        let idf_d = term
+            .shared
+            .map_or_else(|| idf(self.n_files, self.touched.len() as f32), |s| s.defs);
         for &(chunk, _) in defined {
             self.chunk[chunk as usize] += W_DEFINES_CHUNK * term.weight * idf_d;
         }
@@ -1049,10 +1111,23 @@ fn matches_at(line: &[u8], start: usize, name: &[u8]) -> bool {
 /// [`W_CAPITAL_DEFINITION`]. Reads the text of at most [`EXACT_DEFINITION_FILES`] files plus
 /// the named ones; the order stays deterministic (ties by path).
 pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit]) {
+    let top = hits.first().map_or(0.0, |h| h.score);
+    exact_definitions_in(index, query, hits, top, EXACT_DEFINITION_FILES);
+}
+
+/// [`exact_definitions`] for hits that are part of a longer ranking (several roots ranked as
+/// one): `top` is the score of that ranking's best file, and `window` how many of `hits` are
+/// among its best [`EXACT_DEFINITION_FILES`].
+pub(crate) fn exact_definitions_in(
+    index: &mut Index,
+    query: &Query,
+    hits: &mut [FileHit],
+    top: f32,
+    window: usize,
+) {
     if (query.symbols.is_empty() && query.capitals.is_empty()) || hits.is_empty() {
         return;
     }
-    let top = hits[0].score;
     let capital_names: Vec<String> = query.capitals.iter().map(|c| normalize_name(c)).collect();
     // (hit, capital, match, line) for each file that defines a capital.
     let mut weak: Vec<(usize, usize, f32, usize)> = Vec::new();
@@ -1064,7 +1139,7 @@ pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit])
                     let stem = stem_name(last(&m.rel));
                     (query.symbols.contains(&stem), capital_names.contains(&stem))
                 });
-        if k >= EXACT_DEFINITION_FILES && !named && !named_capital {
+        if k >= window && !named && !named_capital {
             continue;
         }
         let c_family = index.files[hit.file as usize]
@@ -1226,18 +1301,39 @@ const MAX_MESSAGE_LINES: usize = 256;
 /// the file's own units, so a test, a changelog or a translation catalog that repeats the
 /// message gains less.
 pub fn message_strings(index: &mut Index, query: &Query, hits: &mut [FileHit]) {
+    let top = hits.first().map_or(0.0, |h| h.score);
+    message_strings_in(index, query, hits, top, MESSAGE_FILES, None);
+}
+
+/// [`message_strings`] for hits that are part of a longer ranking (several roots ranked as
+/// one): `top` is the score of its best file, `window` how many of `hits` are among its best
+/// [`MESSAGE_FILES`], and `collection` weighs the message words over all of it.
+pub(crate) fn message_strings_in(
+    index: &mut Index,
+    query: &Query,
+    hits: &mut [FileHit],
+    top: f32,
+    window: usize,
+    collection: Option<&Collection>,
+) {
     if query.messages.is_empty() || hits.is_empty() {
         return;
     }
-    let top = hits[0].score;
     let weights: Vec<Vec<f32>> = query
         .messages
         .iter()
-        .map(|m| m.iter().map(|w| word_weight(index, w)).collect())
+        .map(|m| {
+            m.iter()
+                .map(|w| match collection {
+                    Some(c) => c.word_weights.get(w.as_str()).copied().unwrap_or(0.0),
+                    None => word_weight(index, w),
+                })
+                .collect()
+        })
         .collect();
     // Per hit: the best (share, line, message) it holds.
     let mut found: Vec<(usize, f32, usize, usize)> = Vec::new();
-    for (k, hit) in hits.iter().enumerate().take(MESSAGE_FILES) {
+    for (k, hit) in hits.iter().enumerate().take(window) {
         let Some(text) = index.text(hit.file) else {
             continue;
         };
@@ -1367,8 +1463,30 @@ pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
 /// candidates of [`exact_definitions`]): priors that only reorder the top are applied to the
 /// files that can reach the best `shown`.
 pub fn rank_shown(index: &Index, query: &Query, max_files: usize, shown: usize) -> Vec<FileHit> {
-    let terms = select_terms(index, query);
+    rank_shown_in(index, query, max_files, shown, None)
+}
+
+/// [`rank_shown`] with the statistics of a larger `collection` the index is part of (see
+/// [`Collection`]) instead of its own, when given.
+pub(crate) fn rank_shown_in(
+    index: &Index,
+    query: &Query,
+    max_files: usize,
+    shown: usize,
+    collection: Option<&Collection>,
+) -> Vec<FileHit> {
+    let terms = match collection {
+        Some(c) => c.terms_in(index),
+        None => select_terms(index, query),
+    };
     let mut scores = Scores::new(index);
+    if let Some(c) = collection {
+        scores.n_chunks = c.n_chunks;
+        scores.n_files = c.n_files;
+        scores.avg_chunk = c.avg_chunk;
+        scores.avg_file = c.avg_file;
+        scores.max_idf = c.max_idf;
+    }
     for &t in &terms {
         scores.add_term(index, t);
     }
