@@ -6,8 +6,9 @@ DEV sets, for offline study of re-ranking rules (`benches/rank-learn.py`).
 
 DATA_DIR is the layout `benches/data/prepare-all.sh` makes (commits/<repo>/, swe-dev/,
 semble-corpora/); SEMBLE_DIR holds the semble benchmark's repos.json and queries.jsonl (a
-folder of more such folders may be given with --extra-semble, and more commit sets with
---extra-commits DIR, whose sub-folders are read like DATA_DIR/commits/). One engine process
+folder of more such folders may be given with --extra-semble DIR:CORPORA, more commit sets
+with --extra-commits DIR, whose sub-folders are read like DATA_DIR/commits/, and more bug
+reports with --extra-swe DIR, read like DATA_DIR/swe-dev/). One engine process
 (`context-engine serve --stdio --no-cache`, default options) per repository, as the runners
 start it; each line of OUT is one query: its set, repository, gold files (with spans for
 semble) and the engine's results (path, lines, score, signals).
@@ -66,8 +67,7 @@ def commits(out, base, repos, limit):
         print(f"commits {repo}: {len(qs)}", file=sys.stderr)
 
 
-def swe(out, data, limit):
-    qfile = os.path.join(data, "swe-dev/queries.jsonl")
+def swe(out, qfile, limit):
     qs = read_jsonl(qfile)
     e = Engine()
     for q in qs:
@@ -117,6 +117,8 @@ def main():
     ap.add_argument("--extra-semble", action="append", default=[],
                     help="DIR:CORPORA, a semble-style query folder and its corpora")
     ap.add_argument("--engine", default=HERE, help="the package folder to run (default: this one)")
+    ap.add_argument("--extra-swe", action="append", default=[],
+                    help="a folder of more bug reports (queries.jsonl with each query's root)")
     ap.add_argument("--extra-commits", action="append", default=[], help="a folder of commit sets")
     a = ap.parse_args()
     sets = a.sets.split(",")
@@ -129,7 +131,9 @@ def main():
                                if os.path.isfile(os.path.join(extra, n, "queries.jsonl")))
                 commits(out, extra, names, a.limit)
         if "swe" in sets:
-            swe(out, a.data, a.limit)
+            swe(out, os.path.join(a.data, "swe-dev/queries.jsonl"), a.limit)
+            for extra in a.extra_swe:
+                swe(out, os.path.join(extra, "queries.jsonl"), a.limit)
         if "semble" in sets:
             semble(out, a.semble, os.path.join(a.data, "semble-corpora"), a.limit)
             for extra in a.extra_semble:

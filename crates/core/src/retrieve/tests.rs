@@ -1851,7 +1851,7 @@ fn a_longer_prompt_lifts_the_module_its_top_files_import() {
     let out = explained(&ret, r, prompt);
     let records = signals_of(&out, "pkg/records.py");
     assert_eq!(records.referenced_by, 2, "{out:?}");
-    let factor = 3f32.powf(0.15);
+    let factor = 3f32.powf(query::refs::W_REFERENCE);
     assert!(
         (records.reference_factor - factor).abs() < 1e-4,
         "{records:?}"
