@@ -1512,9 +1512,15 @@ fn a_one_line_question_prefers_the_file_whose_names_others_use() {
     };
     let first = paths("how the test files are run");
     assert_eq!(first[..2], ["src/b.ts", "src/a.ts"], "{first:?}");
-    // A prompt of several lines (a change to make) gets no such prior: the tie goes by path.
-    let change = paths("test files: run them\n\nThe runner should run the test files.");
-    assert_eq!(change[..2], ["src/a.ts", "src/b.ts"], "{change:?}");
+    // A prompt of several lines (a change to make) gets no such prior (factor 1); what lifts
+    // `b.ts` there is the three top files that import it (the references among the top files).
+    let change = "test files: run them\n\nThe runner should run the test files.";
+    let out = explained(&ret, r, change);
+    let b = signals_of(&out, "src/b.ts");
+    assert_eq!((b.role_factor, b.referenced_by), (1.0, 3), "{b:?}");
+    let a = signals_of(&out, "src/a.ts");
+    assert_eq!((a.role_factor, a.referenced_by), (1.0, 0), "{a:?}");
+    assert_eq!(files(&out)[..2], ["src/b.ts", "src/a.ts"]);
 }
 
 /// Two files that match "how the test files are run" alike (`src/a.ts` defines `startRun`,
