@@ -1542,7 +1542,7 @@ export interface SnippetSignals {
    * one-line prompt.
    */
   roleFactor: number
-  /** The file's score: the sum of the parts times the role factor. */
+  /** The file's score: the sum of the parts times the role factor (and the reference factor). */
   total: number
   /**
    * Why a file of a demoted role kept the factor of source code: `newest-version` (its
@@ -1555,6 +1555,13 @@ export interface SnippetSignals {
    * sentence of the prompt (a pasted error): the lift it gave, already counted in `total`; 0 otherwise.
    */
   message: number
+  /**
+   * How many of the top files import this one (a prompt of more than one line: the module
+   * the best-ranked files are built on is lifted); 0 otherwise.
+   */
+  referencedBy: number
+  /** The factor those references applied, already counted in `total`; 1 otherwise. */
+  referenceFactor: number
   /**
    * The prompt's words for the file's role (`test`, `docs`...) are the project's own
    * vocabulary (a source file is named after them, or most source files use them: a test

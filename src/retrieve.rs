@@ -112,7 +112,7 @@ pub struct SnippetSignals {
     /// ask about (`client_*` for "server-side ..."), and up to 1.1 for a central file on a
     /// one-line prompt.
     pub role_factor: f64,
-    /// The file's score: the sum of the parts times the role factor.
+    /// The file's score: the sum of the parts times the role factor (and the reference factor).
     pub total: f64,
     /// Why a file of a demoted role kept the factor of source code: `newest-version` (its
     /// `vN/` folder is the newest of several side by side), `defines-name` (a module of type
@@ -122,6 +122,11 @@ pub struct SnippetSignals {
     /// A line of the file (a string constant, mostly) holds an error message or quoted
     /// sentence of the prompt (a pasted error): the lift it gave, already counted in `total`; 0 otherwise.
     pub message: f64,
+    /// How many of the top files import this one (a prompt of more than one line: the module
+    /// the best-ranked files are built on is lifted); 0 otherwise.
+    pub referenced_by: u32,
+    /// The factor those references applied, already counted in `total`; 1 otherwise.
+    pub reference_factor: f64,
     /// The prompt's words for the file's role (`test`, `docs`...) are the project's own
     /// vocabulary (a source file is named after them, or most source files use them: a test
     /// framework's reports speak of tests), so they did not lift the role's demotion.
@@ -395,6 +400,8 @@ fn to_js(s: Snippet, root: String, provider: Provider) -> ContextSnippet {
             total: f64::from(g.total),
             role_kept: g.role_kept.map(|k| k.as_str().to_owned()),
             message: f64::from(g.message),
+            referenced_by: g.referenced_by,
+            reference_factor: f64::from(g.reference_factor),
             role_unasked: g.role_unasked,
         }),
         redactions: redactions_js(&s.redactions),

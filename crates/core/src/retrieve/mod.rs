@@ -394,9 +394,16 @@ impl Retrieval {
         } else {
             candidates.max(query::rank::MESSAGE_FILES)
         };
+        // A longer prompt's top files are re-ranked by the references between them.
+        let candidates = if query::refs::wanted(&query) {
+            candidates.max(query::refs::REFERENCE_FILES)
+        } else {
+            candidates
+        };
         let mut hits = query::rank::rank_shown(index, &query, candidates, limit);
         query::rank::exact_definitions(index, &query, &mut hits);
         query::rank::message_strings(index, &query, &mut hits);
+        query::refs::references(index, &query, &mut hits);
         hits.truncate(limit);
         let out = query::snippet::snippets(index, &hits, limit, *options);
         index.bound_residency();

@@ -389,6 +389,11 @@ fn rank_roots(
     } else {
         candidates.max(rank::MESSAGE_FILES)
     };
+    let candidates = if query::refs::wanted(query) {
+        candidates.max(query::refs::REFERENCE_FILES)
+    } else {
+        candidates
+    };
     let mut per_root: Vec<Vec<FileHit>> = indexes
         .iter()
         .map(|index| rank::rank_shown_in(index, query, candidates, limit, Some(&shared)))
@@ -401,6 +406,10 @@ fn rank_roots(
     let (window, top) = windows(&per_root, rank::MESSAGE_FILES);
     for ((index, hits), &w) in indexes.iter_mut().zip(&mut per_root).zip(&window) {
         rank::message_strings_in(index, query, hits, top, w, Some(&shared));
+    }
+    // Each root's top files lift the modules they import (a longer prompt).
+    for (index, hits) in indexes.iter_mut().zip(&mut per_root) {
+        query::refs::references(index, query, hits);
     }
     Ok(per_root)
 }

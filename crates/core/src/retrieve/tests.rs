@@ -1512,9 +1512,15 @@ fn a_one_line_question_prefers_the_file_whose_names_others_use() {
     };
     let first = paths("how the test files are run");
     assert_eq!(first[..2], ["src/b.ts", "src/a.ts"], "{first:?}");
-    // A prompt of several lines (a change to make) gets no such prior: the tie goes by path.
-    let change = paths("test files: run them\n\nThe runner should run the test files.");
-    assert_eq!(change[..2], ["src/a.ts", "src/b.ts"], "{change:?}");
+    // A prompt of several lines (a change to make) gets no such prior (factor 1); what lifts
+    // `b.ts` there is the three top files that import it (the references among the top files).
+    let change = "test files: run them\n\nThe runner should run the test files.";
+    let out = explained(&ret, r, change);
+    let b = signals_of(&out, "src/b.ts");
+    assert_eq!((b.role_factor, b.referenced_by), (1.0, 3), "{b:?}");
+    let a = signals_of(&out, "src/a.ts");
+    assert_eq!((a.role_factor, a.referenced_by), (1.0, 0), "{a:?}");
+    assert_eq!(files(&out)[..2], ["src/b.ts", "src/a.ts"]);
 }
 
 /// Two files that match "how the test files are run" alike (`src/a.ts` defines `startRun`,
@@ -1866,4 +1872,49 @@ fn a_test_frameworks_reports_do_not_ask_for_its_tests() {
     let out = explained(&ret, r, "the test that a skipped test runs no teardown");
     let test = signals_of(&out, "tests/test_runner.py");
     assert!(!test.role_unasked && test.role_factor >= 1.0, "{test:?}");
+}
+
+#[test]
+fn a_longer_prompt_lifts_the_module_its_top_files_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "pkg/records.py",
+        "def format_field(value):\n    # the exponent separator\n    return value.replace('E', 'D')\n",
+    );
+    write(
+        r,
+        "pkg/table.py",
+        "from .records import format_field\n\n\ndef write_table(rows):\n    # replace the exponent separator when writing a table\n    return [format_field(r) for r in rows]\n",
+    );
+    write(
+        r,
+        "pkg/column.py",
+        "from pkg.records import format_field\n\n\ndef write_column(col):\n    # replace the exponent separator when writing a column\n    return format_field(col)\n",
+    );
+    write(r, "pkg/other.py", "def unrelated():\n    return 1\n");
+    let ret = Retrieval::default();
+    let prompt = "Exponent separator is not replaced when writing\nThe replace of the exponent separator returns a copy.";
+    let out = explained(&ret, r, prompt);
+    let records = signals_of(&out, "pkg/records.py");
+    assert_eq!(records.referenced_by, 2, "{out:?}");
+    let factor = 3f32.powf(query::refs::W_REFERENCE);
+    assert!(
+        (records.reference_factor - factor).abs() < 1e-4,
+        "{records:?}"
+    );
+    let table = signals_of(&out, "pkg/table.py");
+    assert_eq!((table.referenced_by, table.reference_factor), (0, 1.0));
+    // The factor is part of the file's score.
+    let base = records.bm25 + records.chunk + records.path + records.symbol + records.mention;
+    let expected = base * records.role_factor * factor;
+    assert!(
+        (records.total - expected).abs() < 1e-3 * expected,
+        "{records:?}"
+    );
+    // A one-line prompt is not re-ranked by references.
+    let out = explained(&ret, r, "exponent separator replaced when writing");
+    let records = signals_of(&out, "pkg/records.py");
+    assert_eq!((records.referenced_by, records.reference_factor), (0, 1.0));
 }

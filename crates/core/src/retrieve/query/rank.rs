@@ -92,13 +92,18 @@ pub struct Signals {
     /// [centrality](super::central) prior (up to 1.1, one-line prompts) and the
     /// companion-header demotion.
     pub role_factor: f32,
-    /// The file's score: the sum of the parts times the role factor.
+    /// The file's score: the sum of the parts times the role factor (and the reference factor).
     pub total: f32,
     /// Why the file's role was not demoted though its role is one that is ([`RoleKept`]).
     pub role_kept: Option<RoleKept>,
     /// A line of the file (a string constant, mostly) holds an error message or quoted
     /// sentence of the prompt ([`message_strings`]); already counted in `total`.
     pub message: f32,
+    /// How many of the top files import this one, for a longer prompt
+    /// ([`refs`](super::refs)); 0 otherwise.
+    pub referenced_by: u32,
+    /// The factor those references applied, already counted in `total`; 1 otherwise.
+    pub reference_factor: f32,
     /// The prompt's words for the file's role (`test`, `docs`...) are the project's own
     /// vocabulary ([`asked_roles`]), so they did not lift the role's demotion.
     pub role_unasked: bool,
@@ -774,6 +779,8 @@ fn collect_hits(
                     total: score,
                     role_kept,
                     message: 0.0,
+                    referenced_by: 0,
+                    reference_factor: 1.0,
                     role_unasked: unasked.asks(meta.role),
                 },
             })
@@ -1534,7 +1541,7 @@ fn longest_run(words: &[String], line: &str) -> (usize, usize) {
 }
 
 /// Sorts hits by score, ties by path.
-fn sort_hits(index: &Index, hits: &mut [FileHit]) {
+pub(super) fn sort_hits(index: &Index, hits: &mut [FileHit]) {
     let path_of = |h: &FileHit| {
         index.files[h.file as usize]
             .as_ref()
