@@ -6,7 +6,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync, realpathSync, readdirSync, symlinkSync } from 'node:fs'
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, realpathSync, readdirSync, statSync, symlinkSync, utimesSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { backdate } from './support/files'
 import { join, dirname, resolve } from 'node:path'
@@ -48,6 +48,8 @@ function workspace(): { web: string; billing: string } {
   })
   return { web, billing }
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 function multi(rootPaths: string[], prompt: string, extra: Partial<MultiRootRetrievalRequest> = {}): MultiRootRetrievalRequest {
   return { prompt, spaceId: 'space-1', sessionId: 'session-1', rootPaths, providerId: 'mcp', ...extra }
@@ -186,8 +188,17 @@ test('each root stays fresh and keeps its own saved index', async () => {
     backdate(web)
     backdate(billing)
     assert.deepEqual(await ask(engine, 'zorbulate'), [])
+    // Both indexes are saved, one file each, in the background after the call (a save writes a
+    // temporary file first, then renames it).
+    const saved = () => readdirSync(cache).filter((f) => f.endsWith('.ceidx'))
+    const stamps = () => new Map(saved().map((f) => [f, statSync(join(cache, f)).mtimeMs]))
+    for (let i = 0; i < 400 && (saved().length < 2 || readdirSync(cache).length > 2); i++) await sleep(25)
+    assert.equal(saved().length, 2)
+    const before = stamps()
+    // A file added under one root is seen by the next call over both.
     write(billing, 'src/zorb.ts', 'export function zorbulate() {\n  return 1\n}\n')
-    backdate(billing)
+    const old = new Date(Date.now() - 3600_000)
+    utimesSync(join(billing, 'src/zorb.ts'), old, old)
     const seen = await ask(engine, 'zorbulate')
     assert.deepEqual(
       seen.map((s) => [s.root, s.path]),
@@ -195,11 +206,10 @@ test('each root stays fresh and keeps its own saved index', async () => {
     )
     assert.equal(engine.indexStatus(web).state, 'ready')
     assert.equal(engine.indexStatus(billing).state, 'ready')
-    // Both indexes are saved, one file each.
-    // (A save writes a temporary file first, then renames it.)
-    const saved = () => readdirSync(cache).filter((f) => f.endsWith('.ceidx'))
-    for (let i = 0; i < 200 && (saved().length < 2 || readdirSync(cache).length > 2); i++) await new Promise((r) => setTimeout(r, 50))
-    assert.equal(saved().length, 2)
+    // The changed root's index is saved again.
+    const changed = () => [...stamps()].filter(([f, t]) => before.get(f) !== t).length
+    for (let i = 0; i < 400 && (changed() < 1 || readdirSync(cache).length > 2); i++) await sleep(25)
+    assert.ok(changed() >= 1, 'the changed root was saved again')
     assert.equal(readdirSync(cache).length, 2)
     // A new engine loads them and reads no file again.
     const second = new ContextEngine({ indexCacheDir: cache })
