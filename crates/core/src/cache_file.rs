@@ -337,9 +337,13 @@ pub(crate) fn create_exclusive(path: &Path) -> std::io::Result<File> {
 /// and where the folder is held in memory (tmpfs, ramfs), in which case a file would hold the
 /// same memory as the heap copy it replaces.
 #[cfg(target_os = "linux")]
+// `f_type` and the magic numbers are `i64` here, other widths on other targets.
+#[allow(clippy::useless_conversion)]
 pub(crate) fn unnamed_temp_file() -> std::io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     use std::os::unix::io::AsRawFd;
+    // ramfs's magic number (not in `libc`).
+    const RAMFS_MAGIC: i64 = 0x8584_58f6;
     let file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -355,8 +359,6 @@ pub(crate) fn unnamed_temp_file() -> std::io::Result<File> {
     }
     // SAFETY: `fstatfs` succeeded, so it filled the buffer (which was zeroed anyway).
     let kind = i64::from(unsafe { fs.assume_init() }.f_type);
-    // ramfs's magic number (not in `libc`).
-    const RAMFS_MAGIC: i64 = 0x8584_58f6;
     if kind == i64::from(libc::TMPFS_MAGIC) || kind == RAMFS_MAGIC {
         return Err(std::io::ErrorKind::Unsupported.into());
     }

@@ -67,7 +67,8 @@ pub struct RetrievalOptions {
     /// Files indexed per root at most (the first ones in path order). Default 200 000.
     pub max_files: usize,
     /// Directory where each root's index is saved and loaded from across restarts (see
-    /// [`persist`](index::persist)); `None` (the default) keeps indexes in memory only.
+    /// [`persist`](index::persist)); `None` (the default) keeps nothing across restarts (see
+    /// [`RetrievalOptions::spill_min_bytes`] for where a large index lives meanwhile).
     pub cache_dir: Option<PathBuf>,
     /// Watch indexed trees for changes (default `true`); `false` stats every known directory
     /// and file on each call instead (for trees where events are not trusted).

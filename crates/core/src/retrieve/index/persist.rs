@@ -1034,7 +1034,10 @@ mod tests {
         wait_mapped(&spilled, root);
         assert_eq!(prompts.map(|p| ask(&spilled, root, p)), after);
         let stats = heap.status(root.to_str().unwrap()).unwrap().stats;
-        assert_eq!(stats.mapped_bytes, 0, "an index below the threshold stays on the heap");
+        assert_eq!(
+            stats.mapped_bytes, 0,
+            "an index below the threshold stays on the heap"
+        );
     }
 
     #[test]
