@@ -80,14 +80,15 @@ pub struct RetrievalOptions {
     /// this many heap bytes is written, in the background after a build or change, to an
     /// unnamed file in the system's temporary folder (on Linux, unless that folder is held in
     /// memory) and those parts are read from the file's mapped pages from then on, as a saved
-    /// index's are ([`mapped`](index) pages, which the system may drop and read again): the
-    /// process keeps only the pages queries touched. `usize::MAX` keeps every index on the
+    /// index's are (file pages, which the system may drop and read again): the process keeps
+    /// only the pages queries touched. `usize::MAX` keeps every index on the
     /// heap. Default [`SPILL_MIN_BYTES`].
     pub spill_min_bytes: usize,
 }
 
-/// The default [`RetrievalOptions::spill_min_bytes`]: 32 MiB (a tree of some 10,000 source
-/// files), below which writing the file costs more than the memory it returns.
+/// The default [`RetrievalOptions::spill_min_bytes`]: 32 MiB (about 15,000 files of C; the
+/// Linux kernel's 78k files take 150 MB), below which writing the file costs more than the
+/// memory it returns.
 pub const SPILL_MIN_BYTES: usize = 32 << 20;
 
 impl Default for RetrievalOptions {
