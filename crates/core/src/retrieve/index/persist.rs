@@ -1000,6 +1000,78 @@ mod tests {
         );
     }
 
+    /// The files and chunks are written as differences and variable-length numbers: extreme
+    /// stamps, a dead chunk far from its neighbours, and paths sharing part of a character
+    /// come back exactly.
+    #[test]
+    fn compact_files_and_chunks_round_trip_at_their_extremes() {
+        let dir = tree();
+        let mut index = built(dir.path());
+        let live: Vec<usize> = (0..index.files.len())
+            .filter(|&i| index.files[i].is_some())
+            .collect();
+        assert!(live.len() >= 3);
+        // 'é' and 'è' share their first byte: the shared prefix stops before it.
+        for (fid, name) in live.iter().zip(["src/é.ts", "src/è.ts", "x/ü/y.ts"]) {
+            let f = index.files[*fid].as_mut().unwrap();
+            index.by_path.remove(&f.rel);
+            f.rel = name.to_owned();
+            f.role = roles::role_of(name);
+            index.by_path.insert(name.to_owned(), *fid as u32);
+        }
+        let f = index.files[live[0]].as_mut().unwrap();
+        f.stamp = Stamp {
+            size: u64::MAX,
+            modified: None,
+            dev: u64::MAX,
+            ino: 0,
+            ctime_ns: i64::MIN,
+        };
+        index.files[live[1]].as_mut().unwrap().stamp.ctime_ns = -1;
+        index.chunks.push(ChunkMeta {
+            file: 0,
+            start_line: 1,
+            end_line: u32::MAX,
+            len: u32::MAX,
+            alive: false,
+        });
+        index.chunks.push(ChunkMeta {
+            file: live[2] as u32,
+            start_line: u32::MAX,
+            end_line: u32::MAX,
+            len: 0,
+            alive: false,
+        });
+        let bytes = encode(&index, ENGINE_VERSION);
+        let back = decode(&bytes, index.scope().clone(), 1000, ENGINE_VERSION).unwrap();
+        let files =
+            |i: &Index| -> Vec<Option<(String, Stamp, std::ops::Range<u32>, u32, SystemTime)>> {
+                i.files
+                    .iter()
+                    .map(|f| {
+                        f.as_ref().map(|f| {
+                            (
+                                f.rel.clone(),
+                                f.stamp.clone(),
+                                f.chunks.clone(),
+                                f.len,
+                                f.read_at,
+                            )
+                        })
+                    })
+                    .collect()
+            };
+        let chunks = |i: &Index| -> Vec<(u32, u32, u32, u32, bool)> {
+            i.chunks
+                .iter()
+                .map(|c| (c.file, c.start_line, c.end_line, c.len, c.alive))
+                .collect()
+        };
+        assert_eq!(files(&back), files(&index));
+        assert_eq!(chunks(&back), chunks(&index));
+        assert_eq!(encode(&back, ENGINE_VERSION), bytes);
+    }
+
     #[test]
     fn a_text_role_on_a_file_that_is_not_source_by_its_path_is_refused() {
         let dir = tree();
