@@ -467,6 +467,52 @@ impl Scores {
             index.postings.list(term.id)
         };
         let chunks = index.chunks.as_ptr();
+        // With every chunk alive (no file removed since the last compaction, the usual warm
+        // state) the term's chunk df is its list's length, known before the list is read: its
+        // chunk scores are added in the one pass that decodes it, instead of being kept in
+        // `hits` and added in a second pass. The same operations in the same order: the same
+        // bits as the two-pass path below.
+        if !term.path_only && index.live_chunks as usize == index.chunks.len() {
+            let df = index.postings.len(term.id);
+            if df > 0 {
+                let idf_c = term
+                    .shared
+                    .map_or_else(|| idf(self.n_chunks, df as f32), |s| s.chunks);
+                let (avg_chunk, weight) = (self.avg_chunk, term.weight);
+                let (chunk_scores, chunked, defined, file_tf, touched) = (
+                    &mut self.chunk,
+                    &mut self.chunked,
+                    &mut self.defined,
+                    &mut self.file_tf,
+                    &mut self.touched,
+                );
+                list.for_each_prefetched(
+                    |p| Some(chunks.wrapping_add(p.chunk as usize)),
+                    |p| {
+                        let c = &index.chunks[p.chunk as usize];
+                        chunked[c.file as usize] = true;
+                        if p.sym > 0 {
+                            defined.push((p.chunk, c.file));
+                        }
+                        let tf = f32::from(p.tf) + w_symbol * f32::from(p.sym);
+                        let norm = k1c * (1.0 - bc + bc * c.len as f32 / avg_chunk);
+                        chunk_scores[p.chunk as usize] +=
+                            weight * idf_c * tf * (k1c + 1.0) / (tf + norm);
+                        let slot = &mut file_tf[c.file as usize];
+                        if *slot == 0.0 {
+                            touched.push(c.file);
+                        }
+                        *slot += tf;
+                    },
+                );
+                self.defined_ends.push(self.defined.len());
+                self.add_files(index, term, k1f, bf);
+            } else {
+                self.defined_ends.push(self.defined.len());
+            }
+            self.add_path(index, term, w_path);
+            return;
+        }
         list.for_each_prefetched(
             |p| Some(chunks.wrapping_add(p.chunk as usize)),
             |p| {
@@ -497,18 +543,29 @@ impl Scores {
                 let norm = k1c * (1.0 - bc + bc * len as f32 / self.avg_chunk);
                 self.chunk[chunk as usize] += term.weight * idf_c * tf * (k1c + 1.0) / (tf + norm);
             }
-            let idf_f = term
-                .shared
-                .map_or_else(|| idf(self.n_files, self.touched.len() as f32), |s| s.files);
-            self.max_idf = self.max_idf.max(idf_f);
-            for &f in &self.touched {
-                let tf = self.file_tf[f as usize];
-                self.file_tf[f as usize] = 0.0;
-                let len = index.file_lens[f as usize] as f32;
-                let norm = k1f * (1.0 - bf + bf * len / self.avg_file);
-                self.bm25[f as usize] += term.weight * idf_f * tf * (k1f + 1.0) / (tf + norm);
-            }
+            self.add_files(index, term, k1f, bf);
         }
+        self.add_path(index, term, w_path);
+    }
+
+    /// The whole-file BM25 of a term whose postings [`Scores::add_term`] summed per file in
+    /// `file_tf` (the files listed in `touched`), which it leaves all zero again.
+    fn add_files(&mut self, index: &Index, term: Term, k1f: f32, bf: f32) {
+        let idf_f = term
+            .shared
+            .map_or_else(|| idf(self.n_files, self.touched.len() as f32), |s| s.files);
+        self.max_idf = self.max_idf.max(idf_f);
+        for &f in &self.touched {
+            let tf = self.file_tf[f as usize];
+            self.file_tf[f as usize] = 0.0;
+            let len = index.file_lens[f as usize] as f32;
+            let norm = k1f * (1.0 - bf + bf * len / self.avg_file);
+            self.bm25[f as usize] += term.weight * idf_f * tf * (k1f + 1.0) / (tf + norm);
+        }
+    }
+
+    /// The path field of a term: the files whose path holds it.
+    fn add_path(&mut self, index: &Index, term: Term, w_path: f32) {
         let paths = &index.path_postings[term.id as usize];
         let live = paths
             .iter()
