@@ -567,17 +567,21 @@ impl Scores {
     /// The path field of a term: the files whose path holds it.
     fn add_path(&mut self, index: &Index, term: Term, w_path: f32) {
         let paths = &index.path_postings[term.id as usize];
-        let live = paths
-            .iter()
-            .filter(|&&f| index.files[f as usize].is_some())
-            .count();
+        // With every file live (the usual warm state) no path posting's file is looked up.
+        let all_live = index.live_files as usize == index.files.len();
+        let is_live = |f: u32| all_live || index.files[f as usize].is_some();
+        let live = if all_live {
+            paths.len()
+        } else {
+            paths.iter().filter(|&&f| is_live(f)).count()
+        };
         if live > 0 {
             let idf_p = term
                 .shared
                 .map_or_else(|| idf(self.n_files, live as f32), |s| s.paths);
             self.max_idf = self.max_idf.max(idf_p);
             for &f in paths {
-                if index.files[f as usize].is_some() {
+                if is_live(f) {
                     self.path[f as usize] += w_path * term.weight * idf_p;
                 }
             }
@@ -635,7 +639,13 @@ impl Scores {
             keys(&query.mentions),
             keys(&query.modules),
         );
+        // Without a mention or module, only a name can match, and only the stem of a file
+        // whose path matched a prompt term: the others' metadata is not read.
+        let names_only = mentions.is_empty() && modules.is_empty();
         for (fid, meta) in index.files.iter().enumerate() {
+            if names_only && self.path[fid] <= 0.0 {
+                continue;
+            }
             let Some(meta) = meta else { continue };
             // Names match stems only of files whose path matched a prompt term: cheap filter.
             let check_names = self.path[fid] > 0.0 && names.contains(&meta.keys.stem);
@@ -798,7 +808,16 @@ fn collect_hits(
     };
     if scored.len() > max_files {
         if max_files > 0 {
-            scored.select_nth_unstable_by(max_files - 1, order);
+            // The `max_files`-th best score first, by score alone (no path read for the ties
+            // of a large tree where many files score alike); only the files at or above it can
+            // be among the best, and they are ordered with their paths.
+            let (_, kth, _) =
+                scored.select_nth_unstable_by(max_files - 1, |a, b| b.1.total_cmp(&a.1));
+            let kth = kth.1;
+            scored.retain(|s| s.1.total_cmp(&kth).is_ge());
+            if scored.len() > max_files {
+                scored.select_nth_unstable_by(max_files - 1, order);
+            }
         }
         scored.truncate(max_files);
     }
@@ -1217,11 +1236,60 @@ fn contains_normalized(line: &str, name: &str) -> bool {
     false
 }
 
+/// The lines of `text` (0-based number, text) for which [`contains_normalized`] holds for one
+/// of `symbols`, in order. An ASCII text is searched whole for each symbol's first character
+/// (a large file's lines are not visited one by one); any other is read line by line.
+fn symbol_lines<'t>(text: &'t str, symbols: &[String]) -> Vec<(usize, &'t str)> {
+    let searchable = |s: &String| !s.is_empty() && s.is_ascii();
+    if !text.is_ascii() || !symbols.iter().all(searchable) {
+        return text
+            .split('\n')
+            .enumerate()
+            .filter(|(_, l)| symbols.iter().any(|s| contains_normalized(l, s)))
+            .collect();
+    }
+    let bytes = text.as_bytes();
+    let mut starts: Vec<usize> = Vec::new();
+    for s in symbols {
+        let name = s.as_bytes();
+        let first = name[0];
+        let mut from = 0;
+        while let Some(i) = memchr::memchr2(first, first.to_ascii_uppercase(), &bytes[from..]) {
+            let at = from + i;
+            from = at + 1;
+            if matches_at(bytes, at, name) {
+                starts.push(at);
+                // The line is a candidate: its other occurrences add nothing.
+                from = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k + 1);
+            }
+        }
+    }
+    starts.sort_unstable();
+    let mut out = Vec::new();
+    let (mut line, mut counted, mut next_line) = (0usize, 0usize, 0usize);
+    for at in starts {
+        if at < next_line {
+            continue;
+        }
+        line += memchr::memchr_iter(b'\n', &bytes[counted..at]).count();
+        counted = at;
+        let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+        next_line = end;
+        out.push((line, &text[start..end]));
+    }
+    out
+}
+
 /// Whether `name` (lowercase letters and digits) is spelled at `line[start..]`, reading only
-/// letters and digits there and ignoring case.
+/// letters and digits there and ignoring case, before the end of the line (`line` may be a
+/// whole text).
 fn matches_at(line: &[u8], start: usize, name: &[u8]) -> bool {
     let mut k = 0;
     for &b in &line[start..] {
+        if b == b'\n' {
+            return false;
+        }
         if !b.is_ascii_alphanumeric() {
             if k == 0 {
                 return false;
@@ -1288,11 +1356,8 @@ pub(crate) fn exact_definitions_in(
         let mut best = (0.0f32, 0usize);
         let best_weak = capital_definitions(&text, &query.capitals, c_family);
         if !query.symbols.is_empty() {
-            for (i, l) in text.split('\n').enumerate() {
-                // Most lines name none of the symbols: skip the definition patterns for them.
-                if !query.symbols.iter().any(|s| contains_normalized(l, s)) {
-                    continue;
-                }
+            // Most lines name none of the symbols: the definition patterns read only those that do.
+            for (i, l) in symbol_lines(&text, &query.symbols) {
                 let m = definition_match(l, query, c_family);
                 if m > best.0 {
                     best = (m, i);
@@ -1770,6 +1835,37 @@ mod tests {
         ) {
             let every = (0..line.len()).any(|s| matches_at(line.as_bytes(), s, name.as_bytes()));
             proptest::prop_assert_eq!(contains_normalized(&line, &name), every);
+        }
+    }
+
+    proptest::proptest! {
+        /// Searching a whole text finds the lines that reading it line by line finds.
+        #[test]
+        fn symbol_lines_agree_with_reading_line_by_line(
+            text in "[ a-cA-C0-2_\n(]{0,80}",
+            names in proptest::collection::vec("[a-c0-2]{0,3}", 1..3),
+        ) {
+            let each: Vec<(usize, &str)> = text
+                .split('\n')
+                .enumerate()
+                .filter(|(_, l)| names.iter().any(|s| contains_normalized(l, s)))
+                .collect();
+            proptest::prop_assert_eq!(symbol_lines(&text, &names), each);
+        }
+
+        /// And a text that is not ASCII is read line by line.
+        #[test]
+        fn symbol_lines_of_a_text_that_is_not_ascii(
+            text in "[ aA1_\n(é]{0,40}",
+            name in "[a1]{1,2}",
+        ) {
+            let names = [name];
+            let each: Vec<(usize, &str)> = text
+                .split('\n')
+                .enumerate()
+                .filter(|(_, l)| contains_normalized(l, &names[0]))
+                .collect();
+            proptest::prop_assert_eq!(symbol_lines(&text, &names), each);
         }
     }
 
