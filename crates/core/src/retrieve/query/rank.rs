@@ -7,8 +7,8 @@
 //!    BM25 of every file as a whole (the sum of its chunks), plus the path field;
 //! 3. [`Scores::add_definitions`]: a term that names a defined symbol lifts the chunks and
 //!    files that define it above those that only use it;
-//! 4. [`Scores::add_mentions`]: files the prompt names by path, file name, module path, or
-//!    whose stem is one of the prompt's identifiers;
+//! 4. [`Mentions`]: files the prompt names by path, file name, module path, or whose stem is
+//!    one of the prompt's identifiers (compared in the pass of step 5);
 //! 5. [`collect_hits`]: each file's score = (file BM25 + its best chunk + path + symbol +
 //!    mention) × its [role](super::roles) factor, × up to 1.1 by its
 //!    [centrality](super::central) for a one-line prompt ([`apply_central`], only for the files
@@ -625,55 +625,67 @@ impl Scores {
             self.symbol[f as usize] = self.symbol[f as usize].max(W_DEFINES * term.weight * idf_d);
         }
     }
+}
 
-    /// Step 4: files the prompt names, by path or file name, by module path, or whose stem
-    /// equals one of its identifiers or word pairs.
-    fn add_mentions(&mut self, index: &Index, query: &Query) {
+/// Step 4: files the prompt names, by path or file name, by module path, or whose stem
+/// equals one of its identifiers or word pairs: the prompt's keys, compared with each file's
+/// in the pass of [`collect_hits`] (one pass over the files' metadata, not two).
+struct Mentions {
+    names: Vec<u64>,
+    mentions: Vec<u64>,
+    modules: Vec<u64>,
+    /// The mention unit: the strongest idf of any term seen, at least 1.
+    unit: f32,
+}
+
+impl Mentions {
+    /// The prompt's keys; `None` when it names no file.
+    fn of(scores: &Scores, query: &Query) -> Option<Mentions> {
         if query.mentions.is_empty() && query.modules.is_empty() && query.names.is_empty() {
-            return;
+            return None;
         }
-        let unit = self.max_idf.max(1.0);
         let keys = |list: &[String]| -> Vec<u64> { list.iter().map(|m| key(last(m))).collect() };
-        let (names, mentions, modules) = (
-            keys(&query.names),
-            keys(&query.mentions),
-            keys(&query.modules),
-        );
-        // Without a mention or module, only a name can match, and only the stem of a file
-        // whose path matched a prompt term: the others' metadata is not read.
-        let names_only = mentions.is_empty() && modules.is_empty();
-        for (fid, meta) in index.files.iter().enumerate() {
-            if names_only && self.path[fid] <= 0.0 {
-                continue;
-            }
-            let Some(meta) = meta else { continue };
-            // Names match stems only of files whose path matched a prompt term: cheap filter.
-            let check_names = self.path[fid] > 0.0 && names.contains(&meta.keys.stem);
-            // Only files with a key of a mention, module or name can match (see FileKeys).
-            if !check_names
-                && !mentions.contains(&meta.keys.name)
-                && !modules.contains(&meta.keys.module)
-            {
-                continue;
-            }
-            let rel = if meta
-                .rel
-                .bytes()
-                .any(|b| !b.is_ascii() || b.is_ascii_uppercase())
-            {
-                std::borrow::Cow::Owned(meta.rel.to_lowercase())
-            } else {
-                std::borrow::Cow::Borrowed(meta.rel.as_str())
-            };
-            let boost = mention_boost(&rel, query, check_names);
-            self.mention[fid] += boost * unit;
+        Some(Mentions {
+            names: keys(&query.names),
+            mentions: keys(&query.mentions),
+            modules: keys(&query.modules),
+            unit: scores.max_idf.max(1.0),
+        })
+    }
+
+    /// Whether a file whose path matched no prompt term can be named (by a mention or a
+    /// module: a name matches only the stem of a file whose path matched).
+    fn any_file(&self) -> bool {
+        !self.mentions.is_empty() || !self.modules.is_empty()
+    }
+
+    /// The mention score of a file whose path field scored `path`.
+    fn score(&self, meta: &crate::retrieve::index::FileMeta, query: &Query, path: f32) -> f32 {
+        // Names match stems only of files whose path matched a prompt term: cheap filter.
+        let check_names = path > 0.0 && self.names.contains(&meta.keys.stem);
+        // Only files with a key of a mention, module or name can match (see FileKeys).
+        if !check_names
+            && !self.mentions.contains(&meta.keys.name)
+            && !self.modules.contains(&meta.keys.module)
+        {
+            return 0.0;
         }
+        let rel = if meta
+            .rel
+            .bytes()
+            .any(|b| !b.is_ascii() || b.is_ascii_uppercase())
+        {
+            std::borrow::Cow::Owned(meta.rel.to_lowercase())
+        } else {
+            std::borrow::Cow::Borrowed(meta.rel.as_str())
+        };
+        mention_boost(&rel, query, check_names) * self.unit
     }
 }
 
 /// The strongest way `rel` (lowercase) is named by the prompt, as a multiple of the mention
 /// unit; 0 if it is not. Only called for files whose [`FileKeys`] match the prompt's: a new
-/// way to match must keep its key (or widen that filter in [`Scores::add_mentions`]).
+/// way to match must keep its key (or widen that filter in [`Mentions::score`]).
 fn mention_boost(rel: &str, query: &Query, check_names: bool) -> f32 {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     for m in &query.mentions {
@@ -720,7 +732,7 @@ fn last(path: &str) -> &str {
 }
 
 /// Hashes of what [`mention_boost`] compares of a file, computed once when it is indexed:
-/// [`Scores::add_mentions`] looks further only at files with a key equal to one of the
+/// [`Mentions::score`] looks further only at files with a key equal to one of the
 /// prompt's (a mention matches by path or file name, so the file names are equal; a module
 /// matches the path without extension, so its last parts are equal; a name matches the stem).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -754,7 +766,7 @@ fn ends_with_part(s: &str, tail: &str) -> bool {
 /// best `max_files` files (score, ties by path) are kept, and only they get their chunks.
 fn collect_hits(
     index: &Index,
-    scores: &Scores,
+    scores: &mut Scores,
     query: &Query,
     max_files: usize,
     shown: usize,
@@ -773,13 +785,22 @@ fn collect_hits(
     let versions = VersionDirs::default();
     let kept = |meta: &crate::retrieve::index::FileMeta| role_kept(index, meta, &versions);
     let mut scored: Vec<(u32, f32)> = Vec::new();
+    let mentions = Mentions::of(scores, query);
+    let any_named = mentions.as_ref().is_some_and(Mentions::any_file);
     for (fid, meta) in index.files.iter().enumerate() {
-        let base = scores.bm25[fid] + scores.path[fid] + scores.symbol[fid] + scores.mention[fid];
+        let base = scores.bm25[fid] + scores.path[fid] + scores.symbol[fid];
         // No signal at all (most files of a large tree): skipped without reading its meta.
-        if base <= 0.0 && !scores.chunked[fid] {
+        if base <= 0.0 && !scores.chunked[fid] && !any_named {
             continue;
         }
         let Some(meta) = meta else { continue };
+        if let Some(m) = &mentions {
+            scores.mention[fid] = m.score(meta, query, scores.path[fid]);
+        }
+        let base = base + scores.mention[fid];
+        if base <= 0.0 && !scores.chunked[fid] {
+            continue;
+        }
         let top = best_chunk(scores, meta.chunks.clone());
         if base <= 0.0 && top == 0.0 {
             continue;
@@ -1717,12 +1738,11 @@ pub(crate) fn rank_shown_in(
     for (k, &t) in terms.iter().enumerate() {
         scores.add_definitions(k, t);
     }
-    scores.add_mentions(index, query);
     // Twice the files asked for are selected, so that a demoted header's place can be
     // taken by the next file.
     let mut hits = collect_hits(
         index,
-        &scores,
+        &mut scores,
         query,
         max_files.saturating_mul(2),
         shown.min(max_files),
