@@ -655,7 +655,8 @@ impl Scores {
 /// in the pass of [`collect_hits`] (one pass over the files' metadata, not two).
 struct Mentions {
     names: Vec<u64>,
-    mentions: Vec<u64>,
+    /// The file names of the prompt's mentions.
+    files: Vec<u64>,
     modules: Vec<u64>,
     /// The mention unit: the strongest idf of any term seen, at least 1.
     unit: f32,
@@ -670,7 +671,7 @@ impl Mentions {
         let keys = |list: &[String]| -> Vec<u64> { list.iter().map(|m| key(last(m))).collect() };
         Some(Mentions {
             names: keys(&query.names),
-            mentions: keys(&query.mentions),
+            files: keys(&query.mentions),
             modules: keys(&query.modules),
             unit: scores.max_idf.max(1.0),
         })
@@ -679,7 +680,7 @@ impl Mentions {
     /// Whether a file whose path matched no prompt term can be named (by a mention or a
     /// module: a name matches only the stem of a file whose path matched).
     fn any_file(&self) -> bool {
-        !self.mentions.is_empty() || !self.modules.is_empty()
+        !self.files.is_empty() || !self.modules.is_empty()
     }
 
     /// The mention score of a file whose path field scored `path`.
@@ -688,7 +689,7 @@ impl Mentions {
         let check_names = path > 0.0 && self.names.contains(&meta.keys.stem);
         // Only files with a key of a mention, module or name can match (see FileKeys).
         if !check_names
-            && !self.mentions.contains(&meta.keys.name)
+            && !self.files.contains(&meta.keys.name)
             && !self.modules.contains(&meta.keys.module)
         {
             return 0.0;
@@ -785,6 +786,29 @@ fn ends_with_part(s: &str, tail: &str) -> bool {
     s.len() > tail.len() && s.ends_with(tail) && s.as_bytes()[s.len() - tail.len() - 1] == b'/'
 }
 
+/// Keeps the best `max_files` of `scored` by `order` (score descending, ties by path), in
+/// any order. The `max_files`-th best score is found first by score alone (no path is read for
+/// the ties of a large tree where many files score alike); only the files at or above it can be
+/// among the best, and only they are ordered with their paths.
+fn select_best(
+    scored: &mut Vec<(u32, f32)>,
+    max_files: usize,
+    order: impl Fn(&(u32, f32), &(u32, f32)) -> std::cmp::Ordering,
+) {
+    if scored.len() <= max_files {
+        return;
+    }
+    if max_files > 0 {
+        let (_, kth, _) = scored.select_nth_unstable_by(max_files - 1, |a, b| b.1.total_cmp(&a.1));
+        let kth = kth.1;
+        scored.retain(|s| s.1.total_cmp(&kth).is_ge());
+        if scored.len() > max_files {
+            scored.select_nth_unstable_by(max_files - 1, order);
+        }
+    }
+    scored.truncate(max_files);
+}
+
 /// Step 5: each file's score from its signals and role, and the chunks it shows; only the
 /// best `max_files` files (score, ties by path) are kept, and only they get their chunks.
 fn collect_hits(
@@ -850,21 +874,7 @@ fn collect_hits(
         b.1.total_cmp(&a.1)
             .then_with(|| path_of(a.0).cmp(&path_of(b.0)))
     };
-    if scored.len() > max_files {
-        if max_files > 0 {
-            // The `max_files`-th best score first, by score alone (no path read for the ties
-            // of a large tree where many files score alike); only the files at or above it can
-            // be among the best, and they are ordered with their paths.
-            let (_, kth, _) =
-                scored.select_nth_unstable_by(max_files - 1, |a, b| b.1.total_cmp(&a.1));
-            let kth = kth.1;
-            scored.retain(|s| s.1.total_cmp(&kth).is_ge());
-            if scored.len() > max_files {
-                scored.select_nth_unstable_by(max_files - 1, order);
-            }
-        }
-        scored.truncate(max_files);
-    }
+    select_best(&mut scored, max_files, order);
     scored.sort_unstable_by(order);
     scored
         .into_iter()
