@@ -220,6 +220,12 @@ struct ChunkCounts {
     /// one look-up instead of being split, lowered, stemmed and looked up part by part.
     idents: Idents,
     ids: Vec<u32>,
+    /// Counts (content, names) in the chunk being read of each identifier with terms, by
+    /// the start of its span in `ids` (unique to it), and the spans met, in the order first
+    /// seen: an identifier's terms are counted once per chunk ([`ChunkCounts::take`]), not at
+    /// each occurrence.
+    ident_counts: Vec<(u32, u32)>,
+    ident_seen: Vec<(u32, u32)>,
     tokenizer: Tokenizer,
 }
 
@@ -241,16 +247,30 @@ impl ChunkCounts {
                     span
                 }
             };
-            for k in a..b {
-                self.add(self.ids[k as usize], sym);
+            if a == b {
+                return;
+            }
+            if a as usize >= self.ident_counts.len() {
+                self.ident_counts
+                    .resize(self.ids.len().max(a as usize + 1), (0, 0));
+            }
+            let e = &mut self.ident_counts[a as usize];
+            if *e == (0, 0) {
+                self.ident_seen.push((a, b));
+            }
+            if sym {
+                e.1 += 1;
+            } else {
+                e.0 += 1;
             }
             n += b - a;
         });
         n
     }
 
+    /// Adds `tf` and `sym` occurrences of term `id`.
     #[inline]
-    fn add(&mut self, id: u32, sym: bool) {
+    fn add(&mut self, id: u32, tf: u16, sym: u16) {
         if id as usize >= self.counts.len() {
             self.counts.resize(id as usize + 1, (0, 0));
         }
@@ -258,17 +278,29 @@ impl ChunkCounts {
         if *e == (0, 0) {
             self.seen.push(id);
         }
-        if sym {
-            e.1 = e.1.saturating_add(1);
-        } else {
-            e.0 = e.0.saturating_add(1);
-        }
+        e.0 = e.0.saturating_add(tf);
+        e.1 = e.1.saturating_add(sym);
     }
 
     /// Moves the chunk's (term, tf, sym) to `self.chunk`, in the order first seen (term ids
     /// follow it; nothing in a result depends on them: ties are broken by query order and
     /// paths), and starts a fresh count for the next chunk.
+    ///
+    /// Each identifier met adds its count to each of its terms, identifiers in the order first
+    /// seen: a term is first seen with the first identifier that gives it, so the order is the
+    /// one of counting every occurrence's terms in turn, and so are the counts (saturating
+    /// sums do not depend on grouping).
     fn take(&mut self) {
+        let mut seen = std::mem::take(&mut self.ident_seen);
+        for &(a, b) in &seen {
+            let (tf, sym) = std::mem::take(&mut self.ident_counts[a as usize]);
+            let sat = |c: u32| u16::try_from(c).unwrap_or(u16::MAX);
+            for k in a..b {
+                self.add(self.ids[k as usize], sat(tf), sat(sym));
+            }
+        }
+        seen.clear();
+        self.ident_seen = seen;
         let counts = &mut self.counts;
         self.chunk.clear();
         self.chunk.extend(self.seen.drain(..).map(|id| {
@@ -506,34 +538,53 @@ mod tests {
             proptest::prop_assert_eq!(same_bytes(&a, &b), a == b);
         }
 
-        /// Counting a chunk through the batch's identifier cache gives the terms and counts
-        /// that tokenizing it afresh gives, however many texts the cache has seen.
+        /// Counting a chunk through the batch's identifier cache gives the terms, in the order
+        /// first seen, and the counts that tokenizing its text and then its names afresh
+        /// gives, however many chunks the cache has seen.
         #[test]
         fn cached_identifiers_count_as_fresh_tokens(
-            texts in proptest::collection::vec("[ a-zA-Z0-9_\\n(){}\u{e9}\u{3a3}]{0,60}", 1..8)
+            chunks in proptest::collection::vec(
+                (
+                    "[ a-zA-Z0-9_\\n(){}\u{e9}\u{3a3}]{0,60}",
+                    proptest::collection::vec(
+                        proptest::sample::select(vec![
+                            "foo_foo", "fooFoo", "the", "42", "parse_http", "http", "parseHttp",
+                            "x", "Foo", "requests", "caf\u{e9}_bar", " ", "\n", "(",
+                        ]),
+                        0..30,
+                    ),
+                    proptest::collection::vec("[a-zA-Z_ ]{0,12}", 0..3),
+                ),
+                1..8,
+            )
         ) {
             let mut counts = ChunkCounts::default();
-            for (k, text) in texts.iter().enumerate() {
-                let sym = k % 3 == 2;
-                let n = counts.add_text(text, sym);
+            for (text, words, names) in &chunks {
+                let content = format!("{text} {}", words.concat());
+                let mut n = counts.add_text(&content, false);
+                for name in names {
+                    n += counts.add_text(name, true);
+                }
                 counts.take();
-                let mut got: Vec<(String, u16, u16)> = counts
+                let got: Vec<(String, u16, u16)> = counts
                     .chunk
                     .iter()
                     .map(|&(t, tf, s)| (counts.terms.term(t).to_owned(), tf, s))
                     .collect();
                 let mut want: Vec<(String, u16, u16)> = Vec::new();
                 let mut total = 0u32;
-                for_each_term(text, |t, _| {
-                    total += 1;
-                    match want.iter_mut().find(|w| w.0 == t) {
-                        Some(w) if sym => w.2 += 1,
-                        Some(w) => w.1 += 1,
-                        None => want.push((t.to_owned(), u16::from(!sym), u16::from(sym))),
-                    }
-                });
-                got.sort();
-                want.sort();
+                let texts = std::iter::once((content.as_str(), false))
+                    .chain(names.iter().map(|n| (n.as_str(), true)));
+                for (text, sym) in texts {
+                    for_each_term(text, |t, _| {
+                        total += 1;
+                        match want.iter_mut().find(|w| w.0 == t) {
+                            Some(w) if sym => w.2 += 1,
+                            Some(w) => w.1 += 1,
+                            None => want.push((t.to_owned(), u16::from(!sym), u16::from(sym))),
+                        }
+                    });
+                }
                 proptest::prop_assert_eq!(got, want);
                 proptest::prop_assert_eq!(n, total);
             }
