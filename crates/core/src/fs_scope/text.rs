@@ -54,7 +54,7 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
         .map(|block| {
             let n = block.iter().fold(0u8, |n, &b| {
                 let low = b < 0x20 && !(0x08..=0x0D).contains(&b) && b != 0x1B;
-                n + u8::from(low | (b == 0x7F))
+                n + (u8::from(low) | u8::from(b == 0x7F))
             });
             usize::from(n)
         })
