@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use super::chunk;
-use super::terms::{fingerprint, same_bytes, TermDict};
+use super::terms::{fingerprint, TermDict};
 use super::walk::{self, Listed, Stamp};
 use super::{Index, SkipReason, TEXT_CACHE_BYTES};
 use crate::fs_scope::{ReadLimits, Scope};
@@ -96,7 +96,7 @@ pub(super) fn prepare_batch(scope: &Scope, listed: &[Listed], progress: &AtomicU
     // from empty in every batch.
     let mut counts = ChunkCounts {
         terms: TermDict::with_capacity(8192),
-        idents: Idents::with_capacity(8192),
+        idents: TermDict::with_capacity(8192),
         ..ChunkCounts::default()
     };
     // (term, chunk number in the batch, tf, sym), in chunk order.
@@ -215,17 +215,12 @@ struct ChunkCounts {
     seen: Vec<u32>,
     /// The last chunk's (term, tf, sym), from [`ChunkCounts::take`].
     chunk: Vec<(u32, u16, u16)>,
-    /// The identifiers met in the batch, and the terms each gives (`ids[a..b]`): an
+    /// The identifiers met in the batch, and the terms each gives (`ids[spans[i]]`): an
     /// identifier seen again (most are: keywords, types, a file's own names) is counted by
     /// one look-up instead of being split, lowered, stemmed and looked up part by part.
-    idents: Idents,
+    idents: TermDict,
+    spans: Vec<(u32, u32)>,
     ids: Vec<u32>,
-    /// Counts (content, names) in the chunk being read of each identifier with terms, by
-    /// the start of its span in `ids` (unique to it), and the spans met, in the order first
-    /// seen: an identifier's terms are counted once per chunk ([`ChunkCounts::take`]), not at
-    /// each occurrence.
-    ident_counts: Vec<(u32, u32)>,
-    ident_seen: Vec<(u32, u32)>,
     tokenizer: Tokenizer,
 }
 
@@ -235,42 +230,24 @@ impl ChunkCounts {
     fn add_text(&mut self, text: &str, sym: bool) -> u32 {
         let mut n = 0u32;
         for_each_identifier(text, |ident| {
-            let (a, b) = match self.idents.get_or_slot(ident) {
-                Ok(span) => span,
-                Err(slot) => {
-                    let start = self.ids.len() as u32;
-                    let (terms, ids) = (&mut self.terms, &mut self.ids);
-                    self.tokenizer
-                        .identifier(ident, &mut |t, _| ids.push(terms.intern(t).0));
-                    let span = (start, self.ids.len() as u32);
-                    self.idents.insert(slot, ident, span);
-                    span
-                }
-            };
-            if a == b {
-                return;
+            let (i, new) = self.idents.intern(ident);
+            if new {
+                let start = self.ids.len() as u32;
+                let (terms, ids) = (&mut self.terms, &mut self.ids);
+                self.tokenizer
+                    .identifier(ident, &mut |t, _| ids.push(terms.intern(t).0));
+                self.spans.push((start, self.ids.len() as u32));
             }
-            if a as usize >= self.ident_counts.len() {
-                self.ident_counts
-                    .resize(self.ids.len().max(a as usize + 1), (0, 0));
-            }
-            let e = &mut self.ident_counts[a as usize];
-            if *e == (0, 0) {
-                self.ident_seen.push((a, b));
-            }
-            if sym {
-                e.1 += 1;
-            } else {
-                e.0 += 1;
+            let (a, b) = self.spans[i as usize];
+            for k in a..b {
+                self.add(self.ids[k as usize], sym);
             }
             n += b - a;
         });
         n
     }
 
-    /// Adds `tf` and `sym` occurrences of term `id`.
-    #[inline]
-    fn add(&mut self, id: u32, tf: u16, sym: u16) {
+    fn add(&mut self, id: u32, sym: bool) {
         if id as usize >= self.counts.len() {
             self.counts.resize(id as usize + 1, (0, 0));
         }
@@ -278,176 +255,23 @@ impl ChunkCounts {
         if *e == (0, 0) {
             self.seen.push(id);
         }
-        e.0 = e.0.saturating_add(tf);
-        e.1 = e.1.saturating_add(sym);
+        if sym {
+            e.1 = e.1.saturating_add(1);
+        } else {
+            e.0 = e.0.saturating_add(1);
+        }
     }
 
     /// Moves the chunk's (term, tf, sym) to `self.chunk`, in the order first seen (term ids
     /// follow it; nothing in a result depends on them: ties are broken by query order and
     /// paths), and starts a fresh count for the next chunk.
-    ///
-    /// Each identifier met adds its count to each of its terms, identifiers in the order first
-    /// seen: a term is first seen with the first identifier that gives it, so the order is the
-    /// one of counting every occurrence's terms in turn, and so are the counts (saturating
-    /// sums do not depend on grouping).
     fn take(&mut self) {
-        let mut seen = std::mem::take(&mut self.ident_seen);
-        for &(a, b) in &seen {
-            let (tf, sym) = std::mem::take(&mut self.ident_counts[a as usize]);
-            let sat = |c: u32| u16::try_from(c).unwrap_or(u16::MAX);
-            for k in a..b {
-                self.add(self.ids[k as usize], sat(tf), sat(sym));
-            }
-        }
-        seen.clear();
-        self.ident_seen = seen;
         let counts = &mut self.counts;
         self.chunk.clear();
         self.chunk.extend(self.seen.drain(..).map(|id| {
             let (tf, sym) = std::mem::take(&mut counts[id as usize]);
             (id, tf, sym)
         }));
-    }
-}
-
-/// The identifiers of a batch, each with the span of its terms in [`ChunkCounts::ids`]: an
-/// open-addressing table (linear probing, at most half full) whose slot holds 32 bits of the
-/// identifier's hash, where its text is in one arena, and its terms' span, so that a look-up
-/// reads one slot and compares texts only when they almost surely match. This runs for every
-/// identifier of every file (the kernel's ~150M), so it is kept to one hash, one slot and one
-/// compare of a few bytes (a table of numbers into a list of texts and spans cost a cache miss
-/// more at each).
-#[derive(Default)]
-struct Idents {
-    /// A power of two long; `check` 0 when empty.
-    slots: Vec<IdentSlot>,
-    held: usize,
-    arena: Vec<u8>,
-}
-
-#[derive(Clone, Copy, Default)]
-struct IdentSlot {
-    /// The hash's low half, never 0 in a used slot.
-    check: u32,
-    start: u32,
-    /// The terms' span: `ids[first..first + terms]`.
-    first: u32,
-    /// Bytes (an identifier has at most 64) and terms (at most one per two bytes, and the
-    /// whole).
-    len: u16,
-    terms: u16,
-}
-
-/// The hash of an identifier for [`Idents`]: eight bytes at a time multiplied in (the tail
-/// as an overlapping word, or assembled from two smaller reads, so no byte is copied), then
-/// the high bits folded down (the slot is taken from the high bits, the check from the low).
-#[inline]
-fn ident_hash(b: &[u8]) -> u64 {
-    const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let n = b.len();
-    let word = |at: usize| {
-        u64::from_le_bytes([
-            b[at],
-            b[at + 1],
-            b[at + 2],
-            b[at + 3],
-            b[at + 4],
-            b[at + 5],
-            b[at + 6],
-            b[at + 7],
-        ])
-    };
-    let mut h = (n as u64).wrapping_mul(K);
-    if n >= 8 {
-        let mut at = 0;
-        while at + 8 < n {
-            h = (h.rotate_left(23) ^ word(at)).wrapping_mul(K);
-            at += 8;
-        }
-        h = (h.rotate_left(23) ^ word(n - 8)).wrapping_mul(K);
-    } else if n >= 4 {
-        let half =
-            |at: usize| u64::from(u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]));
-        h = (h.rotate_left(23) ^ (half(0) | half(n - 4) << 32)).wrapping_mul(K);
-    } else if n > 0 {
-        let v = u64::from(b[0]) | u64::from(b[n / 2]) << 8 | u64::from(b[n - 1]) << 16;
-        h = (h.rotate_left(23) ^ v).wrapping_mul(K);
-    }
-    h ^ (h >> 32)
-}
-
-impl Idents {
-    fn with_capacity(n: usize) -> Idents {
-        Idents {
-            slots: vec![IdentSlot::default(); (n * 2).next_power_of_two()],
-            held: 0,
-            arena: Vec::with_capacity(n * 12),
-        }
-    }
-
-    #[inline]
-    fn home(&self, h: u64) -> usize {
-        // The high bits of the hash; the table is a power of two long.
-        (h >> (64 - self.slots.len().trailing_zeros())) as usize
-    }
-
-    #[inline]
-    fn check(h: u64) -> u32 {
-        (h as u32) | 1
-    }
-
-    /// The terms' span of `ident`, or the slot where it goes and its hash.
-    #[inline]
-    fn get_or_slot(&mut self, ident: &str) -> Result<(u32, u32), (usize, u64)> {
-        if (self.held + 1) * 2 > self.slots.len() {
-            self.grow();
-        }
-        let b = ident.as_bytes();
-        let h = ident_hash(b);
-        let check = Idents::check(h);
-        let mask = self.slots.len() - 1;
-        let mut i = self.home(h);
-        loop {
-            let s = self.slots[i];
-            if s.check == 0 {
-                return Err((i, h));
-            }
-            if s.check == check
-                && usize::from(s.len) == b.len()
-                && same_bytes(&self.arena[s.start as usize..s.start as usize + b.len()], b)
-            {
-                return Ok((s.first, s.first + u32::from(s.terms)));
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    /// Adds `ident` (not held) at the slot [`Idents::get_or_slot`] gave.
-    fn insert(&mut self, (slot, h): (usize, u64), ident: &str, (a, b): (u32, u32)) {
-        self.slots[slot] = IdentSlot {
-            check: Idents::check(h),
-            start: self.arena.len() as u32,
-            first: a,
-            len: ident.len() as u16,
-            terms: (b - a) as u16,
-        };
-        self.held += 1;
-        self.arena.extend_from_slice(ident.as_bytes());
-    }
-
-    /// Doubles the table (or makes the first one).
-    fn grow(&mut self) {
-        let size = (self.slots.len() * 2).max(1024);
-        let old = std::mem::replace(&mut self.slots, vec![IdentSlot::default(); size]);
-        let mask = size - 1;
-        for s in old.into_iter().filter(|s| s.check != 0) {
-            let text = &self.arena[s.start as usize..s.start as usize + usize::from(s.len)];
-            let mut i = self.home(ident_hash(text));
-            while self.slots[i].check != 0 {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = s;
-        }
     }
 }
 
@@ -499,45 +323,7 @@ impl Index {
 mod tests {
     use super::*;
 
-    /// The identifier table finds every identifier it holds, with its span, across growth,
-    /// and no other.
-    #[test]
-    fn identifier_table_finds_what_it_holds_across_growth() {
-        let mut t = Idents::default();
-        let names: Vec<String> = (0..20_000)
-            .map(|k| match k % 4 {
-                0 => format!("x{k}"),
-                1 => format!("some_longer_name_{k}"),
-                2 => format!("Name{k}Here"),
-                _ => format!("{k}abcdefgh"),
-            })
-            .collect();
-        for (k, n) in names.iter().enumerate() {
-            let slot = t.get_or_slot(n).expect_err("not held yet");
-            t.insert(slot, n, (k as u32, k as u32 + 1));
-            assert_eq!(t.get_or_slot(n).ok(), Some((k as u32, k as u32 + 1)));
-        }
-        for (k, n) in names.iter().enumerate() {
-            assert_eq!(t.get_or_slot(n).ok(), Some((k as u32, k as u32 + 1)), "{n}");
-            assert!(t.get_or_slot(&format!("{n}_")).is_err());
-            assert!(t.get_or_slot(&n[1..]).is_err() || names.contains(&n[1..].to_owned()));
-        }
-    }
-
     proptest::proptest! {
-        /// Comparing by words says what comparing bytes says, at every length.
-        #[test]
-        fn word_compare_is_byte_compare(
-            a in proptest::collection::vec(proptest::sample::select(vec![b'a', b'b']), 0..40),
-            flip in proptest::option::of(0usize..40),
-        ) {
-            let mut b = a.clone();
-            if let Some(i) = flip.filter(|&i| i < b.len()) {
-                b[i] = if b[i] == b'a' { b'b' } else { b'a' };
-            }
-            proptest::prop_assert_eq!(same_bytes(&a, &b), a == b);
-        }
-
         /// Counting a chunk through the batch's identifier cache gives the terms, in the order
         /// first seen, and the counts that tokenizing its text and then its names afresh
         /// gives, however many chunks the cache has seen.

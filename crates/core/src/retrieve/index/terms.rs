@@ -192,36 +192,6 @@ fn hash(t: &str) -> u64 {
     h.finish()
 }
 
-/// Whether `a` and `b`, of the same length, hold the same bytes: for up to 16 bytes (most
-/// identifiers) two overlapping reads of each instead of a call to `memcmp`.
-#[inline]
-pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    debug_assert_eq!(n, b.len());
-    if n != b.len() {
-        return false;
-    }
-    let word = |s: &[u8], at: usize| {
-        u64::from_le_bytes([
-            s[at],
-            s[at + 1],
-            s[at + 2],
-            s[at + 3],
-            s[at + 4],
-            s[at + 5],
-            s[at + 6],
-            s[at + 7],
-        ])
-    };
-    let half = |s: &[u8], at: usize| u32::from_le_bytes([s[at], s[at + 1], s[at + 2], s[at + 3]]);
-    match n {
-        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
-        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
-        0..=3 => a.iter().zip(b).all(|(x, y)| x == y),
-        _ => a == b,
-    }
-}
-
 impl TermDict {
     /// An empty dictionary with room for `terms` terms before its table grows.
     pub fn with_capacity(terms: usize) -> TermDict {
@@ -250,10 +220,7 @@ impl TermDict {
             self.slots = self.slots.grown(self.ends.len(), |id| hash(self.term(id)));
         }
         let h = hash(t);
-        match self.slots.probe(h, |id| {
-            let s = self.term(id);
-            s.len() == t.len() && same_bytes(s.as_bytes(), t.as_bytes())
-        }) {
+        match self.slots.probe(h, |id| self.term(id) == t) {
             Ok(i) => (self.slots.ids[i], false),
             Err(i) => {
                 let id = self.ends.len() as u32;
