@@ -9,7 +9,8 @@
 //        [--settle SECONDS]
 //
 // Times: `prepare` is when prepareIndex resolved, `ready` when indexStatus first said ready (polled
-// every 20 ms), `rg` is one pass of `rg -c struct`. Memory: RSS sampled every 50 ms (peak), and
+// every 20 ms), `rg` is one pass of `rg -c struct`; warm calls also give the process's CPU time a
+// call, which a shared machine disturbs less than wall time. Memory: RSS sampled every 50 ms (peak), and
 // after the warm rounds and a GC (steady), with RssAnon/RssFile from /proc/self/status.
 // `--cache-dir DIR` sets indexCacheDir and also measures a restart (a second engine, first answer).
 // `--no-watch` sets `watch: false`; `--via retrieve` times the first `retrieve` instead of
@@ -130,6 +131,7 @@ async function main(): Promise<void> {
   const ask = (root: string, prompt: string) =>
     engine.retrieve({ prompt, spaceId: 'probe', sessionId: 'probe', rootPath: root, providerId: 'mcp', limit: 20 })
   const warm: number[] = []
+  const warmCpu0 = process.cpuUsage()
   for (let r = 0; r < rounds; r++) {
     for (const root of roots) {
       for (const q of prompts) {
@@ -139,6 +141,7 @@ async function main(): Promise<void> {
       }
     }
   }
+  const warmCpu = process.cpuUsage(warmCpu0)
   await sleep(cacheDir ? 15000 : 1000)
   if (global.gc) global.gc()
   const steady = process.memoryUsage().rss
@@ -147,7 +150,7 @@ async function main(): Promise<void> {
     rg[k] += rgPass(r)
   })
   console.log(`rg -c struct       ${roots.map((r, k) => `${(rg[k] / 2).toFixed(0)} ms`).join(', ')} (mean of the passes before and after the build)`)
-  console.log(`warm (${warm.length} calls) p50 ${median(warm).toFixed(1)} ms  p95 ${pct(warm, 95).toFixed(1)} ms  max ${Math.max(...warm).toFixed(1)} ms`)
+  console.log(`warm (${warm.length} calls) p50 ${median(warm).toFixed(1)} ms  p95 ${pct(warm, 95).toFixed(1)} ms  max ${Math.max(...warm).toFixed(1)} ms; CPU ${((warmCpu.user + warmCpu.system) / 1000 / warm.length).toFixed(1)} ms a call (user + system, whole process)`)
   console.log(`memory (RSS)       after build ${mb(rssBuilt)}, peak ${mb(Math.max(peak, peakBuild))} (${mb(peakBuild)} during the build), steady ${mb(steady)}; ${procStatus()}`)
   const held = roots.map((r) => engine.indexStatus(r))
   console.log(`index              ${held.map((s) => `${mb(s.bytes)} on the heap, ${mb(s.mappedBytes ?? 0)} read from a mapped file`).join('; ')}`)

@@ -324,34 +324,53 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
-        /// Counting a chunk through the batch's identifier cache gives the terms and counts
-        /// that tokenizing it afresh gives, however many texts the cache has seen.
+        /// Counting a chunk through the batch's identifier cache gives the terms, in the order
+        /// first seen, and the counts that tokenizing its text and then its names afresh
+        /// gives, however many chunks the cache has seen.
         #[test]
         fn cached_identifiers_count_as_fresh_tokens(
-            texts in proptest::collection::vec("[ a-zA-Z0-9_\\n(){}\u{e9}\u{3a3}]{0,60}", 1..8)
+            chunks in proptest::collection::vec(
+                (
+                    "[ a-zA-Z0-9_\\n(){}\u{e9}\u{3a3}]{0,60}",
+                    proptest::collection::vec(
+                        proptest::sample::select(vec![
+                            "foo_foo", "fooFoo", "the", "42", "parse_http", "http", "parseHttp",
+                            "x", "Foo", "requests", "caf\u{e9}_bar", " ", "\n", "(",
+                        ]),
+                        0..30,
+                    ),
+                    proptest::collection::vec("[a-zA-Z_ ]{0,12}", 0..3),
+                ),
+                1..8,
+            )
         ) {
             let mut counts = ChunkCounts::default();
-            for (k, text) in texts.iter().enumerate() {
-                let sym = k % 3 == 2;
-                let n = counts.add_text(text, sym);
+            for (text, words, names) in &chunks {
+                let content = format!("{text} {}", words.concat());
+                let mut n = counts.add_text(&content, false);
+                for name in names {
+                    n += counts.add_text(name, true);
+                }
                 counts.take();
-                let mut got: Vec<(String, u16, u16)> = counts
+                let got: Vec<(String, u16, u16)> = counts
                     .chunk
                     .iter()
                     .map(|&(t, tf, s)| (counts.terms.term(t).to_owned(), tf, s))
                     .collect();
                 let mut want: Vec<(String, u16, u16)> = Vec::new();
                 let mut total = 0u32;
-                for_each_term(text, |t, _| {
-                    total += 1;
-                    match want.iter_mut().find(|w| w.0 == t) {
-                        Some(w) if sym => w.2 += 1,
-                        Some(w) => w.1 += 1,
-                        None => want.push((t.to_owned(), u16::from(!sym), u16::from(sym))),
-                    }
-                });
-                got.sort();
-                want.sort();
+                let texts = std::iter::once((content.as_str(), false))
+                    .chain(names.iter().map(|n| (n.as_str(), true)));
+                for (text, sym) in texts {
+                    for_each_term(text, |t, _| {
+                        total += 1;
+                        match want.iter_mut().find(|w| w.0 == t) {
+                            Some(w) if sym => w.2 += 1,
+                            Some(w) => w.1 += 1,
+                            None => want.push((t.to_owned(), u16::from(!sym), u16::from(sym))),
+                        }
+                    });
+                }
                 proptest::prop_assert_eq!(got, want);
                 proptest::prop_assert_eq!(n, total);
             }

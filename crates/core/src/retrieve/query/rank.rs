@@ -7,8 +7,8 @@
 //!    BM25 of every file as a whole (the sum of its chunks), plus the path field;
 //! 3. [`Scores::add_definitions`]: a term that names a defined symbol lifts the chunks and
 //!    files that define it above those that only use it;
-//! 4. [`Scores::add_mentions`]: files the prompt names by path, file name, module path, or
-//!    whose stem is one of the prompt's identifiers;
+//! 4. [`Mentions`]: files the prompt names by path, file name, module path, or whose stem is
+//!    one of the prompt's identifiers (compared in the pass of step 5);
 //! 5. [`collect_hits`]: each file's score = (file BM25 + its best chunk + path + symbol +
 //!    mention) × its [role](super::roles) factor, × up to 1.1 by its
 //!    [centrality](super::central) for a one-line prompt ([`apply_central`], only for the files
@@ -490,6 +490,52 @@ impl Scores {
             index.postings.list(term.id)
         };
         let chunks = index.chunks.as_ptr();
+        // With every chunk alive (no file removed since the last compaction, the usual warm
+        // state) the term's chunk df is its list's length, known before the list is read: its
+        // chunk scores are added in the one pass that decodes it, instead of being kept in
+        // `hits` and added in a second pass. The same operations in the same order: the same
+        // bits as the two-pass path below.
+        if !term.path_only && index.live_chunks as usize == index.chunks.len() {
+            let df = index.postings.len(term.id);
+            if df > 0 {
+                let idf_c = term
+                    .shared
+                    .map_or_else(|| idf(self.n_chunks, df as f32), |s| s.chunks);
+                let (avg_chunk, weight) = (self.avg_chunk, term.weight);
+                let (chunk_scores, chunked, defined, file_tf, touched) = (
+                    &mut self.chunk,
+                    &mut self.chunked,
+                    &mut self.defined,
+                    &mut self.file_tf,
+                    &mut self.touched,
+                );
+                list.for_each_prefetched(
+                    |p| Some(chunks.wrapping_add(p.chunk as usize)),
+                    |p| {
+                        let c = &index.chunks[p.chunk as usize];
+                        chunked[c.file as usize] = true;
+                        if p.sym > 0 {
+                            defined.push((p.chunk, c.file));
+                        }
+                        let tf = f32::from(p.tf) + w_symbol * f32::from(p.sym);
+                        let norm = k1c * (1.0 - bc + bc * c.len as f32 / avg_chunk);
+                        chunk_scores[p.chunk as usize] +=
+                            weight * idf_c * tf * (k1c + 1.0) / (tf + norm);
+                        let slot = &mut file_tf[c.file as usize];
+                        if *slot == 0.0 {
+                            touched.push(c.file);
+                        }
+                        *slot += tf;
+                    },
+                );
+                self.defined_ends.push(self.defined.len());
+                self.add_files(index, term, k1f, bf);
+            } else {
+                self.defined_ends.push(self.defined.len());
+            }
+            self.add_path(index, term, w_path);
+            return;
+        }
         list.for_each_prefetched(
             |p| Some(chunks.wrapping_add(p.chunk as usize)),
             |p| {
@@ -520,30 +566,45 @@ impl Scores {
                 let norm = k1c * (1.0 - bc + bc * len as f32 / self.avg_chunk);
                 self.chunk[chunk as usize] += term.weight * idf_c * tf * (k1c + 1.0) / (tf + norm);
             }
-            let idf_f = term
-                .shared
-                .map_or_else(|| idf(self.n_files, self.touched.len() as f32), |s| s.files);
-            self.max_idf = self.max_idf.max(idf_f);
-            for &f in &self.touched {
-                let tf = self.file_tf[f as usize];
-                self.file_tf[f as usize] = 0.0;
-                let len = index.file_lens[f as usize] as f32;
-                let norm = k1f * (1.0 - bf + bf * len / self.avg_file);
-                self.bm25[f as usize] += term.weight * idf_f * tf * (k1f + 1.0) / (tf + norm);
-            }
+            self.add_files(index, term, k1f, bf);
         }
+        self.add_path(index, term, w_path);
+    }
+
+    /// The whole-file BM25 of a term whose postings [`Scores::add_term`] summed per file in
+    /// `file_tf` (the files listed in `touched`), which it leaves all zero again.
+    fn add_files(&mut self, index: &Index, term: Term, k1f: f32, bf: f32) {
+        let idf_f = term
+            .shared
+            .map_or_else(|| idf(self.n_files, self.touched.len() as f32), |s| s.files);
+        self.max_idf = self.max_idf.max(idf_f);
+        for &f in &self.touched {
+            let tf = self.file_tf[f as usize];
+            self.file_tf[f as usize] = 0.0;
+            let len = index.file_lens[f as usize] as f32;
+            let norm = k1f * (1.0 - bf + bf * len / self.avg_file);
+            self.bm25[f as usize] += term.weight * idf_f * tf * (k1f + 1.0) / (tf + norm);
+        }
+    }
+
+    /// The path field of a term: the files whose path holds it.
+    fn add_path(&mut self, index: &Index, term: Term, w_path: f32) {
         let paths = &index.path_postings[term.id as usize];
-        let live = paths
-            .iter()
-            .filter(|&&f| index.files[f as usize].is_some())
-            .count();
+        // With every file live (the usual warm state) no path posting's file is looked up.
+        let all_live = index.live_files as usize == index.files.len();
+        let is_live = |f: u32| all_live || index.files[f as usize].is_some();
+        let live = if all_live {
+            paths.len()
+        } else {
+            paths.iter().filter(|&&f| is_live(f)).count()
+        };
         if live > 0 {
             let idf_p = term
                 .shared
                 .map_or_else(|| idf(self.n_files, live as f32), |s| s.paths);
             self.max_idf = self.max_idf.max(idf_p);
             for &f in paths {
-                if index.files[f as usize].is_some() {
+                if is_live(f) {
                     self.path[f as usize] += w_path * term.weight * idf_p;
                 }
             }
@@ -587,49 +648,68 @@ impl Scores {
             self.symbol[f as usize] = self.symbol[f as usize].max(W_DEFINES * term.weight * idf_d);
         }
     }
+}
 
-    /// Step 4: files the prompt names, by path or file name, by module path, or whose stem
-    /// equals one of its identifiers or word pairs.
-    fn add_mentions(&mut self, index: &Index, query: &Query) {
+/// Step 4: files the prompt names, by path or file name, by module path, or whose stem
+/// equals one of its identifiers or word pairs: the prompt's keys, compared with each file's
+/// in the pass of [`collect_hits`] (one pass over the files' metadata, not two).
+struct Mentions {
+    names: Vec<u64>,
+    /// The file names of the prompt's mentions.
+    files: Vec<u64>,
+    modules: Vec<u64>,
+    /// The mention unit: the strongest idf of any term seen, at least 1.
+    unit: f32,
+}
+
+impl Mentions {
+    /// The prompt's keys; `None` when it names no file.
+    fn of(scores: &Scores, query: &Query) -> Option<Mentions> {
         if query.mentions.is_empty() && query.modules.is_empty() && query.names.is_empty() {
-            return;
+            return None;
         }
-        let unit = self.max_idf.max(1.0);
         let keys = |list: &[String]| -> Vec<u64> { list.iter().map(|m| key(last(m))).collect() };
-        let (names, mentions, modules) = (
-            keys(&query.names),
-            keys(&query.mentions),
-            keys(&query.modules),
-        );
-        for (fid, meta) in index.files.iter().enumerate() {
-            let Some(meta) = meta else { continue };
-            // Names match stems only of files whose path matched a prompt term: cheap filter.
-            let check_names = self.path[fid] > 0.0 && names.contains(&meta.keys.stem);
-            // Only files with a key of a mention, module or name can match (see FileKeys).
-            if !check_names
-                && !mentions.contains(&meta.keys.name)
-                && !modules.contains(&meta.keys.module)
-            {
-                continue;
-            }
-            let rel = if meta
-                .rel
-                .bytes()
-                .any(|b| !b.is_ascii() || b.is_ascii_uppercase())
-            {
-                std::borrow::Cow::Owned(meta.rel.to_lowercase())
-            } else {
-                std::borrow::Cow::Borrowed(meta.rel.as_str())
-            };
-            let boost = mention_boost(&rel, query, check_names);
-            self.mention[fid] += boost * unit;
+        Some(Mentions {
+            names: keys(&query.names),
+            files: keys(&query.mentions),
+            modules: keys(&query.modules),
+            unit: scores.max_idf.max(1.0),
+        })
+    }
+
+    /// Whether a file whose path matched no prompt term can be named (by a mention or a
+    /// module: a name matches only the stem of a file whose path matched).
+    fn any_file(&self) -> bool {
+        !self.files.is_empty() || !self.modules.is_empty()
+    }
+
+    /// The mention score of a file whose path field scored `path`.
+    fn score(&self, meta: &crate::retrieve::index::FileMeta, query: &Query, path: f32) -> f32 {
+        // Names match stems only of files whose path matched a prompt term: cheap filter.
+        let check_names = path > 0.0 && self.names.contains(&meta.keys.stem);
+        // Only files with a key of a mention, module or name can match (see FileKeys).
+        if !check_names
+            && !self.files.contains(&meta.keys.name)
+            && !self.modules.contains(&meta.keys.module)
+        {
+            return 0.0;
         }
+        let rel = if meta
+            .rel
+            .bytes()
+            .any(|b| !b.is_ascii() || b.is_ascii_uppercase())
+        {
+            std::borrow::Cow::Owned(meta.rel.to_lowercase())
+        } else {
+            std::borrow::Cow::Borrowed(meta.rel.as_str())
+        };
+        mention_boost(&rel, query, check_names) * self.unit
     }
 }
 
 /// The strongest way `rel` (lowercase) is named by the prompt, as a multiple of the mention
 /// unit; 0 if it is not. Only called for files whose [`FileKeys`] match the prompt's: a new
-/// way to match must keep its key (or widen that filter in [`Scores::add_mentions`]).
+/// way to match must keep its key (or widen that filter in [`Mentions::score`]).
 fn mention_boost(rel: &str, query: &Query, check_names: bool) -> f32 {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     for m in &query.mentions {
@@ -676,7 +756,7 @@ fn last(path: &str) -> &str {
 }
 
 /// Hashes of what [`mention_boost`] compares of a file, computed once when it is indexed:
-/// [`Scores::add_mentions`] looks further only at files with a key equal to one of the
+/// [`Mentions::score`] looks further only at files with a key equal to one of the
 /// prompt's (a mention matches by path or file name, so the file names are equal; a module
 /// matches the path without extension, so its last parts are equal; a name matches the stem).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -706,11 +786,34 @@ fn ends_with_part(s: &str, tail: &str) -> bool {
     s.len() > tail.len() && s.ends_with(tail) && s.as_bytes()[s.len() - tail.len() - 1] == b'/'
 }
 
+/// Keeps the best `max_files` of `scored` by `order` (score descending, ties by path), in
+/// any order. The `max_files`-th best score is found first by score alone (no path is read for
+/// the ties of a large tree where many files score alike); only the files at or above it can be
+/// among the best, and only they are ordered with their paths.
+fn select_best(
+    scored: &mut Vec<(u32, f32)>,
+    max_files: usize,
+    order: impl Fn(&(u32, f32), &(u32, f32)) -> std::cmp::Ordering,
+) {
+    if scored.len() <= max_files {
+        return;
+    }
+    if max_files > 0 {
+        let (_, kth, _) = scored.select_nth_unstable_by(max_files - 1, |a, b| b.1.total_cmp(&a.1));
+        let kth = kth.1;
+        scored.retain(|s| s.1.total_cmp(&kth).is_ge());
+        if scored.len() > max_files {
+            scored.select_nth_unstable_by(max_files - 1, order);
+        }
+    }
+    scored.truncate(max_files);
+}
+
 /// Step 5: each file's score from its signals and role, and the chunks it shows; only the
 /// best `max_files` files (score, ties by path) are kept, and only they get their chunks.
 fn collect_hits(
     index: &Index,
-    scores: &Scores,
+    scores: &mut Scores,
     query: &Query,
     max_files: usize,
     shown: usize,
@@ -729,13 +832,22 @@ fn collect_hits(
     let versions = VersionDirs::default();
     let kept = |meta: &crate::retrieve::index::FileMeta| role_kept(index, meta, &versions);
     let mut scored: Vec<(u32, f32)> = Vec::new();
+    let mentions = Mentions::of(scores, query);
+    let any_named = mentions.as_ref().is_some_and(Mentions::any_file);
     for (fid, meta) in index.files.iter().enumerate() {
-        let base = scores.bm25[fid] + scores.path[fid] + scores.symbol[fid] + scores.mention[fid];
+        let base = scores.bm25[fid] + scores.path[fid] + scores.symbol[fid];
         // No signal at all (most files of a large tree): skipped without reading its meta.
-        if base <= 0.0 && !scores.chunked[fid] {
+        if base <= 0.0 && !scores.chunked[fid] && !any_named {
             continue;
         }
         let Some(meta) = meta else { continue };
+        if let Some(m) = &mentions {
+            scores.mention[fid] = m.score(meta, query, scores.path[fid]);
+        }
+        let base = base + scores.mention[fid];
+        if base <= 0.0 && !scores.chunked[fid] {
+            continue;
+        }
         let top = best_chunk(scores, meta.chunks.clone());
         if base <= 0.0 && top == 0.0 {
             continue;
@@ -762,12 +874,7 @@ fn collect_hits(
         b.1.total_cmp(&a.1)
             .then_with(|| path_of(a.0).cmp(&path_of(b.0)))
     };
-    if scored.len() > max_files {
-        if max_files > 0 {
-            scored.select_nth_unstable_by(max_files - 1, order);
-        }
-        scored.truncate(max_files);
-    }
+    select_best(&mut scored, max_files, order);
     scored.sort_unstable_by(order);
     scored
         .into_iter()
@@ -1183,11 +1290,60 @@ fn contains_normalized(line: &str, name: &str) -> bool {
     false
 }
 
+/// The lines of `text` (0-based number, text) for which [`contains_normalized`] holds for one
+/// of `symbols`, in order. An ASCII text is searched whole for each symbol's first character
+/// (a large file's lines are not visited one by one); any other is read line by line.
+fn symbol_lines<'t>(text: &'t str, symbols: &[String]) -> Vec<(usize, &'t str)> {
+    let searchable = |s: &String| !s.is_empty() && s.is_ascii();
+    if !text.is_ascii() || !symbols.iter().all(searchable) {
+        return text
+            .split('\n')
+            .enumerate()
+            .filter(|(_, l)| symbols.iter().any(|s| contains_normalized(l, s)))
+            .collect();
+    }
+    let bytes = text.as_bytes();
+    let mut starts: Vec<usize> = Vec::new();
+    for s in symbols {
+        let name = s.as_bytes();
+        let first = name[0];
+        let mut from = 0;
+        while let Some(i) = memchr::memchr2(first, first.to_ascii_uppercase(), &bytes[from..]) {
+            let at = from + i;
+            from = at + 1;
+            if matches_at(bytes, at, name) {
+                starts.push(at);
+                // The line is a candidate: its other occurrences add nothing.
+                from = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k + 1);
+            }
+        }
+    }
+    starts.sort_unstable();
+    let mut out = Vec::new();
+    let (mut line, mut counted, mut next_line) = (0usize, 0usize, 0usize);
+    for at in starts {
+        if at < next_line {
+            continue;
+        }
+        line += memchr::memchr_iter(b'\n', &bytes[counted..at]).count();
+        counted = at;
+        let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+        next_line = end;
+        out.push((line, &text[start..end]));
+    }
+    out
+}
+
 /// Whether `name` (lowercase letters and digits) is spelled at `line[start..]`, reading only
-/// letters and digits there and ignoring case.
+/// letters and digits there and ignoring case, before the end of the line (`line` may be a
+/// whole text).
 fn matches_at(line: &[u8], start: usize, name: &[u8]) -> bool {
     let mut k = 0;
     for &b in &line[start..] {
+        if b == b'\n' {
+            return false;
+        }
         if !b.is_ascii_alphanumeric() {
             if k == 0 {
                 return false;
@@ -1254,11 +1410,8 @@ pub(crate) fn exact_definitions_in(
         let mut best = (0.0f32, 0usize);
         let best_weak = capital_definitions(&text, &query.capitals, c_family);
         if !query.symbols.is_empty() {
-            for (i, l) in text.split('\n').enumerate() {
-                // Most lines name none of the symbols: skip the definition patterns for them.
-                if !query.symbols.iter().any(|s| contains_normalized(l, s)) {
-                    continue;
-                }
+            // Most lines name none of the symbols: the definition patterns read only those that do.
+            for (i, l) in symbol_lines(&text, &query.symbols) {
                 let m = definition_match(l, query, c_family);
                 if m > best.0 {
                     best = (m, i);
@@ -1618,12 +1771,11 @@ pub(crate) fn rank_shown_in(
     for (k, &t) in terms.iter().enumerate() {
         scores.add_definitions(k, t);
     }
-    scores.add_mentions(index, query);
     // Twice the files asked for are selected, so that a demoted header's place can be
     // taken by the next file.
     let mut hits = collect_hits(
         index,
-        &scores,
+        &mut scores,
         query,
         max_files.saturating_mul(2),
         shown.min(max_files),
@@ -1736,6 +1888,37 @@ mod tests {
         ) {
             let every = (0..line.len()).any(|s| matches_at(line.as_bytes(), s, name.as_bytes()));
             proptest::prop_assert_eq!(contains_normalized(&line, &name), every);
+        }
+    }
+
+    proptest::proptest! {
+        /// Searching a whole text finds the lines that reading it line by line finds.
+        #[test]
+        fn symbol_lines_agree_with_reading_line_by_line(
+            text in "[ a-cA-C0-2_\n(]{0,80}",
+            names in proptest::collection::vec("[a-c0-2]{0,3}", 1..3),
+        ) {
+            let each: Vec<(usize, &str)> = text
+                .split('\n')
+                .enumerate()
+                .filter(|(_, l)| names.iter().any(|s| contains_normalized(l, s)))
+                .collect();
+            proptest::prop_assert_eq!(symbol_lines(&text, &names), each);
+        }
+
+        /// And a text that is not ASCII is read line by line.
+        #[test]
+        fn symbol_lines_of_a_text_that_is_not_ascii(
+            text in "[ aA1_\n(é]{0,40}",
+            name in "[a1]{1,2}",
+        ) {
+            let names = [name];
+            let each: Vec<(usize, &str)> = text
+                .split('\n')
+                .enumerate()
+                .filter(|(_, l)| contains_normalized(l, &names[0]))
+                .collect();
+            proptest::prop_assert_eq!(symbol_lines(&text, &names), each);
         }
     }
 

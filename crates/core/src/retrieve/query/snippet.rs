@@ -43,6 +43,21 @@ fn bounded(lines: &[&str]) -> (String, usize) {
     (out, kept)
 }
 
+/// The number of lines of `text` (as `split('\n')` counts them), or `cap` if it has more.
+fn lines_upto(text: &str, cap: usize) -> usize {
+    if cap == 0 {
+        return 0;
+    }
+    let mut n = 1;
+    for _ in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        if n >= cap {
+            break;
+        }
+        n += 1;
+    }
+    n
+}
+
 /// Reads the chunks of the ranked files and builds the snippets, sorted by score (ties by
 /// path and line). Files that cannot be read now are skipped.
 pub(in crate::retrieve) fn snippets(
@@ -68,18 +83,20 @@ pub(in crate::retrieve) fn snippets(
             continue;
         };
         let c = &index.chunks[chunk as usize];
-        let lines: Vec<&str> = text.split('\n').collect();
         let a = c.start_line as usize - 1;
-        if a >= lines.len() {
+        // The file's lines up to the chunk's last (a large file is not split whole for the
+        // few lines a snippet shows).
+        let b = lines_upto(&text, (c.end_line as usize).max(a + 1));
+        if a >= b {
             continue;
         }
-        let b = (c.end_line as usize).min(lines.len());
         // Redacted before it is cut, and as the lines read in the whole file (a snippet that
         // starts inside a private key block has no BEGIN line of its own).
         let (shown, mut redactions) = if options.redact {
             crate::secrets::redact_lines(&text, a, b)
         } else {
-            (lines[a..b].join("\n"), Vec::new())
+            let lines: Vec<&str> = text.split('\n').skip(a).take(b - a).collect();
+            (lines.join("\n"), Vec::new())
         };
         let shown: Vec<&str> = shown.split('\n').collect();
         let (content, kept) = bounded(&shown);
@@ -103,4 +120,19 @@ pub(in crate::retrieve) fn snippets(
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lines_upto;
+
+    #[test]
+    fn lines_upto_counts_as_split_does_up_to_the_cap() {
+        for text in ["", "a", "a\n", "a\nb", "a\nb\n", "\n\n\n", "x\ny\nz"] {
+            let all = text.split('\n').count();
+            for cap in 0..6 {
+                assert_eq!(lines_upto(text, cap), all.min(cap), "{text:?} {cap}");
+            }
+        }
+    }
 }
