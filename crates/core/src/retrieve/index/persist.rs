@@ -1005,6 +1005,7 @@ mod tests {
     /// come back exactly.
     #[test]
     fn compact_files_and_chunks_round_trip_at_their_extremes() {
+        type File = (String, Stamp, std::ops::Range<u32>, u32, SystemTime);
         let dir = tree();
         let mut index = built(dir.path());
         let live: Vec<usize> = (0..index.files.len())
@@ -1044,23 +1045,15 @@ mod tests {
         });
         let bytes = encode(&index, ENGINE_VERSION);
         let back = decode(&bytes, index.scope().clone(), 1000, ENGINE_VERSION).unwrap();
-        let files =
-            |i: &Index| -> Vec<Option<(String, Stamp, std::ops::Range<u32>, u32, SystemTime)>> {
-                i.files
-                    .iter()
-                    .map(|f| {
-                        f.as_ref().map(|f| {
-                            (
-                                f.rel.clone(),
-                                f.stamp.clone(),
-                                f.chunks.clone(),
-                                f.len,
-                                f.read_at,
-                            )
-                        })
-                    })
-                    .collect()
-            };
+        let files = |i: &Index| -> Vec<Option<File>> {
+            i.files
+                .iter()
+                .map(|f| {
+                    f.as_ref()
+                        .map(|f| (f.rel.clone(), f.stamp, f.chunks.clone(), f.len, f.read_at))
+                })
+                .collect()
+        };
         let chunks = |i: &Index| -> Vec<(u32, u32, u32, u32, bool)> {
             i.chunks
                 .iter()
@@ -1507,7 +1500,7 @@ mod tests {
     /// takes, e.g. `CEIDX_FILE=... cargo test --release -p context-engine-core --lib
     /// sections_of_a_saved_file -- --ignored --nocapture`.
     #[test]
-    #[ignore]
+    #[ignore = "by hand, on a saved file named by CEIDX_FILE"]
     fn sections_of_a_saved_file() {
         let Ok(path) = std::env::var("CEIDX_FILE") else {
             return;
@@ -1529,7 +1522,7 @@ mod tests {
             eprintln!(
                 "{name:<14} {:>12} bytes  {:>8.1} ms",
                 pos - at,
-                (now - last).as_secs_f64() * 1e3
+                now.saturating_sub(last).as_secs_f64() * 1e3
             );
             at = pos;
             last = now;
