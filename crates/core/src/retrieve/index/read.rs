@@ -97,6 +97,7 @@ pub(super) fn prepare_batch(scope: &Scope, listed: &[Listed], progress: &AtomicU
     let mut counts = ChunkCounts {
         terms: TermDict::with_capacity(8192),
         idents: TermDict::with_capacity(8192),
+        tokenizer: Tokenizer::for_index(),
         ..ChunkCounts::default()
     };
     // (term, chunk number in the batch, tf, sym), in chunk order.
@@ -219,14 +220,17 @@ struct ChunkCounts {
     /// identifier seen again (most are: keywords, types, a file's own names) is counted by
     /// one look-up instead of being split, lowered, stemmed and looked up part by part.
     idents: TermDict,
-    spans: Vec<(u32, u32)>,
+    /// Per identifier: its terms' start and end in `ids`, and how many of them are halves.
+    spans: Vec<(u32, u32, u32)>,
     ids: Vec<u32>,
     tokenizer: Tokenizer,
 }
 
 impl ChunkCounts {
     /// Counts the terms of `text` (content, or the names a chunk defines if `sym`), as
-    /// [`for_each_term`] gives them; returns how many.
+    /// [`Tokenizer::for_index`] gives them; returns the text's length in terms, which leaves
+    /// out the halves of run-together words: they add evidence for their words, not length
+    /// (a file's length, and so every other term's weight in it, is that of its words).
     fn add_text(&mut self, text: &str, sym: bool) -> u32 {
         let mut n = 0u32;
         for_each_identifier(text, |ident| {
@@ -236,13 +240,18 @@ impl ChunkCounts {
                 let (terms, ids) = (&mut self.terms, &mut self.ids);
                 self.tokenizer
                     .identifier(ident, &mut |t, _| ids.push(terms.intern(t).0));
-                self.spans.push((start, self.ids.len() as u32));
+                let halves = self.tokenizer.halves() as u32;
+                self.spans.push((start, self.ids.len() as u32, halves));
             }
-            let (a, b) = self.spans[i as usize];
-            for k in a..b {
+            let (a, b, halves) = self.spans[i as usize];
+            // The halves of run-together words count in defined names only: there a name's
+            // word is evidence of what the chunk is about; in the body (`filename`, `typename`
+            // in every other line) it is mostly noise.
+            let end = if sym { b } else { b - halves };
+            for k in a..end {
                 self.add(self.ids[k as usize], sym);
             }
-            n += b - a;
+            n += b - a - halves;
         });
         n
     }
@@ -323,6 +332,32 @@ impl Index {
 mod tests {
     use super::*;
 
+    #[test]
+    fn run_together_halves_count_in_defined_names_not_length() {
+        let mut counts = ChunkCounts {
+            tokenizer: Tokenizer::for_index(),
+            ..ChunkCounts::default()
+        };
+        // Each twice: the second time through the identifier cache.
+        for sym in [false, false, true, true] {
+            let n = counts.add_text("Curl_meets_timecondition", sym);
+            counts.take();
+            let mut got: Vec<&str> = counts
+                .chunk
+                .iter()
+                .map(|&(t, _, _)| counts.terms.term(t))
+                .collect();
+            got.sort_unstable();
+            let mut want = vec!["curl", "curl_meets_timecondition", "meet", "timecondition"];
+            if sym {
+                want.push("condition");
+                want.sort_unstable();
+            }
+            assert_eq!(got, want);
+            assert_eq!(n, 4);
+        }
+    }
+
     proptest::proptest! {
         /// Counting a chunk through the batch's identifier cache gives the terms and counts
         /// that tokenizing it afresh gives, however many texts the cache has seen.
@@ -330,7 +365,10 @@ mod tests {
         fn cached_identifiers_count_as_fresh_tokens(
             texts in proptest::collection::vec("[ a-zA-Z0-9_\\n(){}\u{e9}\u{3a3}]{0,60}", 1..8)
         ) {
-            let mut counts = ChunkCounts::default();
+            let mut counts = ChunkCounts {
+                tokenizer: Tokenizer::for_index(),
+                ..ChunkCounts::default()
+            };
             for (k, text) in texts.iter().enumerate() {
                 let sym = k % 3 == 2;
                 let n = counts.add_text(text, sym);
@@ -341,15 +379,20 @@ mod tests {
                     .map(|&(t, tf, s)| (counts.terms.term(t).to_owned(), tf, s))
                     .collect();
                 let mut want: Vec<(String, u16, u16)> = Vec::new();
-                let mut total = 0u32;
-                for_each_term(text, |t, _| {
-                    total += 1;
+                // Content as a prompt is tokenized; defined names with the halves of
+                // run-together words.
+                let mut tokenizer = if sym { Tokenizer::for_index() } else { Tokenizer::default() };
+                tokenizer.each(text, |t, _| {
                     match want.iter_mut().find(|w| w.0 == t) {
                         Some(w) if sym => w.2 += 1,
                         Some(w) => w.1 += 1,
                         None => want.push((t.to_owned(), u16::from(!sym), u16::from(sym))),
                     }
                 });
+                // The length leaves out the halves of run-together words: it is the count
+                // of the terms a tokenizer without them gives.
+                let mut total = 0u32;
+                for_each_term(text, |_, _| total += 1);
                 got.sort();
                 want.sort();
                 proptest::prop_assert_eq!(got, want);
