@@ -9,8 +9,8 @@
 //!
 //! The indexer's tokenizer ([`Tokenizer::for_index`]) also reads a run-together word inside
 //! an identifier of several parts as its two words when both are common words of code
-//! (`Curl_meets_timecondition` also yields `condition`), and the index counts those halves in
-//! the names a chunk defines only.
+//! (`Curl_meets_timecondition` also yields `condition`); the index counts those halves as
+//! terms, not in lengths.
 
 /// Words too common in prose to help ranking (the list [`is_stop_word`] matches; kept as data
 /// for the test that the two agree).
@@ -121,9 +121,9 @@ impl Tokenizer {
     /// The indexer's tokenizer: [`Tokenizer::default`]'s terms and, after them, the halves
     /// of the run-together words of an identifier of several parts (`Curl_meets_timecondition`:
     /// `condition`; [`compound_split`], [`MIN_EMITTED_HALF`]). [`Tokenizer::halves`] says how
-    /// many there were, so the index can keep them apart (it counts them in defined names
-    /// only, and not in lengths). A prompt is not so split: its `workspace` or `markdown` is
-    /// meant as one word, and splitting it would add words to the question.
+    /// many there were, so the index can keep them apart (it counts them as terms, not in
+    /// lengths). A prompt is not so split: its `workspace` or `markdown` is meant as one
+    /// word, and splitting it would add words to the question.
     pub fn for_index() -> Tokenizer {
         Tokenizer {
             compounds: true,

@@ -244,11 +244,7 @@ impl ChunkCounts {
                 self.spans.push((start, self.ids.len() as u32, halves));
             }
             let (a, b, halves) = self.spans[i as usize];
-            // The halves of run-together words count in defined names only: there a name's
-            // word is evidence of what the chunk is about; in the body (`filename`, `typename`
-            // in every other line) it is mostly noise.
-            let end = if sym { b } else { b - halves };
-            for k in a..end {
+            for k in a..b {
                 self.add(self.ids[k as usize], sym);
             }
             n += b - a - halves;
@@ -333,7 +329,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn run_together_halves_count_in_defined_names_not_length() {
+    fn run_together_halves_count_as_terms_not_length() {
         let mut counts = ChunkCounts {
             tokenizer: Tokenizer::for_index(),
             ..ChunkCounts::default()
@@ -342,17 +338,21 @@ mod tests {
         for sym in [false, false, true, true] {
             let n = counts.add_text("Curl_meets_timecondition", sym);
             counts.take();
-            let mut got: Vec<&str> = counts
+            let mut got: Vec<(&str, u16, u16)> = counts
                 .chunk
                 .iter()
-                .map(|&(t, _, _)| counts.terms.term(t))
+                .map(|&(t, tf, s)| (counts.terms.term(t), tf, s))
                 .collect();
             got.sort_unstable();
-            let mut want = vec!["curl", "curl_meets_timecondition", "meet", "timecondition"];
-            if sym {
-                want.push("condition");
-                want.sort_unstable();
-            }
+            let (tf, s) = if sym { (0, 1) } else { (1, 0) };
+            let want = [
+                "condition",
+                "curl",
+                "curl_meets_timecondition",
+                "meet",
+                "timecondition",
+            ]
+            .map(|t| (t, tf, s));
             assert_eq!(got, want);
             assert_eq!(n, 4);
         }
@@ -379,10 +379,7 @@ mod tests {
                     .map(|&(t, tf, s)| (counts.terms.term(t).to_owned(), tf, s))
                     .collect();
                 let mut want: Vec<(String, u16, u16)> = Vec::new();
-                // Content as a prompt is tokenized; defined names with the halves of
-                // run-together words.
-                let mut tokenizer = if sym { Tokenizer::for_index() } else { Tokenizer::default() };
-                tokenizer.each(text, |t, _| {
+                Tokenizer::for_index().each(text, |t, _| {
                     match want.iter_mut().find(|w| w.0 == t) {
                         Some(w) if sym => w.2 += 1,
                         Some(w) => w.1 += 1,
