@@ -167,9 +167,9 @@ pub(crate) fn collection(indexes: &[&Index], query: &Query) -> Collection {
     }
 }
 
-/// Step 1 of the ranking over the union of `indexes`: the known terms (the rarest when there
-/// are too many), then the path forms of words no path holds, then the phrases, as
-/// (term, weight, path only).
+/// Step 1 of the ranking over the union of `indexes`: the known terms (when there are too
+/// many, those [`kept_first`](rank::kept_first)), then the path forms of words no path
+/// holds, then the phrases, as (term, weight, path only).
 fn selected_terms(indexes: &[&Index], query: &Query) -> Vec<(String, f32, bool)> {
     let known_anywhere = |t: &str| indexes.iter().any(|i| i.terms.get(t).is_some());
     let in_paths = |t: &str| {
@@ -195,7 +195,7 @@ fn selected_terms(indexes: &[&Index], query: &Query) -> Vec<(String, f32, bool)>
         })
         .collect();
     if known.len() > rank::MAX_QUERY_TERMS {
-        known.sort_by(|a, b| a.2.cmp(&b.2).then(a.3.cmp(&b.3)));
+        known.sort_by(|a, b| rank::kept_first((a.1, a.2, a.3), (b.1, b.2, b.3)));
         known.truncate(rank::MAX_QUERY_TERMS);
         known.sort_by_key(|t| t.3);
     }

@@ -1918,3 +1918,46 @@ fn a_longer_prompt_lifts_the_module_its_top_files_import() {
     let records = signals_of(&out, "pkg/records.py");
     assert_eq!((records.referenced_by, records.reference_factor), (0, 1.0));
 }
+
+/// A long prompt with more known terms than are kept keeps its title's code identifier,
+/// though every module uses it: cutting to the rarest terms alone dropped it for the rare
+/// words of a pasted dump, and the file that defines it was not found at all.
+#[test]
+fn a_long_prompt_keeps_the_identifier_of_its_title() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "pkg/computation.py",
+        "def where(cond, x, y):\n    return apply(cond, x, y)\n",
+    );
+    for k in 0..30 {
+        write(
+            r,
+            &format!("pkg/mod{k}.py"),
+            &format!("def helper{k}(data):\n    return data.where(data > {k})\n"),
+        );
+    }
+    // Rare words, each in one file only: more of them than the terms a prompt keeps.
+    let letters = ['b', 'c', 'f', 'k', 'm', 'p', 't', 'v', 'w', 'z'];
+    let rare: Vec<String> = (0..80)
+        .map(|k| format!("qx{}{}o", letters[k / 10], letters[k % 10]))
+        .collect();
+    write(r, "data/dump.txt", &rare.join("\n"));
+    let prompt = format!(
+        "`xr.where(...)` loses the dump\nThe dump reads:\n{}\n",
+        rare.join(" ")
+    );
+    assert!(rare.len() > query::rank::MAX_QUERY_TERMS);
+    let ret = Retrieval::default();
+    let out = explained(&ret, r, &prompt);
+    let ranked = files(&out);
+    let at = |p: &str| ranked.iter().position(|f| *f == p);
+    let defining = at("pkg/computation.py").unwrap_or_else(|| panic!("{ranked:?}"));
+    // Above every file that only uses the name.
+    for k in 0..30 {
+        let user = format!("pkg/mod{k}.py");
+        assert!(at(&user).is_none_or(|u| u > defining), "{ranked:?}");
+    }
+    assert!(signals_of(&out, "pkg/computation.py").symbol > 0.0);
+}
