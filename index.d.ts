@@ -446,7 +446,8 @@ export interface ContextEngineOptions {
   /**
    * Absolute path of a directory where each root's retrieval index is saved (one file per
    * root, created as needed) and loaded from when this engine first sees the root, so a
-   * restart re-reads only files changed since. Default: none (indexes live in memory only).
+   * restart re-reads only files changed since. Default: none (nothing is kept across restarts;
+   * a large index is read from an unnamed temporary file while the engine lives).
    */
   indexCacheDir?: string
   /**

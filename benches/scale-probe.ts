@@ -6,6 +6,7 @@
 //
 //   node --expose-gc --import tsx benches/scale-probe.ts ROOT [ROOT...] [--addon PATH]
 //        [--prompts kernel|small] [--rounds 3] [--cache-dir DIR] [--no-watch] [--via retrieve]
+//        [--settle SECONDS]
 //
 // Times: `prepare` is when prepareIndex resolved, `ready` when indexStatus first said ready (polled
 // every 20 ms), `rg` is one pass of `rg -c struct`. Memory: RSS sampled every 50 ms (peak), and
@@ -24,7 +25,7 @@ function opt(name: string, fallback: string): string {
   const i = argv.indexOf(`--${name}`)
   return i >= 0 && argv[i + 1] ? argv[i + 1] : fallback
 }
-const flags = new Set(['--addon', '--prompts', '--rounds', '--cache-dir', '--via'])
+const flags = new Set(['--addon', '--prompts', '--rounds', '--cache-dir', '--via', '--settle'])
 const roots: string[] = []
 for (let i = 0; i < argv.length; i++) {
   if (flags.has(argv[i])) i++
@@ -123,6 +124,9 @@ async function main(): Promise<void> {
   const peakBuild = peak
   const rssBuilt = process.memoryUsage().rss
 
+  // `--settle S`: wait S seconds before the warm calls (a background save or spill done).
+  const settle = Number(opt('settle', '0'))
+  if (settle > 0) await sleep(settle * 1000)
   const ask = (root: string, prompt: string) =>
     engine.retrieve({ prompt, spaceId: 'probe', sessionId: 'probe', rootPath: root, providerId: 'mcp', limit: 20 })
   const warm: number[] = []
@@ -145,6 +149,8 @@ async function main(): Promise<void> {
   console.log(`rg -c struct       ${roots.map((r, k) => `${(rg[k] / 2).toFixed(0)} ms`).join(', ')} (mean of the passes before and after the build)`)
   console.log(`warm (${warm.length} calls) p50 ${median(warm).toFixed(1)} ms  p95 ${pct(warm, 95).toFixed(1)} ms  max ${Math.max(...warm).toFixed(1)} ms`)
   console.log(`memory (RSS)       after build ${mb(rssBuilt)}, peak ${mb(Math.max(peak, peakBuild))} (${mb(peakBuild)} during the build), steady ${mb(steady)}; ${procStatus()}`)
+  const held = roots.map((r) => engine.indexStatus(r))
+  console.log(`index              ${held.map((s) => `${mb(s.bytes)} on the heap, ${mb(s.mappedBytes ?? 0)} read from a mapped file`).join('; ')}`)
   if (cacheDir) {
     const bytes = readdirSync(cacheDir)
       .filter((n) => n.endsWith('.ceidx'))

@@ -35,7 +35,8 @@ pub struct ContextEngineOptions {
     pub max_files_per_root: Option<f64>,
     /// Absolute path of a directory where each root's retrieval index is saved (one file per
     /// root, created as needed) and loaded from when this engine first sees the root, so a
-    /// restart re-reads only files changed since. Default: none (indexes live in memory only).
+    /// restart re-reads only files changed since. Default: none (nothing is kept across restarts;
+    /// a large index is read from an unnamed temporary file while the engine lives).
     pub index_cache_dir: Option<String>,
     /// Directories (absolute paths of existing directories, at most 1024) that every root and
     /// workspace argument of this engine's methods must lie in, after following symlinks;

@@ -331,6 +331,46 @@ pub(crate) fn create_exclusive(path: &Path) -> std::io::Result<File> {
     options.open(path)
 }
 
+/// A new file without a name in the system's temporary folder (Linux `O_TMPFILE`, owner-only):
+/// no other process can open it, and its space is freed when the last descriptor and mapping
+/// of it close, however the process ends. Refused (`Unsupported`) where that is not available
+/// and where the folder is held in memory (tmpfs, ramfs), in which case a file would hold the
+/// same memory as the heap copy it replaces.
+#[cfg(target_os = "linux")]
+// `f_type` and the magic numbers are `i64` here, other widths on other targets.
+#[allow(clippy::useless_conversion)]
+pub(crate) fn unnamed_temp_file() -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::io::AsRawFd;
+    // ramfs's magic number (not in `libc`).
+    const RAMFS_MAGIC: i64 = 0x8584_58f6;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_TMPFILE | libc::O_CLOEXEC)
+        .open(std::env::temp_dir())?;
+    let mut fs = std::mem::MaybeUninit::<libc::statfs>::zeroed();
+    // SAFETY: `fstatfs` writes one `statfs` into the buffer given, for a descriptor that is
+    // open for as long as `file` lives.
+    let r = unsafe { libc::fstatfs(file.as_raw_fd(), fs.as_mut_ptr()) };
+    if r != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fstatfs` succeeded, so it filled the buffer (which was zeroed anyway).
+    let kind = i64::from(unsafe { fs.assume_init() }.f_type);
+    if kind == i64::from(libc::TMPFS_MAGIC) || kind == RAMFS_MAGIC {
+        return Err(std::io::ErrorKind::Unsupported.into());
+    }
+    Ok(file)
+}
+
+/// [`unnamed_temp_file`] where it is not available: always `Unsupported`.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn unnamed_temp_file() -> std::io::Result<File> {
+    Err(std::io::ErrorKind::Unsupported.into())
+}
+
 /// Writes `target` (a file of `dir`, created if needed) atomically: `write` fills a temporary
 /// file beside it ([`create_exclusive`], an unpredictable name), which is synced and renamed
 /// over `target`; on any error the temporary file is removed and `target` left as it was.

@@ -67,7 +67,8 @@ pub struct RetrievalOptions {
     /// Files indexed per root at most (the first ones in path order). Default 200 000.
     pub max_files: usize,
     /// Directory where each root's index is saved and loaded from across restarts (see
-    /// [`persist`](index::persist)); `None` (the default) keeps indexes in memory only.
+    /// [`persist`](index::persist)); `None` (the default) keeps nothing across restarts (see
+    /// [`RetrievalOptions::spill_min_bytes`] for where a large index lives meanwhile).
     pub cache_dir: Option<PathBuf>,
     /// Watch indexed trees for changes (default `true`); `false` stats every known directory
     /// and file on each call instead (for trees where events are not trusted).
@@ -75,7 +76,20 @@ pub struct RetrievalOptions {
     /// Most bytes all indexes together may hold (their own estimate); the least recently used
     /// roots are dropped beyond it, never the one just used. `None` (the default): no budget.
     pub max_index_bytes: Option<usize>,
+    /// Without `cache_dir`: an index whose posting runs and term fingerprints take at least
+    /// this many heap bytes is written, in the background after a build or change, to an
+    /// unnamed file in the system's temporary folder (on Linux, unless that folder is held in
+    /// memory) and those parts are read from the file's mapped pages from then on, as a saved
+    /// index's are (file pages, which the system may drop and read again): the process keeps
+    /// only the pages queries touched. `usize::MAX` keeps every index on the
+    /// heap. Default [`SPILL_MIN_BYTES`].
+    pub spill_min_bytes: usize,
 }
+
+/// The default [`RetrievalOptions::spill_min_bytes`]: 32 MiB (about 15,000 files of C; the
+/// Linux kernel's 78k files take 150 MB), below which writing the file costs more than the
+/// memory it returns.
+pub const SPILL_MIN_BYTES: usize = 32 << 20;
 
 impl Default for RetrievalOptions {
     fn default() -> Self {
@@ -85,6 +99,7 @@ impl Default for RetrievalOptions {
             cache_dir: None,
             watch: true,
             max_index_bytes: None,
+            spill_min_bytes: SPILL_MIN_BYTES,
         }
     }
 }
@@ -462,7 +477,7 @@ impl Retrieval {
             slot.building.store(false, Ordering::Relaxed);
             return Err(Error::internal("internal error: the index was not built"));
         };
-        if changed > 0 || built {
+        if (changed > 0 || built) && self.wants_save(index) {
             self.save_later(slot);
         }
         // The counts walk every posting list (millions on a large tree): only after a change.
@@ -485,16 +500,16 @@ impl Retrieval {
         lock(&self.roots).retain(|e| !std::ptr::eq(Arc::as_ptr(&e.slot), slot));
     }
 
-    /// Saves the slot's index in the cache directory (if any) on a background thread, so the
+    /// Saves the slot's index in the cache directory (or, without one, spills it to an unnamed
+    /// temporary file: [`index::persist::spill_yielding`]) on a background thread, so the
     /// request that changed it does not wait for the write. Best effort: an unwritable cache
     /// directory only costs the next start a rebuild. One save per slot is queued at a time;
     /// it takes the index lock when no request wants it, and gives it back (abandoning the
     /// partial file, retrying later) as soon as one does, so a save never delays a request by
     /// more than the writing of one block.
     fn save_later(&self, slot: &Arc<Slot>) {
-        let Some(dir) = self.options.cache_dir.clone() else {
-            return;
-        };
+        let dir = self.options.cache_dir.clone();
+        let spill_min = self.options.spill_min_bytes;
         if slot.saving.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -506,21 +521,25 @@ impl Retrieval {
                     std::thread::sleep(std::time::Duration::from_millis(20));
                 }
                 let mut guard = lock(&queued.index);
-                let result = match guard.as_mut() {
-                    Some(index) => {
-                        index::persist::save_yielding(&dir, index, Some(&queued.waiting)).map(
-                            |saved| {
-                                // The index reads what the file holds from its pages from now
-                                // on, instead of the heap copies (the lock is still held: the
-                                // file is this index as it is).
-                                if let Some(parts) = saved.mapped {
-                                    index.serve_mapped(parts);
-                                    lock(&queued.report).stats = index.stats();
-                                }
-                            },
-                        )
+                let result = match (guard.as_mut(), &dir) {
+                    // Still worth it: the heap parts may have been mapped since it was queued.
+                    (Some(index), None) if index.spillable_bytes() < spill_min => Ok(()),
+                    (Some(index), dir) => match dir {
+                        Some(dir) => {
+                            index::persist::save_yielding(dir, index, Some(&queued.waiting))
+                        }
+                        None => index::persist::spill_yielding(index, Some(&queued.waiting)),
                     }
-                    None => Ok(()),
+                    .map(|saved| {
+                        // The index reads what the file holds from its pages from now
+                        // on, instead of the heap copies (the lock is still held: the
+                        // file is this index as it is).
+                        if let Some(parts) = saved.mapped {
+                            index.serve_mapped(parts);
+                            lock(&queued.report).stats = index.stats();
+                        }
+                    }),
+                    (None, _) => Ok(()),
                 };
                 if matches!(&result, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock) {
                     drop(guard);
@@ -541,6 +560,13 @@ impl Retrieval {
             }
             Err(_) => slot.saving.store(false, Ordering::Release),
         }
+    }
+
+    /// Whether a change to `index` calls for a background write: a save when there is a
+    /// cache directory; without one, a spill to an unnamed temporary file when enough of the
+    /// index is on the heap ([`RetrievalOptions::spill_min_bytes`]).
+    fn wants_save(&self, index: &Index) -> bool {
+        self.options.cache_dir.is_some() || index.spillable_bytes() >= self.options.spill_min_bytes
     }
 
     /// Drops least recently used roots (never `keep`) while all indexes together hold more

@@ -14,8 +14,10 @@
 //! are checked), so the worst such a change can cause is wrong results or a panic that the
 //! binding turns into an `internal` error; truncating the file while it is mapped would
 //! raise `SIGBUS`, as it does for every memory-mapped store (LMDB, `SQLite`'s mmap mode,
-//! tantivy). The cache directory is the caller's own, files in it are created owner-only,
-//! and roots without `indexCacheDir` keep everything on the heap.
+//! tantivy). The cache directory is the caller's own, files in it are created owner-only.
+//! A root without `indexCacheDir` whose index is large is written to an unnamed temporary
+//! file instead ([`spill_yielding`](super::persist::spill_yielding)): no other process can
+//! open it, and it is mapped the same way; a small one stays on the heap.
 
 use std::sync::Arc;
 

@@ -397,6 +397,13 @@ impl Index {
         }
     }
 
+    /// Heap bytes of the parts a mapped cache file can serve instead (posting runs and their
+    /// starts, postings waiting to be merged, term fingerprints): what writing the index to a
+    /// file and mapping it would release.
+    pub(super) fn spillable_bytes(&self) -> usize {
+        self.postings.bytes() + self.terms.fingerprint_heap_bytes()
+    }
+
     /// Counts and approximate memory.
     pub fn stats(&self) -> IndexStats {
         let postings = self.postings.total();

@@ -133,6 +133,34 @@ pub(crate) fn save_yielding(
     Ok(Saved { bytes: n, mapped })
 }
 
+/// Writes `index` as a cache file would hold it to a new unnamed temporary file
+/// ([`cache_file::unnamed_temp_file`]) and maps it, for an index without a cache directory:
+/// its fingerprints, runs and run starts are then read from the file's pages
+/// ([`Index::serve_mapped`]) as a saved index's are, instead of from the heap. Nothing is
+/// kept after the process: the file has no name. Gives way to a waiting request as
+/// [`save_yielding`] does; `Unsupported` where such a file cannot be made (or would live in
+/// memory).
+pub(crate) fn spill_yielding(
+    index: &Index,
+    waiting: Option<&std::sync::atomic::AtomicUsize>,
+) -> std::io::Result<Saved> {
+    let mut file = cache_file::unnamed_temp_file()?;
+    let (n, layout) = {
+        let mut w = std::io::BufWriter::with_capacity(
+            1 << 20,
+            Yielding {
+                file: &mut file,
+                waiting,
+            },
+        );
+        let written = encode_into(index, ENGINE_VERSION, &mut w)?;
+        w.flush()?;
+        written
+    };
+    let mapped = Map::of(&file).and_then(|m| layout.map(&m));
+    Ok(Saved { bytes: n, mapped })
+}
+
 /// A file writer that fails with `WouldBlock` once someone is waiting (not `Interrupted`,
 /// which `write_all` retries).
 struct Yielding<'a> {
@@ -965,6 +993,51 @@ mod tests {
             1800,
         );
         assert_eq!(prompts.map(|p| ask(&second, root, p)), fresh_answers());
+    }
+
+    /// Without a cache directory, an index past `spill_min_bytes` is written to an unnamed
+    /// temporary file and read from its mapping; answers stay those of a heap index through
+    /// edits (which wait on the heap beside the mapping and are spilled again), and an index
+    /// below the threshold is never mapped.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_spilled_index_answers_as_a_heap_one_through_edits() {
+        if cache_file::unnamed_temp_file().is_err() {
+            return; // A temporary folder in memory: nothing is spilled there.
+        }
+        let dir = tree();
+        let root = dir.path();
+        let prompts = [
+            "parse cookie header",
+            "Router addRoute",
+            "legacy handler request cookies",
+            "serializeCookie loadSession token",
+        ];
+        let with = |spill_min_bytes| {
+            Retrieval::new(RetrievalOptions {
+                spill_min_bytes,
+                ..RetrievalOptions::default()
+            })
+        };
+        let heap = with(usize::MAX);
+        let spilled = with(0);
+        let before = prompts.map(|p| ask(&spilled, root, p));
+        assert_eq!(before, prompts.map(|p| ask(&heap, root, p)));
+        wait_mapped(&spilled, root);
+        assert_eq!(prompts.map(|p| ask(&spilled, root, p)), before);
+
+        change_tree(root, " + parseCookie(name)");
+        let after = prompts.map(|p| ask(&spilled, root, p));
+        assert_eq!(after, prompts.map(|p| ask(&heap, root, p)));
+        assert_ne!(after, before);
+        std::thread::sleep(Duration::from_millis(200));
+        wait_mapped(&spilled, root);
+        assert_eq!(prompts.map(|p| ask(&spilled, root, p)), after);
+        let stats = heap.status(root.to_str().unwrap()).unwrap().stats;
+        assert_eq!(
+            stats.mapped_bytes, 0,
+            "an index below the threshold stays on the heap"
+        );
     }
 
     #[test]

@@ -377,6 +377,11 @@ impl TermIds {
     pub fn mapped_bytes(&self) -> usize {
         self.fps.mapped_bytes()
     }
+
+    /// Heap bytes of the fingerprints (what mapping them would release).
+    pub fn fingerprint_heap_bytes(&self) -> usize {
+        self.fps.heap_bytes()
+    }
 }
 
 /// The postings of every term, compressed: each term's list is one run of bytes in a shared
