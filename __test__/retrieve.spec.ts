@@ -438,8 +438,13 @@ test('indexCacheDir: a new engine over the same directory answers identically wi
   assert.equal(third.indexStatus(root).filesRead, 1, 'only the added file was read')
   assert.ok((await third.retrieve(req(root, 'getPath'))).every((s) => s.path !== 'src/utils/url.ts'))
 
-  // A damaged cache file is rebuilt, not an error.
-  for (const n of readdirSync(cache)) writeFileSync(join(cache, n), 'garbage')
+  // A damaged cache file is rebuilt, not an error. The damaged file is a new file in its
+  // place (as any writer that renames does), not the old one cut short: the engines above
+  // still map the old one, and reading a mapped page past a file's new end kills the process.
+  for (const n of readdirSync(cache)) {
+    rmSync(join(cache, n))
+    writeFileSync(join(cache, n), 'garbage')
+  }
   const fourth = new ContextEngine({ indexCacheDir: cache })
   assert.deepEqual(await fourth.retrieve(req(root, 'parseCookie')), await new ContextEngine().retrieve(req(root, 'parseCookie')))
   assert.equal(fourth.indexStatus(root).filesRead, 4, 'rebuilt from the files')

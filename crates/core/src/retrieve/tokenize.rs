@@ -6,6 +6,11 @@
 //! same words scattered over a file. Words are lowercased and lightly stemmed (plural and
 //! `-ing`/`-ed` endings), so "parsing requests" meets `parseRequest`. English stop words and
 //! single characters are dropped; pure numbers are dropped (line numbers, versions).
+//!
+//! The indexer's tokenizer ([`Tokenizer::for_index`]) also reads a run-together word inside
+//! an identifier of several parts as its two words when both are common words of code
+//! (`Curl_meets_timecondition` also yields `condition`); the index counts those halves as
+//! terms, not in lengths.
 
 /// Words too common in prose to help ranking (the list [`is_stop_word`] matches; kept as data
 /// for the test that the two agree).
@@ -104,9 +109,34 @@ pub struct Tokenizer {
     word: String,
     whole: String,
     parts: Vec<(usize, usize)>,
+    /// Also emits the halves of run-together words ([`compound_split`]).
+    compounds: bool,
+    /// How many halves the last [`Tokenizer::identifier`] emitted.
+    halves: usize,
+    /// The run-together parts of the identifier being split: start, split point, end.
+    splits: Vec<(usize, usize, usize)>,
 }
 
 impl Tokenizer {
+    /// The indexer's tokenizer: [`Tokenizer::default`]'s terms and, after them, the halves
+    /// of the run-together words of an identifier of several parts (`Curl_meets_timecondition`:
+    /// `condition`; [`compound_split`], [`MIN_EMITTED_HALF`]). [`Tokenizer::halves`] says how
+    /// many there were, so the index can keep them apart (it counts them as terms, not in
+    /// lengths). A prompt is not so split: its `workspace` or `markdown` is meant as one
+    /// word, and splitting it would add words to the question.
+    pub fn for_index() -> Tokenizer {
+        Tokenizer {
+            compounds: true,
+            ..Tokenizer::default()
+        }
+    }
+
+    /// How many of the terms the last [`Tokenizer::identifier`] emitted were the halves of a
+    /// run-together word (they come last).
+    pub fn halves(&self) -> usize {
+        self.halves
+    }
+
     /// Calls `emit(term, whole)` for every term of `text`, as [`for_each_term`].
     pub fn each(&mut self, text: &str, mut emit: impl FnMut(&str, bool)) {
         for_each_identifier(text, |ident| self.identifier(ident, &mut emit));
@@ -116,6 +146,7 @@ impl Tokenizer {
     /// the terms of a text are those of its identifiers in turn, so an indexer may keep them
     /// per identifier instead of deriving them again at every occurrence.
     pub fn identifier(&mut self, ident: &str, emit: &mut impl FnMut(&str, bool)) {
+        self.splits.clear();
         let ascii = ident.is_ascii();
         if ascii {
             split_ascii(ident.as_bytes(), &mut self.parts);
@@ -156,8 +187,147 @@ impl Tokenizer {
             }
             let stemmed = stem(word);
             emit(stemmed, false);
+            if self.compounds && ascii && self.parts.len() > 1 && part.len() >= MIN_COMPOUND {
+                let part = part.as_bytes();
+                // All lowercase (a capital first is a word's), or all uppercase.
+                let one_case = part[1..].iter().all(u8::is_ascii_lowercase)
+                    || part.iter().all(u8::is_ascii_uppercase);
+                if one_case {
+                    if let Some(at) = compound_split(part) {
+                        self.splits.push((s, s + at, e));
+                    }
+                }
+            }
+        }
+        // The halves last, so that a caller may tell them from the identifier's own terms.
+        self.halves = 0;
+        for &(s, at, e) in &self.splits {
+            for half in [&ident[s..at], &ident[at..e]] {
+                if half.len() < MIN_EMITTED_HALF {
+                    continue;
+                }
+                word.clear();
+                word.push_str(half);
+                word.make_ascii_lowercase();
+                emit(stem(word), false);
+                self.halves += 1;
+            }
         }
     }
+}
+
+/// Shortest identifier part read as a run-together compound ([`compound_split`]).
+const MIN_COMPOUND: usize = 8;
+/// Shortest half of a compound.
+const MIN_COMPOUND_HALF: usize = 4;
+/// Shortest half emitted as a term: a four-letter half (`time`, `file`, `name`) is a common
+/// word that finds many names already; a longer one (`condition`) is the distinctive part.
+const MIN_EMITTED_HALF: usize = 5;
+
+/// Common words of code and its comments, lowercase: the halves a run-together name
+/// (`timecondition`, `sessionhandle`, `HOSTNAME`) is split into, and the compound words kept
+/// whole (`database`, `callback`). Written as general English of programs, not taken from
+/// any tree. Sorted (binary search).
+#[rustfmt::skip]
+const COMPOUND_WORDS: &[&str] = &[
+    "abort", "absolute", "accept", "access", "account", "action", "active", "adapter", "address",
+    "agent", "alias", "align", "alloc", "allow", "alpha", "anchor", "answer", "anything", "append",
+    "apply", "archive", "area", "array", "assert", "asset", "async", "atomic", "attach", "attr",
+    "audio", "auth", "author", "auto", "available", "await", "back", "backend", "balance", "band",
+    "base", "baseline", "batch", "before", "begin", "binary", "bind", "blob", "block", "body",
+    "bool", "boolean", "border", "bound", "bounds", "branch", "break", "breakpoint", "browser",
+    "bucket", "buffer", "build", "builder", "bundle", "button", "byte", "bytes", "cache", "call",
+    "callback", "cancel", "canvas", "capture", "card", "case", "cast", "catch", "cell", "chain",
+    "change", "channel", "char", "chart", "check", "checkpoint", "child", "chunk", "cipher",
+    "class", "clean", "clear", "click", "client", "clock", "clone", "close", "cloud", "cluster",
+    "code", "codec", "collect", "color", "column", "command", "comment", "commit", "common",
+    "compare", "compile", "complete", "component", "compress", "compute", "concat", "condition",
+    "config", "connect", "connection", "console", "const", "constant", "consume", "container",
+    "content", "context", "control", "convert", "cookie", "copy", "core", "count", "counter",
+    "create", "credential", "cron", "current", "cursor", "custom", "data", "database", "date",
+    "debug", "decode", "default", "define", "defined", "delay", "delete", "depth", "derive",
+    "describe", "detail", "device", "dict", "digest", "direct", "directory", "dirty", "disable",
+    "disk", "dispatch", "display", "document", "domain", "done", "double", "download", "draft",
+    "draw", "drive", "driver", "drop", "dump", "dynamic", "each", "early", "edge", "edit",
+    "element", "else", "emit", "empty", "enable", "encode", "encoding", "engine", "entry", "enum",
+    "equal", "error", "escape", "event", "every", "everything", "exact", "except", "exception",
+    "exec", "execute", "exist", "exit", "expand", "expect", "expire", "export", "expr", "extend",
+    "extension", "extern", "extra", "face", "factory", "fail", "failure", "false", "fast",
+    "feature", "fetch", "field", "file", "filter", "final", "find", "first", "flag", "flat",
+    "float", "flow", "flush", "focus", "fold", "folder", "font", "force", "fork", "form", "format",
+    "forward", "frame", "framework", "free", "front", "full", "func", "function", "gate",
+    "generate", "generic", "global", "group", "guard", "half", "handle", "handler", "hash", "head",
+    "header", "heap", "height", "help", "hidden", "hint", "hold", "home", "hook", "host", "http",
+    "https", "icon", "ident", "image", "import", "index", "info", "init", "inner", "input",
+    "insert", "inspect", "install", "instance", "integer", "interface", "internal", "interval",
+    "invalid", "item", "iter", "join", "json", "just", "keep", "kernel", "keyboard", "kind",
+    "label", "lang", "language", "large", "last", "latest", "layer", "layout", "lazy", "leaf",
+    "left", "length", "level", "library", "life", "lifetime", "light", "limit", "line", "link",
+    "list", "listen", "listener", "live", "load", "local", "lock", "logger", "login", "logout",
+    "long", "lookup", "loop", "machine", "main", "make", "manager", "manifest", "many", "mapping",
+    "mark", "mask", "match", "matrix", "media", "member", "memory", "menu", "merge", "message",
+    "meta", "metadata", "method", "metric", "middle", "migrate", "mime", "mode", "model",
+    "modified", "module", "monitor", "mount", "mouse", "move", "multi", "mutex", "name",
+    "namespace", "native", "need", "nested", "network", "next", "node", "none", "normal", "note",
+    "nothing", "notify", "null", "number", "object", "offset", "open", "operation", "option",
+    "order", "origin", "output", "over", "overflow", "overload", "override", "overview", "owner",
+    "pack", "package", "page", "pair", "panel", "param", "parent", "parse", "parser", "part",
+    "pass", "passport", "password", "patch", "path", "pattern", "pause", "payload", "peer",
+    "pending", "period", "permission", "pick", "pipe", "pipeline", "pixel", "place", "plain",
+    "plan", "platform", "plugin", "point", "pointer", "policy", "pool", "port", "position", "post",
+    "prefix", "prepare", "present", "press", "prev", "preview", "primary", "print", "priority",
+    "private", "probe", "process", "profile", "program", "progress", "project", "promise",
+    "prompt", "property", "protocol", "provider", "proxy", "public", "pull", "push", "query",
+    "queue", "quick", "quote", "random", "range", "rate", "read", "reader", "ready", "real",
+    "reason", "receive", "record", "redirect", "reduce", "refresh", "regex", "register",
+    "registry", "release", "reload", "remote", "remove", "render", "repeat", "reply", "report",
+    "request", "require", "reset", "resolve", "resource", "response", "rest", "result", "resume",
+    "retry", "return", "reverse", "right", "role", "root", "route", "router", "rule", "runtime",
+    "safe", "sample", "save", "scale", "scan", "schema", "scope", "score", "screen", "script",
+    "search", "second", "secret", "section", "secure", "seed", "select", "selector", "send",
+    "sender", "sequence", "serial", "server", "service", "session", "setting", "settings", "setup",
+    "shadow", "shape", "share", "shell", "shift", "short", "show", "side", "sign", "signal",
+    "signature", "simple", "single", "sink", "size", "skip", "slice", "slot", "small", "socket",
+    "something", "sort", "source", "space", "span", "spec", "split", "stack", "stage", "standard",
+    "start", "state", "static", "status", "step", "stop", "storage", "store", "stream", "strict",
+    "string", "struct", "style", "subject", "suffix", "suite", "super", "support", "switch",
+    "symbol", "sync", "syntax", "system", "table", "temp", "template", "term", "test", "text",
+    "theme", "thread", "throw", "tick", "ticket", "time", "timeline", "timer", "title", "token",
+    "tool", "total", "trace", "track", "transfer", "transform", "tree", "trigger", "trim", "true",
+    "trust", "tuple", "type", "typescript", "unique", "unit", "update", "upload", "user", "util",
+    "valid", "validate", "value", "variable", "vector", "verify", "version", "view", "viewport",
+    "virtual", "visit", "void", "wait", "walk", "warn", "watch", "weak", "whatever", "when",
+    "while", "width", "window", "within", "without", "word", "work", "worker", "workflow",
+    "workspace", "wrap", "write", "writer", "zero", "zone",
+];
+
+fn compound_word(w: &[u8]) -> bool {
+    COMPOUND_WORDS
+        .binary_search_by(|v| v.as_bytes().cmp(w))
+        .is_ok()
+}
+
+/// Where a one-case identifier part (a capital first allowed) of at least [`MIN_COMPOUND`] letters splits into two
+/// [`COMPOUND_WORDS`] of at least [`MIN_COMPOUND_HALF`] letters (`timecondition` → `time`,
+/// `condition`): the first such split from the left; `None` when the part is itself one of
+/// those words or splits into none. The part's own term is kept too: its halves are added so
+/// that "condition" meets `Curl_meets_timecondition`. The words are a fixed list (not learned
+/// from the tree), so a file's terms never depend on the others'.
+fn compound_split(part: &[u8]) -> Option<usize> {
+    let n = part.len();
+    let mut lower = [0u8; MAX_TOKEN_BYTES];
+    if n > MAX_TOKEN_BYTES {
+        return None;
+    }
+    for (d, b) in lower.iter_mut().zip(part) {
+        *d = b.to_ascii_lowercase();
+    }
+    let lower = &lower[..n];
+    if compound_word(lower) {
+        return None;
+    }
+    (MIN_COMPOUND_HALF..=n - MIN_COMPOUND_HALF)
+        .find(|&at| compound_word(&lower[..at]) && compound_word(&lower[at..]))
 }
 
 /// What a byte is to [`for_each_identifier`]: one table load per byte of every indexed file
@@ -378,6 +548,84 @@ mod tests {
         assert_eq!(terms("parse-http-request"), ["pars", "http", "request"]);
         assert_eq!(terms("HTTPServer"), ["httpserver", "http", "server"]);
         assert_eq!(terms("utf8 v2"), ["utf8", "v2"]);
+    }
+
+    fn index_terms(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        Tokenizer::for_index().each(text, |t, _| out.push(t.to_owned()));
+        out
+    }
+
+    #[test]
+    fn splits_run_together_names_by_common_words() {
+        // Only the indexed text: a prompt's words stay as written.
+        assert_eq!(terms("timecondition"), ["timecondition"]);
+        assert_eq!(
+            index_terms("Curl_meets_timecondition"),
+            [
+                "curl_meets_timecondition",
+                "curl",
+                "meet",
+                "timecondition",
+                "condition"
+            ]
+        );
+        assert_eq!(
+            index_terms("CURLOPT_TIMECONDITION"),
+            [
+                "curlopt_timecondition",
+                "curlopt",
+                "timecondition",
+                "condition"
+            ]
+        );
+        assert_eq!(
+            index_terms("free_sessionhandle_fast"),
+            [
+                "free_sessionhandle_fast",
+                "free",
+                "sessionhandl",
+                "fast",
+                "session",
+                "handl"
+            ]
+        );
+        assert_eq!(
+            index_terms("Free_Sessionhandle"),
+            [
+                "free_sessionhandle",
+                "free",
+                "sessionhandl",
+                "session",
+                "handl"
+            ]
+        );
+        // Four-letter halves are not added (`file`, `name`).
+        assert_eq!(
+            index_terms("get_filename"),
+            ["get_filename", "get", "filenam"]
+        );
+        // Kept whole: a word on its own, a word of the list, a short one, unknown halves.
+        assert_eq!(index_terms("sessionhandle"), ["sessionhandl"]);
+        assert_eq!(
+            index_terms("user_database"),
+            ["user_database", "user", "databas"]
+        );
+        assert_eq!(
+            index_terms("set_timeout"),
+            ["set_timeout", "set", "timeout"]
+        );
+        assert_eq!(
+            index_terms("get_hostwxyz"),
+            ["get_hostwxyz", "get", "hostwxyz"]
+        );
+        assert_eq!(
+            index_terms("get_conditionxyz"),
+            ["get_conditionxyz", "get", "conditionxyz"]
+        );
+        for w in COMPOUND_WORDS.windows(2) {
+            assert!(w[0] < w[1], "{} {}", w[0], w[1]);
+        }
     }
 
     #[test]

@@ -97,6 +97,7 @@ pub(super) fn prepare_batch(scope: &Scope, listed: &[Listed], progress: &AtomicU
     let mut counts = ChunkCounts {
         terms: TermDict::with_capacity(8192),
         idents: TermDict::with_capacity(8192),
+        tokenizer: Tokenizer::for_index(),
         ..ChunkCounts::default()
     };
     // (term, chunk number in the batch, tf, sym), in chunk order.
@@ -219,14 +220,17 @@ struct ChunkCounts {
     /// identifier seen again (most are: keywords, types, a file's own names) is counted by
     /// one look-up instead of being split, lowered, stemmed and looked up part by part.
     idents: TermDict,
-    spans: Vec<(u32, u32)>,
+    /// Per identifier: its terms' start and end in `ids`, and how many of them are halves.
+    spans: Vec<(u32, u32, u32)>,
     ids: Vec<u32>,
     tokenizer: Tokenizer,
 }
 
 impl ChunkCounts {
     /// Counts the terms of `text` (content, or the names a chunk defines if `sym`), as
-    /// [`for_each_term`] gives them; returns how many.
+    /// [`Tokenizer::for_index`] gives them; returns the text's length in terms, which leaves
+    /// out the halves of run-together words: they add evidence for their words, not length
+    /// (a file's length, and so every other term's weight in it, is that of its words).
     fn add_text(&mut self, text: &str, sym: bool) -> u32 {
         let mut n = 0u32;
         for_each_identifier(text, |ident| {
@@ -236,13 +240,14 @@ impl ChunkCounts {
                 let (terms, ids) = (&mut self.terms, &mut self.ids);
                 self.tokenizer
                     .identifier(ident, &mut |t, _| ids.push(terms.intern(t).0));
-                self.spans.push((start, self.ids.len() as u32));
+                let halves = self.tokenizer.halves() as u32;
+                self.spans.push((start, self.ids.len() as u32, halves));
             }
-            let (a, b) = self.spans[i as usize];
+            let (a, b, halves) = self.spans[i as usize];
             for k in a..b {
                 self.add(self.ids[k as usize], sym);
             }
-            n += b - a;
+            n += b - a - halves;
         });
         n
     }
@@ -323,6 +328,36 @@ impl Index {
 mod tests {
     use super::*;
 
+    #[test]
+    fn run_together_halves_count_as_terms_not_length() {
+        let mut counts = ChunkCounts {
+            tokenizer: Tokenizer::for_index(),
+            ..ChunkCounts::default()
+        };
+        // Each twice: the second time through the identifier cache.
+        for sym in [false, false, true, true] {
+            let n = counts.add_text("Curl_meets_timecondition", sym);
+            counts.take();
+            let mut got: Vec<(&str, u16, u16)> = counts
+                .chunk
+                .iter()
+                .map(|&(t, tf, s)| (counts.terms.term(t), tf, s))
+                .collect();
+            got.sort_unstable();
+            let (tf, s) = if sym { (0, 1) } else { (1, 0) };
+            let want = [
+                "condition",
+                "curl",
+                "curl_meets_timecondition",
+                "meet",
+                "timecondition",
+            ]
+            .map(|t| (t, tf, s));
+            assert_eq!(got, want);
+            assert_eq!(n, 4);
+        }
+    }
+
     proptest::proptest! {
         /// Counting a chunk through the batch's identifier cache gives the terms, in the order
         /// first seen, and the counts that tokenizing its text and then its names afresh
@@ -335,7 +370,7 @@ mod tests {
                     proptest::collection::vec(
                         proptest::sample::select(vec![
                             "foo_foo", "fooFoo", "the", "42", "parse_http", "http", "parseHttp",
-                            "x", "Foo", "requests", "caf\u{e9}_bar", " ", "\n", "(",
+                            "x", "Foo", "requests", "caf\u{e9}_bar", " ", "\n", "(", "Curl_meets_timecondition",
                         ]),
                         0..30,
                     ),
@@ -344,7 +379,10 @@ mod tests {
                 1..8,
             )
         ) {
-            let mut counts = ChunkCounts::default();
+            let mut counts = ChunkCounts {
+                tokenizer: Tokenizer::for_index(),
+                ..ChunkCounts::default()
+            };
             for (text, words, names) in &chunks {
                 let content = format!("{text} {}", words.concat());
                 let mut n = counts.add_text(&content, false);
@@ -358,18 +396,20 @@ mod tests {
                     .map(|&(t, tf, s)| (counts.terms.term(t).to_owned(), tf, s))
                     .collect();
                 let mut want: Vec<(String, u16, u16)> = Vec::new();
+                // The length leaves out the halves of run-together words: it is the count
+                // of the terms a tokenizer without them gives.
                 let mut total = 0u32;
                 let texts = std::iter::once((content.as_str(), false))
                     .chain(names.iter().map(|n| (n.as_str(), true)));
                 for (text, sym) in texts {
-                    for_each_term(text, |t, _| {
-                        total += 1;
+                    Tokenizer::for_index().each(text, |t, _| {
                         match want.iter_mut().find(|w| w.0 == t) {
                             Some(w) if sym => w.2 += 1,
                             Some(w) => w.1 += 1,
                             None => want.push((t.to_owned(), u16::from(!sym), u16::from(sym))),
                         }
                     });
+                    for_each_term(text, |_, _| total += 1);
                 }
                 proptest::prop_assert_eq!(got, want);
                 proptest::prop_assert_eq!(n, total);
