@@ -6,7 +6,7 @@
 
 import { abortError, codedError, expected, fromBinding, isEngineError, unreadable } from './errors.js'
 import { native } from './native.js'
-import type { Check } from './schema.js'
+import { abortSignal, type Check } from './schema.js'
 
 /** An export's declared arguments (lib/schema.ts): name and check of each, in order. */
 export type ArgChecks = ReadonlyArray<readonly [string, Check<unknown>]>
@@ -58,15 +58,7 @@ function signalOf(options: unknown): AbortSignal | undefined {
   if (options === null || typeof options !== 'object') return undefined
   const signal = (options as { signal?: unknown }).signal
   if (signal === undefined || signal === null) return undefined
-  const notSignal = () => expected('options.signal', 'an AbortSignal')
-  if (typeof signal !== 'object') throw notSignal()
-  try {
-    const s = signal as AbortSignal
-    if (typeof s.aborted !== 'boolean' || typeof s.addEventListener !== 'function') throw notSignal()
-  } catch {
-    throw notSignal()
-  }
-  return signal as AbortSignal
+  return abortSignal(signal, 'options.signal')
 }
 
 /**

@@ -141,26 +141,16 @@ async function withProgress<T>(engine: ContextEngine, root: string | string[], w
   }
 }
 
+/** The request the CLI sends: one root as `rootPath`, several (ranked as one) as `rootPaths`. */
 function request(
   prompt: string,
-  root: string,
+  roots: readonly string[],
   limit: number | undefined,
   explain: boolean | undefined,
-): ContextRetrievalRequest {
-  const r: ContextRetrievalRequest = { prompt, spaceId: 'cli', sessionId: 'cli', rootPath: root, providerId: 'mcp' }
-  if (limit !== undefined) r.limit = limit
-  if (explain) r.explain = true
-  return r
-}
-
-/** `request` over several roots, ranked as one. */
-function requestRoots(
-  prompt: string,
-  roots: string[],
-  limit: number | undefined,
-  explain: boolean | undefined,
-): MultiRootRetrievalRequest {
-  const r: MultiRootRetrievalRequest = { prompt, spaceId: 'cli', sessionId: 'cli', rootPaths: roots, providerId: 'mcp' }
+): ContextRetrievalRequest | MultiRootRetrievalRequest {
+  const base = { prompt, spaceId: 'cli', sessionId: 'cli', providerId: 'mcp' as const }
+  const r: ContextRetrievalRequest | MultiRootRetrievalRequest =
+    roots.length === 1 ? { ...base, rootPath: roots[0] } : { ...base, rootPaths: [...roots] }
   if (limit !== undefined) r.limit = limit
   if (explain) r.explain = true
   return r
@@ -189,13 +179,7 @@ async function query(engine: ContextEngine, positional: string[], flags: Parsed[
   const roots = (flags.roots ?? [process.cwd()]).map((r) => resolve(r))
   const many = roots.length > 1
   const started = process.hrtime.bigint()
-  const snippets = await withProgress(
-    engine,
-    roots,
-    engine.retrieve(
-      many ? requestRoots(prompt, roots, limit, flags.explain) : request(prompt, roots[0], limit, flags.explain),
-    ),
-  )
+  const snippets = await withProgress(engine, roots, engine.retrieve(request(prompt, roots, limit, flags.explain)))
   const ms = Number(process.hrtime.bigint() - started) / 1e6
   for (const root of roots) printWarnings(engine, root)
   if (flags.json) {
@@ -257,7 +241,7 @@ async function serve(engine: ContextEngine): Promise<void> {
       id = req.id ?? null
       const limit = req.limit === undefined || req.limit === null ? undefined : req.limit
       const snippets = await engine.retrieve(
-        request(String(req.prompt ?? ''), String(req.root ?? ''), limit, req.explain === true),
+        request(String(req.prompt ?? ''), [String(req.root ?? '')], limit, req.explain === true),
       )
       response = {
         id,
