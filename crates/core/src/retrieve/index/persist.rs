@@ -44,7 +44,7 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEIDX\r\n\0";
 /// Version of the body layout; bump on any change.
-pub const FORMAT_VERSION: u32 = 11;
+pub const FORMAT_VERSION: u32 = 12;
 /// The engine version written in the header; a file from another release is ignored.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Largest cache file read; a larger one is ignored (and rebuilt).
@@ -257,11 +257,11 @@ fn write_files<W: Write>(b: &mut Out<'_, W>, index: &Index) {
                 b.var(shared as u64);
                 b.var_bytes(&f.rel.as_bytes()[shared..]);
                 prev = &f.rel;
-                b.var_stamp(&f.stamp);
+                b.stamp(&f.stamp);
                 b.var(u64::from(f.chunks.start));
                 b.var(u64::from(f.chunks.end.saturating_sub(f.chunks.start)));
                 b.var(u64::from(f.len));
-                b.var_time(Some(f.read_at));
+                b.time(Some(f.read_at));
             }
         }
     }
@@ -433,29 +433,12 @@ fn write_walk<W: Write>(b: &mut Out<'_, W>, index: &Index) {
 
 /// The retrieval cache's own records, beside the shared primitives.
 impl<W: Write> Out<'_, W> {
-    fn time(&mut self, t: Option<SystemTime>) {
-        match t.and_then(|t| t.duration_since(UNIX_EPOCH).ok()) {
-            Some(d) => {
-                self.u8(1);
-                self.u64(d.as_secs());
-                self.u32(d.subsec_nanos());
-            }
-            None => self.u8(0),
-        }
-    }
-    fn stamp(&mut self, s: &Stamp) {
-        self.u64(s.size);
-        self.time(s.modified);
-        self.u64(s.dev);
-        self.u64(s.ino);
-        self.u64(s.ctime_ns as u64);
-    }
     fn path(&mut self, p: &Path) {
         self.bytes(p.as_os_str().as_encoded_bytes());
     }
-    /// [`Out::time`] in variable-length numbers: 0 for none, else the seconds plus one, then
-    /// the nanoseconds.
-    fn var_time(&mut self, t: Option<SystemTime>) {
+    /// A time in variable-length numbers: 0 for none (or before 1970), else the seconds since
+    /// 1970 plus one, then the nanoseconds.
+    fn time(&mut self, t: Option<SystemTime>) {
         match t.and_then(|t| t.duration_since(UNIX_EPOCH).ok()) {
             Some(d) => {
                 self.var(d.as_secs().saturating_add(1));
@@ -464,10 +447,11 @@ impl<W: Write> Out<'_, W> {
             None => self.var(0),
         }
     }
-    /// [`Out::stamp`] in variable-length numbers.
-    fn var_stamp(&mut self, s: &Stamp) {
+    /// A file's stamp (size, modified time, device, inode, status change) in variable-length
+    /// numbers.
+    fn stamp(&mut self, s: &Stamp) {
         self.var(s.size);
-        self.var_time(s.modified);
+        self.time(s.modified);
         self.var(s.dev);
         self.var(s.ino);
         self.var(zigzag(s.ctime_ns));
@@ -478,30 +462,6 @@ impl<W: Write> Out<'_, W> {
 impl In<'_> {
     #[allow(clippy::option_option)] // None: a bad record; Some(None): no time recorded
     fn time(&mut self) -> Option<Option<SystemTime>> {
-        match self.u8()? {
-            0 => Some(None),
-            1 => {
-                let secs = self.u64()?;
-                let nanos = self.u32()?;
-                if nanos >= 1_000_000_000 {
-                    return None;
-                }
-                Some(Some(UNIX_EPOCH.checked_add(Duration::new(secs, nanos))?))
-            }
-            _ => None,
-        }
-    }
-    fn stamp(&mut self) -> Option<Stamp> {
-        Some(Stamp {
-            size: self.u64()?,
-            modified: self.time()?,
-            dev: self.u64()?,
-            ino: self.u64()?,
-            ctime_ns: self.u64()? as i64,
-        })
-    }
-    #[allow(clippy::option_option)] // None: a bad record; Some(None): no time recorded
-    fn var_time(&mut self) -> Option<Option<SystemTime>> {
         match self.var()? {
             0 => Some(None),
             secs => {
@@ -515,10 +475,10 @@ impl In<'_> {
             }
         }
     }
-    fn var_stamp(&mut self) -> Option<Stamp> {
+    fn stamp(&mut self) -> Option<Stamp> {
         Some(Stamp {
             size: self.var()?,
-            modified: self.var_time()?,
+            modified: self.time()?,
             dev: self.var()?,
             ino: self.var()?,
             ctime_ns: unzigzag(self.var()?),
@@ -639,11 +599,11 @@ fn read_files(r: &mut In<'_>) -> Option<Vec<Option<FileMeta>>> {
                 if !plain_relative(rel) {
                     return None;
                 }
-                let stamp = r.var_stamp()?;
+                let stamp = r.stamp()?;
                 let start = r.var_u32()?;
                 let end = start.checked_add(r.var_u32()?)?;
                 let len = r.var_u32()?;
-                let read_at = r.var_time()??;
+                let read_at = r.time()??;
                 // The only role a file's text gives is declarations, and only to a source file.
                 let role = match (tag, roles::role_of(rel)) {
                     (1, r) => r,
