@@ -8,14 +8,16 @@
 //! `PROMPTS_FILE`: one prompt per line. `--out` writes every result list (path, lines, score)
 //! of the last round, to compare two builds with `cmp`. `--pause` sleeps after the cold build
 //! (time to attach `perf record -p PID`). Resident memory is printed after the build and after
-//! the warm calls (Linux).
+//! the warm calls (Linux). Each prompt's line gives its median CPU over the rounds, of the
+//! calling thread only (a ranking that scores long posting lists on a second thread shows the
+//! caller's share: what its latency follows on an idle machine).
 
 use std::time::Instant;
 
 use context_engine_core::retrieve::{Retrieval, RetrievalOptions};
 
 mod scale_common;
-use scale_common::{arg, ask, cpu_seconds, prompts, rss, summary};
+use scale_common::{arg, ask, cpu_seconds, prompts, rss, summary, thread_cpu_seconds};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -51,16 +53,26 @@ fn main() {
     }
     let cpu0 = cpu_seconds();
     let mut all = Vec::new();
+    let mut all_cpu = Vec::new();
+    let mut prompt_cpu = vec![Vec::new(); prompts.len()];
     let mut out = String::new();
     for round in 0..rounds {
         let mut times = Vec::new();
         for (k, p) in prompts.iter().enumerate() {
+            let c = thread_cpu_seconds();
             let t = Instant::now();
             let snippets = ask(p);
             let ms = t.elapsed().as_secs_f64() * 1000.0;
+            // The calling thread's CPU: what the call itself spent, whatever the machine's load.
+            let cpu_ms = c
+                .zip(thread_cpu_seconds())
+                .map_or(0.0, |(a, b)| (b - a) * 1000.0);
             times.push(ms);
+            all_cpu.push(cpu_ms);
+            prompt_cpu[k].push(cpu_ms);
             if round + 1 == rounds {
-                println!("{ms:8.2} ms  {p}");
+                let median = scale_common::pct(&prompt_cpu[k], 50.0);
+                println!("{ms:8.2} ms {median:8.2} CPU-ms (median of the rounds)  {p}");
                 out.push_str(&format!("## {k} {p}\n"));
                 for s in &snippets {
                     out.push_str(&format!("{} {:.6}\n", s.source, s.score));
@@ -71,6 +83,7 @@ fn main() {
         all.extend(times);
     }
     println!("all {} calls: {}", all.len(), summary(&all));
+    println!("thread CPU a call: {}", summary(&all_cpu));
     if let (Some(a), Some(b)) = (cpu0, cpu_seconds()) {
         // CPU time moves less than wall time when the machine is shared.
         println!(

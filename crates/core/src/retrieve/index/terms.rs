@@ -929,6 +929,50 @@ impl PostingIter<'_> {
     }
 }
 
+impl PostingIter<'_> {
+    /// [`PostingIter::for_each_prefetched`] for the postings whose chunk is in `chunks` only
+    /// (the list is in chunk order: the ones below are decoded and passed over, and the walk
+    /// stops at the first one above).
+    #[inline]
+    pub fn for_each_prefetched_in<T>(
+        mut self,
+        chunks: std::ops::Range<u32>,
+        at: impl Fn(Posting) -> Option<*const T>,
+        mut f: impl FnMut(Posting),
+    ) {
+        let mut group = [Posting {
+            chunk: 0,
+            tf: 0,
+            sym: 0,
+        }; GROUP];
+        loop {
+            let mut n = 0;
+            let mut past = false;
+            while n < GROUP {
+                let Some(p) = self.next() else { break };
+                if p.chunk < chunks.start {
+                    continue;
+                }
+                if p.chunk >= chunks.end {
+                    past = true;
+                    break;
+                }
+                if let Some(a) = at(p) {
+                    prefetch(a);
+                }
+                group[n] = p;
+                n += 1;
+            }
+            for &p in &group[..n] {
+                f(p);
+            }
+            if n < GROUP || past {
+                return;
+            }
+        }
+    }
+}
+
 /// Postings decoded and prefetched at a time by [`PostingIter::for_each_prefetched`].
 const GROUP: usize = 16;
 

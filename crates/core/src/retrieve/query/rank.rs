@@ -385,6 +385,9 @@ struct Scores {
     avg_file: f32,
     /// Scratch: per-file term frequency and the files touched by the current term.
     file_tf: Vec<f32>,
+    /// Scratch: the per-file term frequency of the second half of the chunks when a term's
+    /// postings are scored on two threads ([`Scores::add_terms`]); all zero between terms.
+    file_tf_upper: Vec<f32>,
     touched: Vec<u32>,
     /// Files some of whose chunks a term scored (the others' chunk scores are all 0).
     chunked: Vec<bool>,
@@ -400,9 +403,9 @@ struct Scores {
     defined_ends: Vec<usize>,
 }
 
-/// Score vectors (chunk, bm25, path, symbol, mention, file tf), the touched-files list, the
-/// chunked-files flags and the hits scratch.
-type Buffers = ([Vec<f32>; 6], Vec<u32>, Vec<bool>, Vec<(u32, u32, f32)>);
+/// Score vectors (chunk, bm25, path, symbol, mention, file tf, upper file tf), the
+/// touched-files list, the chunked-files flags and the hits scratch.
+type Buffers = ([Vec<f32>; 7], Vec<u32>, Vec<bool>, Vec<(u32, u32, f32)>);
 
 /// The score vectors of finished queries, reused by the next ones: on a large tree they take
 /// megabytes, and allocating and freeing them on every query cost about a quarter of a warm
@@ -428,6 +431,7 @@ impl Drop for Scores {
             take(&mut self.symbol),
             take(&mut self.mention),
             take(&mut self.file_tf),
+            take(&mut self.file_tf_upper),
         ];
         let (touched, chunked) = (&mut self.touched, &mut self.chunked);
         let spare = (
@@ -447,12 +451,16 @@ impl Scores {
         let n_chunks = index.live_chunks.max(1) as f32;
         let n_files = index.live_files.max(1) as f32;
         let files = index.files.len();
-        let ([chunk, bm25, path, symbol, mention, file_tf], mut touched, mut chunked, mut hits) =
-            SPARE
-                .lock()
-                .ok()
-                .and_then(|mut s| s.take())
-                .unwrap_or_default();
+        let (
+            [chunk, bm25, path, symbol, mention, file_tf, file_tf_upper],
+            mut touched,
+            mut chunked,
+            mut hits,
+        ) = SPARE
+            .lock()
+            .ok()
+            .and_then(|mut s| s.take())
+            .unwrap_or_default();
         hits.clear();
         touched.clear();
         chunked.clear();
@@ -469,11 +477,91 @@ impl Scores {
             avg_chunk: (index.live_chunk_tokens as f32 / n_chunks).max(1.0),
             avg_file: (index.live_file_tokens as f32 / n_files).max(1.0),
             file_tf: zeroed(file_tf, files),
+            // Kept all zero by its user: zeroed only when the number of files changed.
+            file_tf_upper: if file_tf_upper.len() == files {
+                file_tf_upper
+            } else {
+                zeroed(file_tf_upper, files)
+            },
             touched,
             chunked,
             hits,
             defined: Vec::new(),
             defined_ends: Vec::new(),
+        }
+    }
+
+    /// Step 2 for all of `terms`, in order: [`Scores::add_term`] for each, or, when their
+    /// lists are long and every chunk is alive, the same on two threads
+    /// ([`Scores::add_terms_split`]).
+    fn add_terms(&mut self, index: &Index, terms: &[Term]) {
+        let postings: usize = terms
+            .iter()
+            .filter(|t| !t.path_only)
+            .map(|t| index.postings.len(t.id))
+            .sum();
+        if postings >= SPLIT_POSTINGS
+            && index.live_chunks as usize == index.chunks.len()
+            && index.chunks.len() >= 2
+            && threads() >= 2
+        {
+            self.add_terms_split(index, terms);
+        } else {
+            for &t in terms {
+                self.add_term(index, t);
+            }
+        }
+    }
+
+    /// [`Scores::add_term`] for each of `terms` with every chunk alive, the postings of the
+    /// lower and the upper half of the chunk ids scored on two threads: each chunk's score
+    /// gets the same additions in the same order (term by term) as on one thread, so the
+    /// bits are the same. A file's term frequency is a sum of whole numbers (exact in an
+    /// `f32` below 2^24), so the two halves' sums added give the one-thread sum; each term's
+    /// file BM25, definitions and path field are then added in term order as before.
+    fn add_terms_split(&mut self, index: &Index, terms: &[Term]) {
+        let split = (index.chunks.len() / 2) as u32;
+        let (n_chunks, avg_chunk) = (self.n_chunks, self.avg_chunk);
+        let (lower, upper) = self.chunk.split_at_mut(split as usize);
+        let (file_tf, file_tf_upper) = (&mut self.file_tf, &mut self.file_tf_upper);
+        let run = |scores: &mut [f32], file_tf: &mut [f32], range: std::ops::Range<u32>| {
+            score_postings(index, terms, n_chunks, avg_chunk, scores, file_tf, range)
+        };
+        let (low, high) = std::thread::scope(|s| {
+            let high = s.spawn(|| run(upper, file_tf_upper, split..u32::MAX));
+            let low = run(lower, file_tf, 0..split);
+            (low, high.join())
+        });
+        let high = match high {
+            Ok(h) => h,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        for (k, &term) in terms.iter().enumerate() {
+            let defined = |h: &Half| {
+                let from = if k == 0 { 0 } else { h.defined_ends[k - 1] };
+                from..h.defined_ends[k]
+            };
+            // The list's order: the lower half's chunks, then the upper half's.
+            self.defined.extend_from_slice(&low.defined[defined(&low)]);
+            self.defined
+                .extend_from_slice(&high.defined[defined(&high)]);
+            self.defined_ends.push(self.defined.len());
+            if !term.path_only && index.postings.len(term.id) > 0 {
+                self.touched.clear();
+                for h in [&low, &high] {
+                    let from = if k == 0 { 0 } else { h.file_ends[k - 1] };
+                    for &(f, tf) in &h.files[from..h.file_ends[k]] {
+                        self.chunked[f as usize] = true;
+                        let slot = &mut self.file_tf[f as usize];
+                        if *slot == 0.0 {
+                            self.touched.push(f);
+                        }
+                        *slot += tf;
+                    }
+                }
+                self.add_files(index, term, K1_FILE, B_FILE);
+            }
+            self.add_path(index, term, W_PATH);
         }
     }
 
@@ -648,6 +736,85 @@ impl Scores {
             self.symbol[f as usize] = self.symbol[f as usize].max(W_DEFINES * term.weight * idf_d);
         }
     }
+}
+
+/// Fewest postings (all the prompt's lists together) scored on two threads
+/// ([`Scores::add_terms`]): below, starting a thread costs more than it saves.
+const SPLIT_POSTINGS: usize = 50_000;
+
+/// Threads this process may run at once (asked once: the answer reads the cgroup files).
+fn threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
+
+/// What [`score_postings`] found in its half of the chunks, per term: the files it touched
+/// with their term frequency (term `k`'s are `files[file_ends[k - 1]..file_ends[k]]`) and
+/// its postings that define the term, as (chunk, file), in list order.
+#[derive(Default)]
+struct Half {
+    files: Vec<(u32, f32)>,
+    file_ends: Vec<usize>,
+    defined: Vec<(u32, u32)>,
+    defined_ends: Vec<usize>,
+}
+
+/// The chunk part of [`Scores::add_term`] (every chunk alive) for each of `terms` in order,
+/// for the postings whose chunk is in `range` only: `scores` holds the chunk scores of
+/// `range` (from its start), `file_tf` is all zero and is left so.
+fn score_postings(
+    index: &Index,
+    terms: &[Term],
+    n_chunks: f32,
+    avg_chunk: f32,
+    scores: &mut [f32],
+    file_tf: &mut [f32],
+    range: std::ops::Range<u32>,
+) -> Half {
+    let (w_symbol, k1c, bc) = (W_SYMBOL, K1_CHUNK, B_CHUNK);
+    let mut out = Half::default();
+    let mut touched: Vec<u32> = Vec::new();
+    let chunks = index.chunks.as_ptr();
+    let offset = range.start as usize;
+    for term in terms {
+        let df = if term.path_only {
+            0
+        } else {
+            index.postings.len(term.id)
+        };
+        if df > 0 {
+            let idf_c = term
+                .shared
+                .map_or_else(|| idf(n_chunks, df as f32), |s| s.chunks);
+            let weight = term.weight;
+            index.postings.list(term.id).for_each_prefetched_in(
+                range.clone(),
+                |p| Some(chunks.wrapping_add(p.chunk as usize)),
+                |p| {
+                    let c = &index.chunks[p.chunk as usize];
+                    if p.sym > 0 {
+                        out.defined.push((p.chunk, c.file));
+                    }
+                    let tf = f32::from(p.tf) + w_symbol * f32::from(p.sym);
+                    let norm = k1c * (1.0 - bc + bc * c.len as f32 / avg_chunk);
+                    scores[p.chunk as usize - offset] +=
+                        weight * idf_c * tf * (k1c + 1.0) / (tf + norm);
+                    let slot = &mut file_tf[c.file as usize];
+                    if *slot == 0.0 {
+                        touched.push(c.file);
+                    }
+                    *slot += tf;
+                },
+            );
+        }
+        for f in touched.drain(..) {
+            out.files.push((f, file_tf[f as usize]));
+            file_tf[f as usize] = 0.0;
+        }
+        out.file_ends.push(out.files.len());
+        out.defined_ends.push(out.defined.len());
+    }
+    out
 }
 
 /// Step 4: files the prompt names, by path or file name, by module path, or whose stem
@@ -1765,9 +1932,7 @@ pub(crate) fn rank_shown_in(
         scores.avg_file = c.avg_file;
         scores.max_idf = c.max_idf;
     }
-    for &t in &terms {
-        scores.add_term(index, t);
-    }
+    scores.add_terms(index, &terms);
     for (k, &t) in terms.iter().enumerate() {
         scores.add_definitions(k, t);
     }
@@ -1934,5 +2099,91 @@ mod tests {
         // Never rules out what it cannot read as ASCII.
         assert!(contains_normalized("fn größe() {", "größe"));
         assert!(contains_normalized("anything", ""));
+    }
+
+    /// Every score array, list and unit of `scores` (exact bits).
+    fn fingerprint(scores: &Scores) -> Vec<u64> {
+        let mut out = Vec::new();
+        for v in [
+            &scores.chunk,
+            &scores.bm25,
+            &scores.path,
+            &scores.symbol,
+            &scores.file_tf,
+            &scores.file_tf_upper,
+        ] {
+            out.push(v.len() as u64);
+            out.extend(v.iter().map(|x| u64::from(x.to_bits())));
+        }
+        out.extend(scores.chunked.iter().map(|&b| u64::from(b)));
+        out.extend(
+            scores
+                .defined
+                .iter()
+                .map(|&(c, f)| (u64::from(c) << 32) | u64::from(f)),
+        );
+        out.extend(scores.defined_ends.iter().map(|&e| e as u64));
+        out.push(u64::from(scores.max_idf.to_bits()));
+        out
+    }
+
+    /// Scoring the postings of the two halves of the chunks on two threads gives the bits of
+    /// scoring them term by term on one, whatever the prompt and wherever the halves meet
+    /// (files of several chunks are cut in two by the middle chunk).
+    #[test]
+    fn postings_scored_on_two_threads_equal_one_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let words = [
+            "buffer", "queue", "flush", "device", "driver", "timeout", "read", "write", "lock",
+            "page",
+        ];
+        for f in 0..120usize {
+            let mut text = String::new();
+            for k in 0..(3 + f % 7) {
+                let a = words[(f + k) % words.len()];
+                let b = words[(f * 3 + k * 7) % words.len()];
+                text.push_str(&format!(
+                    "/* {a} the {b} of the {a} */\nint {a}_{b}_{k}(int {b})\n{{\n"
+                ));
+                for l in 0..(2 + (f + k) % 9) {
+                    text.push_str(&format!("    {b} = {a}({b}, {l}); /* {a} {b} {a} */\n"));
+                }
+                text.push_str("    return 0;\n}\n\n");
+            }
+            let dir_name = words[f % words.len()];
+            std::fs::create_dir_all(dir.path().join(dir_name)).unwrap();
+            std::fs::write(dir.path().join(format!("{dir_name}/f{f}.c")), text).unwrap();
+        }
+        let mut index = Index::new(crate::fs_scope::Scope::new(dir.path()).unwrap(), 1000);
+        index.refresh(&std::sync::atomic::AtomicUsize::new(0));
+        assert!(index.chunks.len() > 100);
+        assert_eq!(index.live_chunks as usize, index.chunks.len());
+        let middle = index.chunks.len() / 2;
+        // The halves meet inside a file: the case where both threads count the same file.
+        assert!((middle - 3..middle + 3).any(|c| index.chunks[c].file == index.chunks[c + 1].file));
+        let prompts = [
+            "flush the buffer queue",
+            "device driver timeout",
+            "read_write",
+            "lock page buffer device driver queue flush",
+            "queue/f3.c flush",
+        ];
+        for prompt in prompts {
+            let query = Query::parse(prompt);
+            let terms = select_terms(&index, &query);
+            assert!(!terms.is_empty(), "{prompt}");
+            let mut one = Scores::new(&index);
+            for &t in &terms {
+                one.add_term(&index, t);
+            }
+            let one = fingerprint(&one);
+            let mut two = Scores::new(&index);
+            two.add_terms_split(&index, &terms);
+            assert_eq!(fingerprint(&two), one, "{prompt}");
+            // A real difference shows: a term scored twice changes the bits.
+            let mut more = Scores::new(&index);
+            more.add_terms_split(&index, &[terms.clone(), vec![terms[0]]].concat());
+            assert_ne!(fingerprint(&more), one, "{prompt}");
+        }
     }
 }
