@@ -73,6 +73,7 @@ pub fn cpu_seconds() -> Option<f64> {
 }
 
 /// CPU time of the calling thread so far (Linux), for one call's own CPU on a shared machine.
+#[allow(dead_code, reason = "retrieve_scale's; edit_scale shares this module")]
 pub fn thread_cpu_seconds() -> Option<f64> {
     #[cfg(target_os = "linux")]
     {
