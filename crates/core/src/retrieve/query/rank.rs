@@ -527,14 +527,24 @@ impl Scores {
         let run = |scores: &mut [f32], file_tf: &mut [f32], range: std::ops::Range<u32>| {
             score_postings(index, terms, n_chunks, avg_chunk, scores, file_tf, range)
         };
-        let (low, high) = std::thread::scope(|s| {
-            let high = s.spawn(|| run(upper, file_tf_upper, split..u32::MAX));
+        // The upper half goes to whichever thread takes it first: on a busy machine the
+        // second thread may start late, and then the caller scores it too after its own half
+        // (never slower than one thread but for the start of the other).
+        let upper_half = std::sync::Mutex::new(Some((upper, file_tf_upper)));
+        let take_upper = || {
+            let taken = upper_half.lock().ok().and_then(|mut h| h.take());
+            taken.map(|(scores, file_tf)| run(scores, file_tf, split..u32::MAX))
+        };
+        let (low, mine, helper) = std::thread::scope(|s| {
+            let helper = s.spawn(take_upper);
             let low = run(lower, file_tf, 0..split);
-            (low, high.join())
+            let mine = take_upper();
+            (low, mine, helper.join())
         });
-        let high = match high {
-            Ok(h) => h,
-            Err(panic) => std::panic::resume_unwind(panic),
+        let high = match (mine, helper) {
+            (Some(h), _) | (None, Ok(Some(h))) => h,
+            (None, Ok(None)) => unreachable!("one of the two threads takes the upper half"),
+            (None, Err(panic)) => std::panic::resume_unwind(panic),
         };
         for (k, &term) in terms.iter().enumerate() {
             let defined = |h: &Half| {
