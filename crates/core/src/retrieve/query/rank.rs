@@ -462,11 +462,19 @@ struct Scores {
     /// and almost none of them define it.
     defined: Vec<(u32, u32)>,
     defined_ends: Vec<usize>,
+    /// The buffers of the two halves' [`score_postings`], kept from query to query.
+    halves: [Half; 2],
 }
 
 /// Score vectors (chunk, bm25, path, symbol, mention, file tf, upper file tf), the
-/// touched-files list, the chunked-files flags and the hits scratch.
-type Buffers = ([Vec<f32>; 7], Vec<u32>, Vec<bool>, Vec<(u32, u32, f32)>);
+/// touched-files list, the chunked-files flags, the hits scratch and the halves' buffers.
+type Buffers = (
+    [Vec<f32>; 7],
+    Vec<u32>,
+    Vec<bool>,
+    Vec<(u32, u32, f32)>,
+    [Half; 2],
+);
 
 /// The score vectors of finished queries, reused by the next ones: on a large tree they take
 /// megabytes, and allocating and freeing them on every query cost about a quarter of a warm
@@ -500,6 +508,7 @@ impl Drop for Scores {
             std::mem::take(touched),
             std::mem::take(chunked),
             std::mem::take(&mut self.hits),
+            std::mem::take(&mut self.halves),
         );
         if let Ok(mut slot) = SPARE.lock() {
             *slot = Some(spare);
@@ -517,6 +526,7 @@ impl Scores {
             mut touched,
             mut chunked,
             mut hits,
+            halves,
         ) = SPARE
             .lock()
             .ok()
@@ -549,6 +559,7 @@ impl Scores {
             hits,
             defined: Vec::new(),
             defined_ends: Vec::new(),
+            halves,
         }
     }
 
@@ -586,20 +597,32 @@ impl Scores {
         let (n_chunks, avg_chunk) = (self.n_chunks, self.avg_chunk);
         let (lower, upper) = self.chunk.split_at_mut(split as usize);
         let (file_tf, file_tf_upper) = (&mut self.file_tf, &mut self.file_tf_upper);
-        let run = |scores: &mut [f32], file_tf: &mut [f32], range: std::ops::Range<u32>| {
-            score_postings(index, terms, n_chunks, avg_chunk, scores, file_tf, range)
-        };
+        let run =
+            |out: Half, scores: &mut [f32], file_tf: &mut [f32], range: std::ops::Range<u32>| {
+                score_postings(
+                    index,
+                    terms,
+                    (n_chunks, avg_chunk),
+                    scores,
+                    file_tf,
+                    range,
+                    out,
+                )
+            };
+        // Buffers kept from earlier queries: the second thread allocates nothing once they
+        // are large enough (what a thread allocates stays in its own arena of the allocator).
+        let [low_buffers, high_buffers] = std::mem::take(&mut self.halves);
         // The upper half goes to whichever thread takes it first: on a busy machine the
         // second thread may start late, and then the caller scores it too after its own half
         // (never slower than one thread but for the start of the other).
-        let upper_half = std::sync::Mutex::new(Some((upper, file_tf_upper)));
+        let upper_half = std::sync::Mutex::new(Some((high_buffers, upper, file_tf_upper)));
         let take_upper = || {
             let taken = upper_half.lock().ok().and_then(|mut h| h.take());
-            taken.map(|(scores, file_tf)| run(scores, file_tf, split..u32::MAX))
+            taken.map(|(out, scores, file_tf)| run(out, scores, file_tf, split..u32::MAX))
         };
         let (low, mine, helper) = std::thread::scope(|s| {
             let helper = s.spawn(take_upper);
-            let low = run(lower, file_tf, 0..split);
+            let low = run(low_buffers, lower, file_tf, 0..split);
             let mine = take_upper();
             (low, mine, helper.join())
         });
@@ -635,6 +658,7 @@ impl Scores {
             }
             self.add_path(index, term, W_PATH);
         }
+        self.halves = [low, high];
     }
 
     /// Step 2: one term's BM25F over chunks, BM25 over whole files, and the path field.
@@ -835,23 +859,30 @@ struct Half {
     file_ends: Vec<usize>,
     defined: Vec<(u32, u32)>,
     defined_ends: Vec<usize>,
+    /// Scratch: the files the current term touched.
+    touched: Vec<u32>,
 }
 
 /// The chunk part of [`Scores::add_term`] (every chunk alive) for each of `terms` in order,
 /// for the postings whose chunk is in `range` only: `scores` holds the chunk scores of
-/// `range` (from its start), `file_tf` is all zero and is left so.
+/// `range` (from its start), `file_tf` is all zero and is left so. `out`'s buffers are
+/// reused.
 fn score_postings(
     index: &Index,
     terms: &[Term],
-    n_chunks: f32,
-    avg_chunk: f32,
+    (n_chunks, avg_chunk): (f32, f32),
     scores: &mut [f32],
     file_tf: &mut [f32],
     range: std::ops::Range<u32>,
+    mut out: Half,
 ) -> Half {
     let (w_symbol, k1c, bc) = (W_SYMBOL, K1_CHUNK, B_CHUNK);
-    let mut out = Half::default();
-    let mut touched: Vec<u32> = Vec::new();
+    out.files.clear();
+    out.file_ends.clear();
+    out.defined.clear();
+    out.defined_ends.clear();
+    let mut touched = std::mem::take(&mut out.touched);
+    touched.clear();
     let chunks = index.chunks.as_ptr();
     let offset = range.start as usize;
     for term in terms {
@@ -892,6 +923,7 @@ fn score_postings(
         out.file_ends.push(out.files.len());
         out.defined_ends.push(out.defined.len());
     }
+    out.touched = touched;
     out
 }
 
