@@ -412,11 +412,16 @@ pub(crate) struct Postings {
 /// Non-decreasing offsets into a buffer that may pass 4 GiB, 4 bytes each: their low halves,
 /// and the indices at which the high half steps up (none below 4 GiB; a kernel's runs are
 /// 101 MB), so the kernel's 4.1M run starts take 16 MB instead of 33.
+///
+/// Read from a cache file ([`Starts::packed`]), the first starts are [`PackedStarts`] and
+/// `low` and `steps` hold only the starts of terms added since (all at the runs' end: the
+/// mapped runs are never extended in place).
 #[derive(Debug, Clone, Default)]
 struct Starts {
     low: Seq<u32>,
-    /// `steps[k]`: the first index whose value is at least `(k + 1) << 32`.
+    /// `steps[k]`: the first index of `low` whose value is at least `(k + 1) << 32`.
     steps: Vec<u32>,
+    packed: Option<PackedStarts>,
 }
 
 impl Starts {
@@ -424,11 +429,26 @@ impl Starts {
         Starts {
             low: Seq::from_vec(vec![0]),
             steps: Vec::new(),
+            packed: None,
+        }
+    }
+
+    /// The starts of a cache file.
+    fn packed(p: PackedStarts) -> Starts {
+        Starts {
+            low: Seq::default(),
+            steps: Vec::new(),
+            packed: Some(p),
         }
     }
 
     #[inline]
     fn get(&self, i: usize) -> u64 {
+        let i = match &self.packed {
+            Some(p) if i < p.len() => return p.get(i),
+            Some(p) => i - p.len(),
+            None => i,
+        };
         let high = if self.steps.is_empty() {
             0
         } else {
@@ -437,8 +457,22 @@ impl Starts {
         high << 32 | u64::from(self.low.get(i))
     }
 
+    /// Starts `i` and `i + 1` (one walk of a packed block for both).
+    #[inline]
+    fn pair(&self, i: usize) -> (u64, u64) {
+        match &self.packed {
+            Some(p) if i + 1 < p.len() => p.pair(i),
+            _ => (self.get(i), self.get(i + 1)),
+        }
+    }
+
     fn len(&self) -> usize {
-        self.low.len()
+        self.packed.as_ref().map_or(0, PackedStarts::len) + self.low.len()
+    }
+
+    /// Bytes read from a mapped cache file.
+    fn mapped_bytes(&self) -> usize {
+        self.packed.as_ref().map_or(0, PackedStarts::mapped_bytes) + self.low.mapped_bytes()
     }
 
     /// Appends `v`, at least the last value.
@@ -460,6 +494,225 @@ impl Starts {
             self.steps.pop();
         }
         self.push(v);
+    }
+}
+
+/// Terms per block of [`PackedStarts`].
+const BLOCK_TERMS: usize = 32;
+
+/// Bytes of a block of [`PackedStarts`]: the block's first start and the offset of its first
+/// escape (4 bytes each, little-endian), then a nibble per term (the low one first).
+const BLOCK_BYTES: usize = 8 + BLOCK_TERMS / 2;
+
+/// The nibble of a run of at least this many bytes, whose length less this follows in the
+/// escapes as a LEB128 number.
+const NIBBLE_ESCAPE: u8 = 15;
+
+/// Run starts as a cache file stores them, read where they lie (a mapped file's pages): in
+/// blocks of [`BLOCK_TERMS`] terms, each with its first start in full and then the length of
+/// each term's run in four bits, a length of [`NIBBLE_ESCAPE`] or more continuing in a
+/// separate stream of escapes. Most of a large tree's terms are seen once or twice, their
+/// runs a few bytes long: the kernel's 4.1M starts take 3.5 MB instead of 16.4, and reading
+/// one sums at most 31 nibbles of one block (24 bytes, one cache line).
+#[derive(Debug, Clone)]
+pub(crate) struct PackedStarts {
+    blocks: Bytes,
+    escapes: Bytes,
+    /// Starts held: one more than terms.
+    len: usize,
+}
+
+/// Writes [`PackedStarts`] from the run lengths, one term after another.
+#[derive(Debug)]
+pub(crate) struct PackWriter {
+    start: u64,
+    block: [u8; BLOCK_BYTES],
+    /// Terms in `block`.
+    k: usize,
+    escapes: Vec<u8>,
+}
+
+impl PackWriter {
+    pub fn new() -> PackWriter {
+        let mut w = PackWriter {
+            start: 0,
+            block: [0; BLOCK_BYTES],
+            k: 0,
+            escapes: Vec::new(),
+        };
+        w.begin();
+        w
+    }
+
+    /// Starts a block at the present start and escape.
+    fn begin(&mut self) {
+        self.block = [0; BLOCK_BYTES];
+        self.block[..4].copy_from_slice(&(self.start as u32).to_le_bytes());
+        self.block[4..8].copy_from_slice(&(self.escapes.len() as u32).to_le_bytes());
+        self.k = 0;
+    }
+
+    /// The next term's run is `len` bytes long; a full block is appended to `out`. `None`
+    /// once the runs or escapes pass 4 GiB, which the file cannot number.
+    pub fn push(&mut self, len: u64, out: &mut Vec<u8>) -> Option<()> {
+        let nibble = if len >= u64::from(NIBBLE_ESCAPE) {
+            put_var(&mut self.escapes, len - u64::from(NIBBLE_ESCAPE));
+            NIBBLE_ESCAPE
+        } else {
+            len as u8
+        };
+        self.block[8 + self.k / 2] |= nibble << (4 * (self.k % 2));
+        self.k += 1;
+        self.start = self.start.checked_add(len)?;
+        if self.start > u64::from(u32::MAX) || self.escapes.len() > u32::MAX as usize {
+            return None;
+        }
+        if self.k == BLOCK_TERMS {
+            out.extend_from_slice(&self.block);
+            self.begin();
+        }
+        Some(())
+    }
+
+    /// Appends the last block (the one holding the final start, the runs' length) to `out`;
+    /// returns the escapes and the runs' length.
+    pub fn finish(self, out: &mut Vec<u8>) -> (Vec<u8>, u64) {
+        out.extend_from_slice(&self.block);
+        (self.escapes, self.start)
+    }
+}
+
+impl PackedStarts {
+    /// The bytes of the blocks of `terms` terms.
+    pub fn blocks_len(terms: usize) -> Option<usize> {
+        (terms / BLOCK_TERMS)
+            .checked_add(1)?
+            .checked_mul(BLOCK_BYTES)
+    }
+
+    /// The starts of `terms` terms in `blocks` and `escapes`, checked in full: every block's
+    /// start and escape offset where the lengths before it put them, the unused nibbles of
+    /// the last block zero, every escape read, the last start `runs_len`; `None` otherwise.
+    pub fn checked(
+        blocks: Bytes,
+        escapes: Bytes,
+        terms: usize,
+        runs_len: usize,
+    ) -> Option<PackedStarts> {
+        let p = PackedStarts {
+            blocks,
+            escapes,
+            len: terms.checked_add(1)?,
+        };
+        let (b, esc) = (p.blocks.as_slice(), p.escapes.as_slice());
+        if b.len() != PackedStarts::blocks_len(terms)? {
+            return None;
+        }
+        let (mut start, mut at) = (0u64, 0usize);
+        for (i, block) in b.chunks_exact(BLOCK_BYTES).enumerate() {
+            if u64::from(u32::from_le_bytes(block[..4].try_into().ok()?)) != start
+                || u32::from_le_bytes(block[4..8].try_into().ok()?) as usize != at
+            {
+                return None;
+            }
+            for k in 0..BLOCK_TERMS {
+                let nibble = block[8 + k / 2] >> (4 * (k % 2)) & 15;
+                if i * BLOCK_TERMS + k >= terms {
+                    if nibble != 0 {
+                        return None;
+                    }
+                    continue;
+                }
+                let len = if nibble == NIBBLE_ESCAPE {
+                    checked_var(esc, &mut at)?.checked_add(u64::from(NIBBLE_ESCAPE))?
+                } else {
+                    u64::from(nibble)
+                };
+                start = start.checked_add(len)?;
+                if start > runs_len as u64 {
+                    return None;
+                }
+            }
+        }
+        (start == runs_len as u64 && at == esc.len()).then_some(p)
+    }
+
+    /// Starts held.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Start `i` (below [`PackedStarts::len`]).
+    #[inline]
+    fn get(&self, i: usize) -> u64 {
+        self.walk(i, false).0
+    }
+
+    /// Starts `i` and `i + 1` (`i + 1` below [`PackedStarts::len`]).
+    #[inline]
+    fn pair(&self, i: usize) -> (u64, u64) {
+        if (i + 1) % BLOCK_TERMS == 0 {
+            (self.get(i), self.get(i + 1))
+        } else {
+            self.walk(i, true)
+        }
+    }
+
+    /// Start `i`, and with `next` the one after it in the same block. The bytes were checked
+    /// at load: a file changed under the mapping reads as wrong numbers, never out of bounds.
+    #[inline]
+    fn walk(&self, i: usize, next: bool) -> (u64, u64) {
+        let at = i / BLOCK_TERMS * BLOCK_BYTES;
+        let Some(block) = self.blocks.as_slice().get(at..at + BLOCK_BYTES) else {
+            return (0, 0);
+        };
+        let mut start = u64::from(u32::from_le_bytes(block[..4].try_into().unwrap_or([0; 4])));
+        let mut esc = u32::from_le_bytes(block[4..8].try_into().unwrap_or([0; 4])) as usize;
+        let escapes = self.escapes.as_slice();
+        let mut len = |k: usize| {
+            let nibble = block[8 + k / 2] >> (4 * (k % 2)) & 15;
+            if nibble == NIBBLE_ESCAPE {
+                checked_var(escapes, &mut esc).unwrap_or(0) + u64::from(NIBBLE_ESCAPE)
+            } else {
+                u64::from(nibble)
+            }
+        };
+        let k = i % BLOCK_TERMS;
+        for j in 0..k {
+            start += len(j);
+        }
+        let end = if next { start + len(k) } else { start };
+        (start, end)
+    }
+
+    /// The end of each term's run, in term order: one walk over the blocks.
+    fn ends(&self) -> impl Iterator<Item = u64> + '_ {
+        let (blocks, escapes) = (self.blocks.as_slice(), self.escapes.as_slice());
+        let (mut start, mut at) = (0u64, 0usize);
+        (0..self.len - 1).map(move |t| {
+            let k = t % BLOCK_TERMS;
+            let byte = blocks
+                .get(t / BLOCK_TERMS * BLOCK_BYTES + 8 + k / 2)
+                .copied()
+                .unwrap_or(0);
+            let nibble = byte >> (4 * (k % 2)) & 15;
+            start += if nibble == NIBBLE_ESCAPE {
+                checked_var(escapes, &mut at).unwrap_or(0) + u64::from(NIBBLE_ESCAPE)
+            } else {
+                u64::from(nibble)
+            };
+            start
+        })
+    }
+
+    /// Bytes read from a mapped cache file.
+    fn mapped_bytes(&self) -> usize {
+        self.blocks.mapped_bytes() + self.escapes.mapped_bytes()
+    }
+
+    /// Heap bytes.
+    fn heap_bytes(&self) -> usize {
+        self.blocks.heap_bytes() + self.escapes.heap_bytes()
     }
 }
 
@@ -553,7 +806,11 @@ impl Postings {
     /// The stored run of term `t` (empty for an unknown term).
     fn run(&self, t: usize) -> &[u8] {
         if t + 1 < self.starts.len() {
-            &self.bytes.as_slice()[self.starts.get(t) as usize..self.starts.get(t + 1) as usize]
+            let (a, b) = self.starts.pair(t);
+            self.bytes
+                .as_slice()
+                .get(a as usize..b as usize)
+                .unwrap_or(&[])
         } else {
             &[]
         }
@@ -718,34 +975,31 @@ impl Postings {
         }
     }
 
-    /// The postings of a cache file: term `t`'s run is `runs[starts[t]..starts[t + 1]]`.
-    /// Everything is checked (starts from 0, non-decreasing, ending at the runs' end; every
-    /// run well formed, its chunk ids increasing and below `n_chunks`): `None` otherwise.
-    pub fn checked(runs: Bytes, starts: Seq<u32>, n_chunks: usize) -> Option<Postings> {
+    /// The postings of a cache file: term `t`'s run is `runs[starts[t]..starts[t + 1]]`, the
+    /// starts already checked against the runs' length ([`PackedStarts::checked`]). Every
+    /// run is checked to be well formed, its chunk ids increasing and below `n_chunks`:
+    /// `None` otherwise.
+    pub fn checked(runs: Bytes, starts: PackedStarts, n_chunks: usize) -> Option<Postings> {
         let all = runs.as_slice();
-        if starts.is_empty()
-            || starts.get(0) != 0
-            || u64::from(starts.get(starts.len() - 1)) != all.len() as u64
-        {
+        if starts.len() == 0 || starts.get(starts.len() - 1) != all.len() as u64 {
             return None;
         }
         let mut long = HashMap::default();
         let mut total = 0usize;
-        for t in 0..starts.len() - 1 {
-            let (a, b) = (starts.get(t) as usize, starts.get(t + 1) as usize);
+        let mut a = 0usize;
+        for (t, b) in starts.ends().enumerate() {
+            let b = usize::try_from(b).ok()?;
             let run = all.get(a..b)?;
             let (count, last) = check_run(run, n_chunks)?;
             if run.len() >= LONG_RUN {
                 long.insert(t as u32, (count, last));
             }
             total += count as usize;
+            a = b;
         }
         Some(Postings {
             bytes: runs,
-            starts: Starts {
-                low: starts,
-                steps: Vec::new(),
-            },
+            starts: Starts::packed(starts),
             long,
             pending: HashMap::default(),
             pending_len: 0,
@@ -757,14 +1011,11 @@ impl Postings {
     /// of what [`Postings::encoded`] gives for every term (the stored and pending postings
     /// merged), written by a save of this index in this state. The heap runs and the
     /// pending postings are released.
-    pub fn attach(&mut self, runs: Region, starts: Seq<u32>) {
+    pub fn attach(&mut self, runs: Region, starts: PackedStarts) {
         debug_assert_eq!(starts.len(), self.starts.len());
         let merged: Vec<u32> = self.pending.keys().copied().collect();
         self.bytes = Bytes::Mapped(runs);
-        self.starts = Starts {
-            low: starts,
-            steps: Vec::new(),
-        };
+        self.starts = Starts::packed(starts);
         self.pending = HashMap::default();
         self.pending_len = 0;
         for t in merged {
@@ -784,7 +1035,7 @@ impl Postings {
 
     /// Bytes of the runs and their starts read from a mapped cache file.
     pub fn mapped_bytes(&self) -> usize {
-        self.bytes.mapped_bytes() + self.starts.low.mapped_bytes()
+        self.bytes.mapped_bytes() + self.starts.mapped_bytes()
     }
 
     /// The length of what [`Postings::encoded`] appends for `term`.
@@ -829,6 +1080,11 @@ impl Postings {
     pub fn bytes(&self) -> usize {
         self.bytes.heap_bytes()
             + self.starts.low.heap_bytes()
+            + self
+                .starts
+                .packed
+                .as_ref()
+                .map_or(0, PackedStarts::heap_bytes)
             + self.long.len() * 16
             + self.pending.len() * 32
             + self.pending_len * std::mem::size_of::<Posting>()
@@ -1255,7 +1511,8 @@ mod tests {
             }
             // What the cache file stores, read back as checked runs.
             let (runs, starts) = file_runs(&s);
-            let back = Postings::checked(Bytes::Heap(runs), Seq::from_vec(starts), usize::MAX)
+            let starts = pack(&starts, runs.len()).expect("well formed starts");
+            let back = Postings::checked(Bytes::Heap(runs), starts, usize::MAX)
                 .expect("well formed");
             prop_assert_eq!(back.total(), s.total());
             for (t, want) in model.iter().enumerate() {
@@ -1276,6 +1533,111 @@ mod tests {
         (runs, starts)
     }
 
+    /// `starts` as a cache file stores them, checked against runs of `runs_len` bytes.
+    fn pack(starts: &[u32], runs_len: usize) -> Option<PackedStarts> {
+        let (blocks, escapes) = packed_bytes(starts)?;
+        PackedStarts::checked(
+            Bytes::Heap(blocks),
+            Bytes::Heap(escapes),
+            starts.len() - 1,
+            runs_len,
+        )
+    }
+
+    /// The blocks and escapes of `starts` (`None` if they do not start at 0 or go back).
+    fn packed_bytes(starts: &[u32]) -> Option<(Vec<u8>, Vec<u8>)> {
+        if starts.first() != Some(&0) {
+            return None;
+        }
+        let mut w = PackWriter::new();
+        let mut blocks = Vec::new();
+        for pair in starts.windows(2) {
+            w.push(u64::from(pair[1].checked_sub(pair[0])?), &mut blocks)?;
+        }
+        let (escapes, _) = w.finish(&mut blocks);
+        Some((blocks, escapes))
+    }
+
+    #[test]
+    fn packed_starts_read_back_every_start_and_refuse_damage() {
+        // Lengths around the nibble's escape and the block's edges, and long runs.
+        let mut starts = vec![0u32];
+        let lens = [
+            0u32,
+            1,
+            14,
+            15,
+            16,
+            3,
+            127,
+            128,
+            300,
+            70_000,
+            2,
+            0,
+            0,
+            1 << 20,
+        ];
+        for i in 0..200usize {
+            let len = lens[i % lens.len()] + (i as u32 % 3);
+            starts.push(starts.last().unwrap() + len);
+        }
+        for n in [0usize, 1, 31, 32, 33, 63, 64, 200] {
+            let st = &starts[..=n];
+            let end = *st.last().unwrap() as usize;
+            let p = pack(st, end).expect("well formed");
+            assert_eq!(p.len(), n + 1);
+            for (i, &v) in st.iter().enumerate() {
+                assert_eq!(p.get(i), u64::from(v), "start {i} of {n}");
+                if i < n {
+                    assert_eq!(p.pair(i), (u64::from(v), u64::from(st[i + 1])));
+                }
+            }
+            let ends: Vec<u64> = p.ends().collect();
+            let want: Vec<u64> = st[1..].iter().map(|&v| u64::from(v)).collect();
+            assert_eq!(ends, want);
+            assert!(
+                pack(st, end + 1).is_none(),
+                "runs longer than the starts say"
+            );
+        }
+        let (blocks, escapes) = packed_bytes(&starts).unwrap();
+        let end = *starts.last().unwrap() as usize;
+        let ok = |b: &[u8], e: &[u8]| {
+            PackedStarts::checked(Bytes::Heap(b.to_vec()), Bytes::Heap(e.to_vec()), 200, end)
+                .is_some()
+        };
+        assert!(ok(&blocks, &escapes));
+        let mut b = blocks.clone();
+        b[BLOCK_BYTES] ^= 1;
+        assert!(!ok(&b, &escapes), "a block's start");
+        let mut b = blocks.clone();
+        b[BLOCK_BYTES + 4] ^= 1;
+        assert!(!ok(&b, &escapes), "a block's escape offset");
+        let mut b = blocks.clone();
+        *b.last_mut().unwrap() = 0x10;
+        assert!(!ok(&b, &escapes), "a nibble past the last term");
+        let mut b = blocks.clone();
+        b[8] ^= 0x01;
+        assert!(!ok(&b, &escapes), "a length");
+        assert!(!ok(&blocks[..blocks.len() - 1], &escapes), "a short block");
+        assert!(
+            !ok(&blocks, &escapes[..escapes.len() - 1]),
+            "a short escape"
+        );
+        let mut e = escapes.clone();
+        e.push(0);
+        assert!(!ok(&blocks, &e), "an escape too many");
+        let mut e = escapes.clone();
+        e[0] |= 0x80;
+        assert!(!ok(&blocks, &e), "an escape running on");
+        // What the writer refuses: runs past 4 GiB.
+        let mut w = PackWriter::new();
+        let mut out = Vec::new();
+        assert!(w.push(u64::from(u32::MAX), &mut out).is_some());
+        assert!(w.push(1, &mut out).is_none());
+    }
+
     #[test]
     fn checked_runs_refuse_every_malformed_file() {
         let p = |c, tf, sym| Posting { chunk: c, tf, sym };
@@ -1286,12 +1648,9 @@ mod tests {
         s.extend(1, [p(2, 1, 0)]);
         let (runs, starts) = file_runs(&s);
         let ok = |runs: &[u8], starts: &[u32], n| {
-            Postings::checked(
-                Bytes::Heap(runs.to_vec()),
-                Seq::from_vec(starts.to_vec()),
-                n,
-            )
-            .is_some()
+            pack(starts, runs.len())
+                .and_then(|st| Postings::checked(Bytes::Heap(runs.to_vec()), st, n))
+                .is_some()
         };
         assert!(ok(&runs, &starts, 301));
         assert!(!ok(&runs, &starts, 300), "a chunk id out of range");
@@ -1338,18 +1697,23 @@ mod tests {
         s.extend(3, [p(500, 1, 0)]);
         model[3].push(p(500, 1, 0));
         let (runs, starts) = file_runs(&s);
+        let (blocks, escapes) = packed_bytes(&starts).unwrap();
         let mut f = tempfile::tempfile().unwrap();
         f.write_all(b"head").unwrap();
         f.write_all(&runs).unwrap();
-        for x in &starts {
-            f.write_all(&x.to_le_bytes()).unwrap();
-        }
+        f.write_all(&blocks).unwrap();
+        f.write_all(&escapes).unwrap();
         let map = Map::of(&f).unwrap();
-        s.attach(
-            Region::new(&map, 4, runs.len()).unwrap(),
-            Seq::mapped(Region::new(&map, 4 + runs.len(), starts.len() * 4).unwrap()),
-        );
-        assert_eq!(s.mapped_bytes(), runs.len() + starts.len() * 4);
+        let at = 4 + runs.len();
+        let packed = PackedStarts::checked(
+            Bytes::Mapped(Region::new(&map, at, blocks.len()).unwrap()),
+            Bytes::Mapped(Region::new(&map, at + blocks.len(), escapes.len()).unwrap()),
+            starts.len() - 1,
+            runs.len(),
+        )
+        .unwrap();
+        s.attach(Region::new(&map, 4, runs.len()).unwrap(), packed);
+        assert_eq!(s.mapped_bytes(), runs.len() + blocks.len() + escapes.len());
         let check = |s: &Postings, model: &[Vec<Posting>]| {
             for (t, want) in model.iter().enumerate() {
                 assert_eq!(&s.list(t as u32).collect::<Vec<_>>(), want, "term {t}");
