@@ -349,11 +349,9 @@ fn write_terms<W: Write>(b: &mut Out<'_, W>, index: &Index) -> std::io::Result<L
     layout.fps = (at, b.pos() - at);
     let at = b.pos();
     let mut starts = PackWriter::new();
-    for id in 0..n as u32 {
-        if starts
-            .push(index.postings.encoded_len(id) as u64, &mut buf)
-            .is_none()
-        {
+    for (id, run) in index.postings.runs().enumerate() {
+        let len = run.len() + index.postings.pending_encoded_len(id as u32);
+        if starts.push(len as u64, &mut buf).is_none() {
             return Err(std::io::Error::other(
                 "the index is too large for a cache file",
             ));
@@ -371,8 +369,9 @@ fn write_terms<W: Write>(b: &mut Out<'_, W>, index: &Index) -> std::io::Result<L
     layout.escapes = (at, b.pos() - at);
     b.u64(runs_len);
     let at = b.pos();
-    for id in 0..n as u32 {
-        index.postings.encoded(id, &mut buf);
+    for (id, run) in index.postings.runs().enumerate() {
+        buf.extend_from_slice(run);
+        index.postings.encode_pending(id as u32, &mut buf);
         if block(b, &mut buf, false) {
             return Ok(layout);
         }
