@@ -661,7 +661,7 @@ impl PackedStarts {
     /// Starts `i` and `i + 1` (`i + 1` below [`PackedStarts::len`]).
     #[inline]
     fn pair(&self, i: usize) -> (u64, u64) {
-        if (i + 1) % BLOCK_TERMS == 0 {
+        if (i + 1).is_multiple_of(BLOCK_TERMS) {
             (self.get(i), self.get(i + 1))
         } else {
             self.walk(i, true)
