@@ -3,8 +3,7 @@
 // and 1000 concurrent expansions while files change.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, mkdirSync, writeFileSync, utimesSync, renameSync, symlinkSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, writeFileSync, utimesSync, renameSync, symlinkSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 
 import {
@@ -20,6 +19,7 @@ import {
   type KnowledgeChunk,
   type TextChunk,
 } from '../lib/index.js'
+import { tempDir } from './support/files'
 
 const code = (err: unknown) => (err as { code?: string }).code
 const isInvalid = (err: unknown) => {
@@ -33,7 +33,7 @@ const linesOf = (a: number, b: number, tag = 'line') =>
   Array.from({ length: b - a + 1 }, (_, i) => `${tag} ${a + i}`).join('\n')
 
 /** A fresh workspace (its real path, so that cache keys match). */
-const workspace = () => realpathSync(mkdtempSync(join(tmpdir(), 'ce-expand-')))
+const workspace = () => tempDir('ce-expand-')
 
 /** Writes a file dated 10 s back: outside the cache's racy window, so it may be cached. */
 function put(root: string, rel: string, content: string) {

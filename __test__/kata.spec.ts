@@ -12,11 +12,8 @@ import {
   cpSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
-  realpathSync,
   writeFileSync,
 } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 
 import { ContextEngine } from '../lib/index.js'
@@ -30,6 +27,7 @@ import {
   type ContextSnippet,
 } from '../lib/kata.js'
 import { permissionsEnforced } from './support/permissions'
+import { tempDir } from './support/files'
 
 const PACKAGE_ROOT = resolve(__dirname, '..')
 
@@ -120,7 +118,7 @@ function write(root: string, rel: string, body: string): void {
 }
 
 function space(parent?: string): string {
-  const root = parent ?? realpathSync(mkdtempSync(join(tmpdir(), 'ce-kata-')))
+  const root = parent ?? tempDir('ce-kata-')
   write(root, 'src/session/store.ts', [
     'export class SessionStore {',
     '  private sessions = new Map<string, Session>()',
@@ -190,7 +188,7 @@ test('a query answers with absolute paths, engine sources, Kata fields and the d
 })
 
 test('the root is trimmed and ~ expanded to the home directory', async () => {
-  const home = realpathSync(mkdtempSync(join(tmpdir(), 'ce-kata-home-')))
+  const home = tempDir('ce-kata-home-')
   const root = join(home, 'kata', 'project')
   mkdirSync(root, { recursive: true })
   space(root)
@@ -444,7 +442,7 @@ test('CJS: require of context-engine/kata, the root export, index.js and package
 
 test('a missing native binary: importing works, queries answer provider_unavailable', () => {
   // The package as installed without its platform binary: the real loader, no .node file.
-  const pkg = realpathSync(mkdtempSync(join(tmpdir(), 'ce-kata-nobin-')))
+  const pkg = tempDir('ce-kata-nobin-')
   for (const f of ['package.json', 'index.js', 'index.d.ts']) {
     copyFileSync(join(PACKAGE_ROOT, f), join(pkg, f))
   }

@@ -5,14 +5,14 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 
 import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 
-import { countTokens, languages } from '../lib/index.js'
+import { languages } from '../lib/index.js'
 import { BIN, errorText, ok, resultTokens, serverEnv as env, text, write } from './support/mcp'
 
 /** What Claude Code accepts of one tool result, about. */

@@ -4,15 +4,16 @@
 // token budget holds at every size, and bad arguments give the documented errors.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 
 import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 
-import { ContextEngine, countTokens, fileRanks } from '../lib/index.js'
+import { ContextEngine, fileRanks } from '../lib/index.js'
 import { BIN, errorText, ok, resultTokens, text, write } from './support/mcp'
+import { tempDir } from './support/files'
 
 const USERS = 40
 
@@ -22,8 +23,8 @@ let cacheHome: string
 let client: Client
 
 before(async () => {
-  repo = realpathSync(mkdtempSync(join(tmpdir(), 'ce-map-')))
-  cacheHome = realpathSync(mkdtempSync(join(tmpdir(), 'ce-map-cache-')))
+  repo = tempDir('ce-map-')
+  cacheHome = tempDir('ce-map-cache-')
   // The module everything uses sits deep in a small folder, under a name no query would favour.
   write(
     repo,

@@ -6,9 +6,8 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, realpathSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, dirname } from 'node:path'
+import { rmSync, symlinkSync } from 'node:fs'
+import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 
 import { Client } from '@modelcontextprotocol/client'
@@ -19,6 +18,7 @@ import { type Result, BIN, ok, resultTokens, serverEnv, text, write } from './su
 import { jsonSchema } from '../lib/mcp/args'
 import { toolsFor } from '../lib/mcp/tools'
 import { startGitea, startHound, TOKEN, type Running } from './support/remote-servers'
+import { tempDir } from './support/files'
 
 const LOCAL_TOOLS = ['search_code', 'find_symbol', 'find_references', 'repo_map', 'file_context', 'expand_chunk', 'count_tokens', 'fit_to_budget', 'build_context']
 /** A made-up GitHub token: file_context must redact it. */
@@ -46,7 +46,7 @@ const ROUTER = [
 ].join('\n')
 
 function makeRepo(): string {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-')))
+  const root = tempDir('ce-mcp-')
   write(root, 'src/router.ts', ROUTER)
   write(root, 'src/cookie.ts', 'export function parseCookie(header: string): Record<string, string> {\n  return Object.fromEntries(header.split(";").map((p) => p.trim().split("=")))\n}\n')
   write(root, 'config/keys.ts', `export const a = 1\nexport const githubToken = "${FAKE_TOKEN}"\nexport const b = 2\n`)
@@ -62,7 +62,7 @@ function makeRepo(): string {
 }
 
 /** Where the servers of these tests save their indexes (never the user's cache folder). */
-const CACHE_HOME = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-cache-')))
+const CACHE_HOME = tempDir('ce-mcp-cache-')
 
 const baseEnv = (): Record<string, string> => serverEnv(CACHE_HOME)
 
@@ -100,7 +100,7 @@ let s: Session
 
 before(async () => {
   repo = makeRepo()
-  outside = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-outside-')))
+  outside = tempDir('ce-mcp-outside-')
   write(outside, 'secret.txt', 'outside the root\n')
   write(outside, 'src/other.ts', 'export const other = 1\n')
   symlinkSync(join(outside, 'secret.txt'), join(repo, 'link-out.txt'))
@@ -310,7 +310,7 @@ test('escape attempts: dot-dot, absolute paths, symlinks and roots outside are r
 })
 
 test('client roots replace the working directory; --root stays allowed', async () => {
-  const other = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-cwd-')))
+  const other = tempDir('ce-mcp-cwd-')
   write(other, 'cwd.ts', 'export const inWorkingDirectory = true\n')
   const c = await connect({ cwd: other, roots: [outside] })
   try {
@@ -345,8 +345,8 @@ test('client roots replace the working directory; --root stays allowed', async (
 })
 
 test('search_code without root searches every client root: one merged answer, each hit with its root, within the budget', async () => {
-  const web = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-web-')))
-  const billing = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-billing-')))
+  const web = tempDir('ce-mcp-web-')
+  const billing = tempDir('ce-mcp-billing-')
   write(web, 'src/checkout.ts', 'import { chargeInvoice } from "billing"\nexport function checkoutPage() {\n  return chargeInvoice(cart.total)\n}\n')
   write(web, 'src/router.ts', ROUTER)
   write(billing, 'src/invoice.ts', 'export function chargeInvoice(total: number) {\n  // charge the invoice total to the card\n  return stripe.charge(total)\n}\n')
@@ -394,8 +394,8 @@ test('search_code without root searches every client root: one merged answer, ea
 })
 
 test('every client root is indexed in the background before any call, the default root first', async () => {
-  const one = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-prep-a-')))
-  const two = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-prep-b-')))
+  const one = tempDir('ce-mcp-prep-a-')
+  const two = tempDir('ce-mcp-prep-b-')
   write(one, 'src/a.ts', 'export function alpha() {\n  return 1\n}\n')
   write(two, 'src/b.ts', 'export function beta() {\n  return 2\n}\n')
   for (const r of [one, two]) git(r, 'init', '-q')
@@ -427,7 +427,7 @@ test('two sessions at once answer independently', async () => {
 })
 
 test('a first indexing reports progress to a client that asks for it; cancelling a call leaves the server serving', async () => {
-  const big = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-big-')))
+  const big = tempDir('ce-mcp-big-')
   for (let i = 0; i < 4000; i++) {
     write(big, `pkg${i % 40}/mod${i}.ts`, `export function handler${i}(input: number): number {\n  return input * ${i} + ${i % 7}\n}\n// ${'filler text '.repeat(40)}\n`)
   }

@@ -6,9 +6,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync, realpathSync, readdirSync, statSync, symlinkSync, utimesSync } from 'node:fs'
+import { mkdirSync, writeFileSync, rmSync, readdirSync, statSync, symlinkSync, utimesSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { backdate } from './support/files'
+import { backdate, tempDir } from './support/files'
 import { join, dirname, resolve } from 'node:path'
 
 import {
@@ -28,7 +28,7 @@ function write(root: string, rel: string, text: string): void {
 }
 
 function gitRepo(prefix: string, files: Record<string, string>): string {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
+  const root = tempDir(prefix)
   for (const [rel, text] of Object.entries(files)) write(root, rel, text)
   execFileSync('git', ['init', '-q'], { cwd: root })
   execFileSync('git', ['add', '.'], { cwd: root })
@@ -179,7 +179,7 @@ test('duplicates count once and a root inside another is searched as part of it'
 
 test('each root stays fresh and keeps its own saved index', async () => {
   const { web, billing } = workspace()
-  const cache = realpathSync(mkdtempSync(join(tmpdir(), 'ce-multi-cache-')))
+  const cache = tempDir('ce-multi-cache-')
   try {
     const engine = new ContextEngine({ indexCacheDir: cache })
     const ask = (e: ContextEngine, prompt: string) => e.retrieve(multi([web, billing], prompt))

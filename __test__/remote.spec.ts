@@ -3,8 +3,7 @@
 // err.code, the Hound quirks on the recorded fixtures, the fallback, and the faults.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 import { GiteaClient, HoundClient, remoteFileContext, type FileContextResult } from '../lib/index.js'
@@ -21,6 +20,7 @@ import {
   startHound,
   type Running,
 } from './support/remote-servers.js'
+import { tempDir } from './support/files'
 
 const code = (err: unknown) => (err as { code?: string }).code
 const ALPHA_REV = houndIndex.repos.alpha.revision
@@ -103,7 +103,7 @@ async function withEnv(vars: Record<string, string | undefined>, fn: () => Promi
 }
 
 test('the token file ~/.config/gitea/token is read when GITEA_TOKEN is unset', async () => {
-  const home = mkdtempSync(join(tmpdir(), 'ce-home-'))
+  const home = tempDir('ce-home-')
   try {
     mkdirSync(join(home, '.config', 'gitea'), { recursive: true })
     writeFileSync(join(home, '.config', 'gitea', 'token'), `${TOKEN}\n`)

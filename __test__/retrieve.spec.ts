@@ -4,8 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, realpathSync, readdirSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, writeFileSync, rmSync, symlinkSync, readdirSync, statSync } from 'node:fs'
 import { join, dirname } from 'node:path'
 
 import {
@@ -17,7 +16,7 @@ import {
   type ContextSnippet,
 } from '../lib/index.js'
 import { permissionsEnforced } from './support/permissions'
-import { backdate } from './support/files'
+import { backdate, tempDir } from './support/files'
 
 const CODES = new Set(['invalid_request', 'unauthorized', 'unavailable', 'timeout', 'internal'])
 
@@ -28,7 +27,7 @@ function write(root: string, rel: string, text: string): void {
 }
 
 function repo(): string {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'ce-retrieve-')))
+  const root = tempDir('ce-retrieve-')
   write(
     root,
     'src/router.ts',
@@ -126,7 +125,7 @@ test('an empty corpus, an empty query and a query with no match return []', asyn
   assert.deepEqual(await retrieve(req(root, '')), [])
   assert.deepEqual(await retrieve(req(root, '   ?! ')), [])
   assert.deepEqual(await retrieve(req(root, 'xylophone zebra quasar')), [])
-  const empty = realpathSync(mkdtempSync(join(tmpdir(), 'ce-empty-')))
+  const empty = tempDir('ce-empty-')
   assert.deepEqual(await retrieve(req(empty, 'router')), [])
 })
 
@@ -152,7 +151,7 @@ test('out-of-scope roots are rejected with invalid_request and a safe message', 
 })
 
 test('symlinks leading outside the root are never read', async () => {
-  const outside = realpathSync(mkdtempSync(join(tmpdir(), 'ce-outside-')))
+  const outside = tempDir('ce-outside-')
   write(outside, 'secret.ts', "export const canaryOutsideValue = 'do not leak'\n")
   const root = repo()
   symlinkSync(join(outside, 'secret.ts'), join(root, 'src/link.ts'))
@@ -167,7 +166,7 @@ test('symlinks leading outside the root are never read', async () => {
 test('a root given through .. components or a symlink is the same root', async () => {
   const root = repo()
   const viaDots = `${root}/src/..`
-  const links = realpathSync(mkdtempSync(join(tmpdir(), 'ce-retrieve-link-')))
+  const links = tempDir('ce-retrieve-link-')
   const viaLink = join(links, 'root-link')
   symlinkSync(root, viaLink, 'dir')
   const a = await retrieve(req(root, 'router'))
@@ -403,7 +402,7 @@ async function saved(cache: string, since: number): Promise<void> {
 test('indexCacheDir: a new engine over the same directory answers identically without re-reading', async () => {
   const root = repo()
   backdate(root)
-  const cache = realpathSync(mkdtempSync(join(tmpdir(), 'ce-index-cache-')))
+  const cache = tempDir('ce-index-cache-')
   const first = new ContextEngine({ indexCacheDir: cache })
   const prompts = ['parseCookie', 'router match handler', 'getPath url']
   const t0 = Date.now() - 1000

@@ -191,7 +191,6 @@ async function main() {
   console.log(`${files.length} files, ${(totalBytes / 1024 / 1024).toFixed(2)} MB, contextLines ${CONTEXT}\n`)
 
   const cold = new ContextEngine({ fileCache: { maxFiles: 0 } })
-  const warm = new ContextEngine()
   const big = new ContextEngine({ fileCache: { maxFiles: 1000 } })
   const structure = { mode: 'structure' as const }
   const raw = { redact: false }

@@ -24,8 +24,6 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 5)
 const ADDONS = (process.env.BENCH_ADDONS ?? join(ROOT, 'context-engine.linux-x64-gnu.node')).split(':')
 const SAMPLE = join(ROOT, 'crates/core/src/budget/fit.rs')
 
-const ms = (a: bigint, b: bigint) => Number(b - a) / 1e6
-
 // Runs inside the child: prints one JSON line.
 const addonChild = `
 const ms = (a, b) => Number(b - a) / 1e6

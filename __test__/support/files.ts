@@ -1,7 +1,23 @@
 // File helpers shared by the suites.
 
-import { readdirSync, utimesSync } from 'node:fs'
+import { mkdtempSync, readdirSync, realpathSync, rmSync, utimesSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+
+const made: string[] = []
+process.on('exit', () => {
+  for (const d of made) rmSync(d, { recursive: true, force: true })
+})
+
+/**
+ * A new empty folder under the system's temporary folder, its real path (no symlinks), removed
+ * with everything in it when the test process exits.
+ */
+export function tempDir(prefix: string): string {
+  const d = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
+  made.push(d)
+  return d
+}
 
 /**
  * Sets the modification time of every file under `root` (not .git) an hour back, so that the
