@@ -791,13 +791,20 @@ impl Postings {
         }
         let body = head + 15;
         let len = d.log.len() - body;
-        let mut header = Vec::with_capacity(15);
-        put_var(&mut header, u64::from(count));
-        put_var(&mut header, u64::from(last));
-        put_var(&mut header, len as u64);
-        d.log.copy_within(body.., head + header.len());
-        d.log[head..head + header.len()].copy_from_slice(&header);
-        d.log.truncate(head + header.len() + len);
+        let mut header = [0u8; 15];
+        let mut n = 0;
+        for mut v in [u64::from(count), u64::from(last), len as u64] {
+            while v >= 0x80 {
+                header[n] = (v as u8) | 0x80;
+                v >>= 7;
+                n += 1;
+            }
+            header[n] = v as u8;
+            n += 1;
+        }
+        d.log.copy_within(body.., head + n);
+        d.log[head..head + n].copy_from_slice(&header[..n]);
+        d.log.truncate(head + n + len);
         d.postings += count as usize;
         self.total += count as usize;
         if d.log.len() >= DEFER_AT {
