@@ -734,8 +734,6 @@ impl Postings {
         if list.peek().is_none() {
             return;
         }
-        // Postings deferred earlier come first.
-        self.merge_deferred();
         let t = term as usize;
         if t + 2 == self.starts.len()
             && !self.pending.contains_key(&term)
@@ -754,6 +752,9 @@ impl Postings {
             self.note(term, count, last);
             return;
         }
+        // Postings deferred earlier come first (the last term has none: a term is deferred
+        // only while another follows it).
+        self.merge_deferred();
         let v = self.pending.entry(term).or_default();
         let before = v.len();
         v.extend(list);
@@ -1659,6 +1660,7 @@ mod tests {
         s.defer(1, [p(4, 2), p(200, 1)]);
         s.defer(0, [p(300, 1)]);
         s.defer(2, [p(301, 3)]); // the last term's: at the end of its run at once
+        assert_eq!(s.deferred.postings, 3, "the last term's postings merge nothing");
         s.defer(1, [p(302, 1), p(100_000, 9)]);
         s.defer(0, [p(100_001, 1)]);
         assert!(!s.deferred.is_empty());
