@@ -390,8 +390,8 @@ impl TermIds {
 /// go at its end in place: it waits in `pending` (read after the term's stored run, so a list
 /// is always in chunk-id order) until enough have gathered, then all are merged in one pass
 /// that moves each stored run once ([`Postings::flush`]). A build adds its batches' postings
-/// through [`Postings::defer`] instead: they wait encoded in [`Deferred`], about eight times
-/// smaller than `pending`, so the same memory holds more and the runs move fewer times.
+/// through [`Postings::defer`] instead: they wait encoded in [`Deferred`], several times
+/// smaller than `pending`, so less memory holds more and the runs move fewer times.
 #[derive(Debug, Clone)]
 pub(crate) struct Postings {
     /// The runs: on the heap, or read from a mapped cache file ([`Postings::attach`]), in
@@ -417,12 +417,14 @@ pub(crate) struct Postings {
 /// term and batch, in the order added. A record is the term (4 bytes, little-endian), the
 /// number of postings, the chunk of the last, and the length of the postings' encoding, each
 /// a LEB128 number, then the postings as the runs hold them, the first with its gap from
-/// chunk 0. A kernel posting takes about 3.5 bytes here instead of about 30 in `pending`
-/// (a list per term in a map), so a merge comes after ~3M postings instead of 1M, and only
-/// the first posting of each record is encoded again when it is merged.
+/// chunk 0. A posting takes its 1-3 bytes here and a share of its record's header (up to 19
+/// bytes a term and batch) instead of about 30 in `pending` (a list per term in a map), so a
+/// merge comes after about twice as many postings in less memory, and only the first
+/// posting of each record is encoded again when it is merged.
 #[derive(Debug, Clone, Default)]
 struct Deferred {
     log: Vec<u8>,
+    records: usize,
     postings: usize,
 }
 
@@ -461,7 +463,7 @@ impl Deferred {
     /// The offset of every record, with its term in the high half, ordered by term and, for
     /// one term, by offset (the order added): a stable radix sort on the term, 11 bits a pass.
     fn by_term(&self) -> Vec<u64> {
-        let mut order = Vec::new();
+        let mut order = Vec::with_capacity(self.records);
         let mut max = 0u32;
         let mut at = 0;
         while at < self.log.len() {
@@ -601,9 +603,10 @@ impl Starts {
 const FLUSH_AT: usize = 1 << 20;
 
 /// Bytes of [`Deferred`] records at which they are merged into the runs. A merge also needs
-/// 16 bytes a record (their order) and 12 a term (what it adds): with records of ~20 bytes,
-/// about 2.4 times this in all, about what [`FLUSH_AT`] pending postings take.
-const DEFER_AT: usize = 12 << 20;
+/// 16 bytes a record (their order, sorted through a second buffer) and 12 a term (what it
+/// adds): with records of 12-20 bytes, about 2.5 times this in all, less than what
+/// [`FLUSH_AT`] pending postings took.
+const DEFER_AT: usize = 8 << 20;
 
 /// Pending postings of an index whose runs are mapped above which they are merged anyway,
 /// into a heap copy of the runs (a save maps merged runs again): only when saves keep
@@ -806,6 +809,7 @@ impl Postings {
         d.log.copy_within(body.., head + n);
         d.log[head..head + n].copy_from_slice(&header[..n]);
         d.log.truncate(head + n + len);
+        d.records += 1;
         d.postings += count as usize;
         self.total += count as usize;
         if d.log.len() >= DEFER_AT {
@@ -1660,7 +1664,10 @@ mod tests {
         s.defer(1, [p(4, 2), p(200, 1)]);
         s.defer(0, [p(300, 1)]);
         s.defer(2, [p(301, 3)]); // the last term's: at the end of its run at once
-        assert_eq!(s.deferred.postings, 3, "the last term's postings merge nothing");
+        assert_eq!(
+            s.deferred.records, 2,
+            "the last term's postings merge nothing"
+        );
         s.defer(1, [p(302, 1), p(100_000, 9)]);
         s.defer(0, [p(100_001, 1)]);
         assert!(!s.deferred.is_empty());
