@@ -553,7 +553,7 @@ impl Starts {
     fn add_after(&mut self, adds: impl Iterator<Item = (u32, u64)> + Clone) {
         let total: u64 = adds.clone().map(|a| a.1).sum();
         let n = self.len();
-        if self.steps.is_empty() && self.get(n - 1) + total <= u64::from(u32::MAX) {
+        if self.steps.is_empty() && u32::try_from(self.get(n - 1) + total).is_ok() {
             if let Some(low) = self.low.tail_mut() {
                 let (mut from, mut added) = (0usize, 0u32);
                 for (t, len) in adds {
