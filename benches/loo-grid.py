@@ -11,7 +11,9 @@ queries. A query's repository is its id up to the first `__` or `-` (SWE-bench i
 repository, the value is picked on all the others (the mean over sets of each set's
 (R@10 + MRR) / 2, sets weighing the same), and the held-out repository's queries are scored
 with that value. Printed: per value, each set's R@1 / R@10 / MRR; then the same with every
-repository answered by the value picked without it, and the picks.
+repository answered by the value picked without it, and the picks. A semble-style score file
+(`RUNS/NAME.semble.json`, `RUNS/NAME.semble-extra.json`; question ids `repo/NNN`) counts as a
+set whose three figures are its NDCG@10, named by the file's last-but-one dotted part.
 """
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ from collections import defaultdict
 
 
 def repo_of(qid: str) -> str:
+    if "/" in qid:
+        return qid.split("/", 1)[0]
     if "__" in qid:
         return qid.split("__", 1)[1].rsplit("-", 1)[0]
     return qid.split("-", 1)[0]
@@ -29,7 +33,15 @@ def repo_of(qid: str) -> str:
 def load(files):
     out = {}
     for f in files:
-        for entry in json.load(open(f, encoding="utf-8")):
+        data = json.load(open(f, encoding="utf-8"))
+        if isinstance(data, dict):
+            # A semble-style score file (`semble_eval.py --json`): NDCG@10 per question, kept
+            # in all three places so the set's figure and objective are its NDCG@10.
+            s = f.rsplit(".", 2)[-2] if f.count(".") >= 2 else "semble"
+            for q in data["per_query"]:
+                out[(s, q["id"])] = {"R@1": q["ndcg"], "R@10": q["ndcg"], "RR": q["ndcg"]}
+            continue
+        for entry in data:
             s = entry["dataset"]
             for q in entry["per_query"]:
                 out[(s, q["id"])] = q

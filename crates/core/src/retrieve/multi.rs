@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, MutexGuard};
 
 use super::index::Index;
-use super::query::rank::{self, idf, path_forms, Collection, FileHit, Query, SharedIdf};
+use super::query::rank::{self, idf, Collection, FileHit, Query, SharedIdf};
 use super::{query, Retrieval, Slot, Snippet, SnippetOptions, MAX_LIMIT, MAX_PROMPT_BYTES};
 use crate::cancel::Cancel;
 use crate::fs_scope::Scope;
@@ -207,9 +207,9 @@ fn selected_terms(indexes: &[&Index], query: &Query) -> Vec<(String, f32, bool)>
         if in_paths(t) {
             continue;
         }
-        for part in path_forms(t, &query.symbols) {
-            if in_paths(part) && !selected.iter().any(|s| s.0 == part) {
-                selected.push((part.to_owned(), w * rank::W_PATH_FORM, true));
+        for (part, form_weight) in rank::weighted_path_forms(t, &query.symbols) {
+            if in_paths(&part) && !selected.iter().any(|s| s.0 == part) {
+                selected.push((part.into_owned(), w * form_weight, true));
             }
         }
     }

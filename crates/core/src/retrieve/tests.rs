@@ -119,6 +119,33 @@ fn a_word_meets_the_path_part_it_is_made_from() {
 }
 
 #[test]
+fn a_prompt_word_meets_the_file_named_after_its_agent() {
+    // "matching" is in no path: the matcher is named after what it does, and answers over
+    // files whose text repeats the prompt's words.
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "src/matcher.go",
+        "package fzf\n\n// Matcher runs a search over the items in slices.\nfunc (m *Matcher) scan(request MatchRequest) {\n\tslices := m.sliceItems(request.chunks)\n\tfor _, s := range slices {\n\t\tgo m.run(s)\n\t}\n}\n",
+    );
+    write(
+        r,
+        "src/terminal.go",
+        "package fzf\n\n// The terminal shows the matching items, split into chunks, as they arrive.\nfunc (t *Terminal) printMatches(chunks []Chunk) {\n\tfor _, c := range chunks {\n\t\tt.print(c)\n\t}\n}\n",
+    );
+    write(
+        r,
+        "src/pattern.go",
+        "package fzf\n\n// matching a pattern against the chunks\nfunc (p *Pattern) Match(chunk *Chunk) []Result {\n\treturn p.matchChunk(chunk)\n}\n",
+    );
+    let out = Retrieval::default()
+        .retrieve(&request(r, "how matching is split into chunks and run", 10))
+        .unwrap();
+    assert_eq!(out[0].path, "src/matcher.go", "{out:?}");
+}
+
+#[test]
 fn skips_ignored_vendored_and_lock_files() {
     let dir = fixture();
     let r = Retrieval::default();

@@ -213,9 +213,32 @@ pub fn definition_name(line: &str, c_family: bool) -> Option<&str> {
     // One pass over the line for all patterns; captures only for the ones that match.
     let (set, each) = definition_patterns();
     set.matches(line).iter().find_map(|k| {
-        let name = each[k].captures(line)?.name("name")?.as_str();
+        let name = each[k].captures(line)?.name("name")?;
+        if c_family
+            && matches!(first_word, "struct" | "union" | "enum" | "class")
+            && declares_a_variable(&line[name.end()..])
+        {
+            return None;
+        }
+        let name = name.as_str();
         (!NOT_NAMES.contains(&name)).then_some(name)
     })
+}
+
+/// Whether what follows `struct page` on a C or C++ line makes it a variable, field or
+/// parameter of that type (`struct page *page;`, `struct list_head list;`, `struct foo *f)`),
+/// or a forward declaration (`struct foo;`), rather than the type's definition (`struct foo {`,
+/// `struct foo : base {`, the name alone with the brace below).
+fn declares_a_variable(rest: &str) -> bool {
+    let rest = rest.trim();
+    rest.starts_with(['*', '&'])
+        || rest.ends_with([';', ',', ')'])
+        || rest.contains('=')
+        || rest
+            .as_bytes()
+            .first()
+            .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+            && !rest.starts_with("final")
 }
 
 /// The function a C or C++ line defines at the top level ([`c_function_pattern`]).
@@ -484,10 +507,38 @@ mod tests {
             "#define MAX(a, b) ((a) > (b) ? (a) : (b))",
             "int (*callback)(void *arg);",
             "foo(); // call",
+            // A variable, field or parameter of a struct type names the type, not a definition.
+            "\tstruct page *page;",
+            "\tstruct list_head list;",
+            "        struct Curl_easy *data = conn->data;",
+            "\t\t\t  struct vm_area_struct *vma)",
+            "\tstruct sk_buff *skb,",
+            "struct device;",
+            "\tenum zone_type zone = ZONE_NORMAL;",
+            "\tunion bpf_attr attr;",
         ];
         for line in not_defs {
             assert_eq!(definition_name(line, true), None, "{line}");
         }
+        // The type's own definition still is one, in C and C++.
+        let types = [
+            ("struct page {", "page"),
+            ("struct Curl_easy", "Curl_easy"),
+            ("\tstruct inner {", "inner"),
+            ("union bpf_attr {", "bpf_attr"),
+            ("enum zone_type {", "zone_type"),
+            ("struct derived : public base {", "derived"),
+            (
+                "class FMT_API format_error : public std::runtime_error {",
+                "format_error",
+            ),
+            ("struct widget final {", "widget"),
+        ];
+        for (line, name) in types {
+            assert_eq!(definition_name(line, true), Some(name), "{line}");
+        }
+        // Outside C and C++ the rule does not apply: a Rust unit struct is a definition.
+        assert_eq!(definition_name("pub struct Marker;", false), Some("Marker"));
         // Elsewhere a call at the start of a line is not a definition.
         assert_eq!(definition_name("puts format(x)", false), None);
         assert!(is_c_family("src/http.c") && is_c_family("include/fmt/core.h"));

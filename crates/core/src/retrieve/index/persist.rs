@@ -44,7 +44,7 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEIDX\r\n\0";
 /// Version of the body layout; bump on any change.
-pub const FORMAT_VERSION: u32 = 12;
+pub const FORMAT_VERSION: u32 = 13;
 /// The engine version written in the header; a file from another release is ignored.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Largest cache file read; a larger one is ignored (and rebuilt).
