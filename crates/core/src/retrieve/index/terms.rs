@@ -389,7 +389,9 @@ impl TermIds {
 /// 24-byte header per term). Lists are ordered by term id, so a posting added later for a term cannot
 /// go at its end in place: it waits in `pending` (read after the term's stored run, so a list
 /// is always in chunk-id order) until enough have gathered, then all are merged in one pass
-/// that moves each stored run once ([`Postings::flush`]).
+/// that moves each stored run once ([`Postings::flush`]). A build adds its batches' postings
+/// through [`Postings::defer`] instead: they wait encoded in [`Deferred`], several times
+/// smaller than `pending`, so less memory holds more and the runs move fewer times.
 #[derive(Debug, Clone)]
 pub(crate) struct Postings {
     /// The runs: on the heap, or read from a mapped cache file ([`Postings::attach`]), in
@@ -406,7 +408,102 @@ pub(crate) struct Postings {
     long: HashMap<u32, (u32, u32)>,
     pending: HashMap<u32, Vec<Posting>>,
     pending_len: usize,
+    /// Postings of a build waiting to be merged (empty whenever the index is read).
+    deferred: Deferred,
     total: usize,
+}
+
+/// Postings added by a build, waiting, encoded, to be merged into the runs: one record per
+/// term and batch, in the order added. A record is the term (4 bytes, little-endian), the
+/// number of postings, the chunk of the last, and the length of the postings' encoding, each
+/// a LEB128 number, then the postings as the runs hold them, the first with its gap from
+/// chunk 0. A posting takes its 1-3 bytes here and a share of its record's header (up to 19
+/// bytes a term and batch) instead of about 30 in `pending` (a list per term in a map), so a
+/// merge comes after about twice as many postings in less memory, and only the first
+/// posting of each record is encoded again when it is merged.
+#[derive(Debug, Clone, Default)]
+struct Deferred {
+    log: Vec<u8>,
+    records: usize,
+    postings: usize,
+}
+
+/// One record of [`Deferred`]: its term, postings, last chunk and encoded postings.
+struct Record<'a> {
+    term: u32,
+    count: u32,
+    last: u32,
+    body: &'a [u8],
+}
+
+impl Deferred {
+    fn is_empty(&self) -> bool {
+        self.log.is_empty()
+    }
+
+    /// The record at `log[at..]`, and where the next starts.
+    fn record(&self, at: usize) -> (Record<'_>, usize) {
+        let term = u32::from_le_bytes(self.log[at..at + 4].try_into().expect("4 bytes"));
+        let mut i = at + 4;
+        let count = get_var(&self.log, &mut i) as u32;
+        let last = get_var(&self.log, &mut i) as u32;
+        let len = get_var(&self.log, &mut i) as usize;
+        let body = &self.log[i..i + len];
+        (
+            Record {
+                term,
+                count,
+                last,
+                body,
+            },
+            i + len,
+        )
+    }
+
+    /// The offset of every record, with its term in the high half, ordered by term and, for
+    /// one term, by offset (the order added): a stable radix sort on the term, 11 bits a pass.
+    fn by_term(&self) -> Vec<u64> {
+        let mut order = Vec::with_capacity(self.records);
+        let mut max = 0u32;
+        let mut at = 0;
+        while at < self.log.len() {
+            let (r, next) = self.record(at);
+            order.push(u64::from(r.term) << 32 | at as u64);
+            max = max.max(r.term);
+            at = next;
+        }
+        let bits = 32 - max.leading_zeros();
+        let mut other = vec![0u64; order.len()];
+        let mut shift = 32;
+        while shift < 32 + bits {
+            let mut at = vec![0usize; 1 << 11];
+            for &k in &order {
+                at[(k >> shift) as usize & 0x7ff] += 1;
+            }
+            let mut sum = 0;
+            for a in &mut at {
+                (*a, sum) = (sum, sum + *a);
+            }
+            for &k in &order {
+                let d = (k >> shift) as usize & 0x7ff;
+                other[at[d]] = k;
+                at[d] += 1;
+            }
+            std::mem::swap(&mut order, &mut other);
+            shift += 11;
+        }
+        order
+    }
+}
+
+/// The first posting of `body` (encoded with its gap from chunk 0) and its encoded length.
+fn first_posting(body: &[u8]) -> (Posting, usize) {
+    let mut it = PostingIter {
+        bytes: body,
+        ..PostingIter::default()
+    };
+    let p = it.next().expect("a record has a posting");
+    (p, it.at)
 }
 
 /// Non-decreasing offsets into a buffer that may pass 4 GiB, 4 bytes each: their low halves,
@@ -492,6 +589,47 @@ impl Starts {
             self.steps.push(i);
         }
         self.low.push(v as u32);
+    }
+
+    /// Moves each start by what `adds` (term, bytes added at the end of its run; by term, each
+    /// once) added to the runs before it: in place when every start is on the heap and below
+    /// 4 GiB (a build's), else by rebuilding them.
+    fn add_after(&mut self, adds: impl Iterator<Item = (u32, u64)> + Clone) {
+        let total: u64 = adds.clone().map(|a| a.1).sum();
+        let n = self.len();
+        // Packed starts (read from a cache file) hold the first terms, so `low` would not be
+        // indexed by term: those are rebuilt.
+        if self.packed.is_none()
+            && self.steps.is_empty()
+            && u32::try_from(self.get(n - 1) + total).is_ok()
+        {
+            if let Some(low) = self.low.tail_mut() {
+                let (mut from, mut added) = (0usize, 0u32);
+                for (t, len) in adds {
+                    for v in &mut low[from..=t as usize] {
+                        *v += added;
+                    }
+                    from = t as usize + 1;
+                    added += len as u32;
+                }
+                for v in &mut low[from..] {
+                    *v += added;
+                }
+                return;
+            }
+        }
+        let mut added = 0u64;
+        let mut next = adds.peekable();
+        let mut moved = Starts::default();
+        moved.low.reserve(n);
+        for i in 0..n {
+            moved.push(self.get(i) + added);
+            while let Some((t, len)) = next.next_if(|a| a.0 as usize == i) {
+                debug_assert_eq!(t as usize, i);
+                added += len;
+            }
+        }
+        *self = moved;
     }
 
     /// Raises the last value to `v` (on the heap: a mapped run is never extended in place).
@@ -732,6 +870,16 @@ impl PackedStarts {
 /// 1M instead of 2M took the in-process peak from 463-479 to 440-450 MB for ~2% more CPU.
 const FLUSH_AT: usize = 1 << 20;
 
+/// Deferred postings at the end of an update above which [`Postings::settle`] merges them
+/// into the runs rather than keeping them pending.
+const SETTLE_PENDING_AT: usize = FLUSH_AT / 16;
+
+/// Bytes of [`Deferred`] records at which they are merged into the runs. A merge also needs
+/// 16 bytes a record (their order, sorted through a second buffer) and 12 a term (what it
+/// adds): with records of 12-20 bytes, about 2.5 times this in all, less than what
+/// [`FLUSH_AT`] pending postings took.
+const DEFER_AT: usize = 8 << 20;
+
 /// Pending postings of an index whose runs are mapped above which they are merged anyway,
 /// into a heap copy of the runs (a save maps merged runs again): only when saves keep
 /// failing while files change.
@@ -748,6 +896,7 @@ impl Default for Postings {
             long: HashMap::default(),
             pending: HashMap::default(),
             pending_len: 0,
+            deferred: Deferred::default(),
             total: 0,
         }
     }
@@ -848,6 +997,7 @@ impl Postings {
 
     /// Postings of `term` (dead chunks included).
     pub fn len(&self, term: u32) -> usize {
+        debug_assert!(self.deferred.is_empty(), "deferred postings are settled");
         self.stored(term).0 as usize + self.pending.get(&term).map_or(0, Vec::len)
     }
 
@@ -881,11 +1031,165 @@ impl Postings {
             self.note(term, count, last);
             return;
         }
+        // Postings deferred earlier come first (the last term has none: a term is deferred
+        // only while another follows it).
+        self.merge_deferred();
         let v = self.pending.entry(term).or_default();
         let before = v.len();
         v.extend(list);
         self.pending_len += v.len() - before;
         self.total += v.len() - before;
+    }
+
+    /// Adds `list` to `term`'s postings as [`Postings::extend`] does, for a build: a posting
+    /// that cannot go at the end of its run waits encoded in [`Deferred`] (merged when enough
+    /// have gathered, or by [`Postings::settle`], which must come before the postings are
+    /// read).
+    pub fn defer(&mut self, term: u32, list: impl IntoIterator<Item = Posting>) {
+        if term as usize + 2 == self.starts.len()
+            || self.bytes.is_mapped()
+            || !self.pending.is_empty()
+        {
+            self.extend(term, list);
+            return;
+        }
+        let d = &mut self.deferred;
+        let at = d.log.len();
+        d.log.extend_from_slice(&term.to_le_bytes());
+        // The body goes after a header of at most 15 bytes, which is filled in after it.
+        let head = at + 4;
+        d.log.resize(head + 15, 0);
+        let (mut count, mut last) = (0u32, 0u32);
+        for p in list {
+            encode(&mut d.log, last, p);
+            last = p.chunk;
+            count += 1;
+        }
+        if count == 0 {
+            d.log.truncate(at);
+            return;
+        }
+        let body = head + 15;
+        let len = d.log.len() - body;
+        let mut header = [0u8; 15];
+        let mut n = 0;
+        for mut v in [u64::from(count), u64::from(last), len as u64] {
+            while v >= 0x80 {
+                header[n] = (v as u8) | 0x80;
+                v >>= 7;
+                n += 1;
+            }
+            header[n] = v as u8;
+            n += 1;
+        }
+        d.log.copy_within(body.., head + n);
+        d.log[head..head + n].copy_from_slice(&header[..n]);
+        d.log.truncate(head + n + len);
+        d.records += 1;
+        d.postings += count as usize;
+        self.total += count as usize;
+        if d.log.len() >= DEFER_AT {
+            self.merge_deferred();
+        }
+    }
+
+    /// Ends a build's [`Postings::defer`] calls: a few deferred postings (an update's) join
+    /// `pending`, so that a small update does not move every run; more are merged into the
+    /// runs (decoding them into `pending` at the end of a cold build held the log and the
+    /// map at once: 16 MB more at the peak of a 200k-file build, and kept by the allocator).
+    pub fn settle(&mut self) {
+        if self.deferred.is_empty() {
+            return;
+        }
+        if self.deferred.postings + self.pending_len > SETTLE_PENDING_AT {
+            self.merge_deferred();
+            return;
+        }
+        let d = std::mem::take(&mut self.deferred);
+        let mut at = 0;
+        while at < d.log.len() {
+            let (r, next) = d.record(at);
+            let list = self.pending.entry(r.term).or_default();
+            list.extend(PostingIter {
+                bytes: r.body,
+                ..PostingIter::default()
+            });
+            at = next;
+        }
+        self.pending_len += d.postings;
+    }
+
+    /// Merges the [`Deferred`] postings into the runs, as [`Postings::flush`] merges pending
+    /// ones: each stored run moves once, and each record is copied as it is but for its
+    /// first posting, whose gap is taken again from the chunk before it.
+    fn merge_deferred(&mut self) {
+        if self.deferred.is_empty() {
+            return;
+        }
+        debug_assert!(self.pending.is_empty() && !self.bytes.is_mapped());
+        let d = std::mem::take(&mut self.deferred);
+        let order = d.by_term();
+        let term_of = |k: u64| (k >> 32) as u32;
+        let offset_of = |k: u64| k as u32 as usize;
+        let mut one = Vec::with_capacity(16);
+        // (term, bytes added to its run, the chunk of its stored run's last posting), by term.
+        let mut groups: Vec<(u32, u32, u32)> = Vec::new();
+        let mut added = 0usize;
+        let mut i = 0;
+        while i < order.len() {
+            let t = term_of(order[i]);
+            let (mut count, base) = self.stored(t);
+            let (mut prev, mut len) = (base, 0usize);
+            while i < order.len() && term_of(order[i]) == t {
+                let (r, _) = d.record(offset_of(order[i]));
+                let (p, first) = first_posting(r.body);
+                one.clear();
+                encode(&mut one, prev, p);
+                len += one.len() + r.body.len() - first;
+                count += r.count;
+                prev = r.last;
+                i += 1;
+            }
+            if self.run(t as usize).len() + len >= LONG_RUN {
+                self.long.insert(t, (count, prev));
+            }
+            groups.push((t, len as u32, base));
+            added += len;
+        }
+        let bytes = self.bytes.heap();
+        let old_len = bytes.len();
+        let mut shift = added;
+        bytes.resize(old_len + shift, 0);
+        let mut hi = old_len;
+        let mut j = order.len();
+        for &(t, len, base) in groups.iter().rev() {
+            let mut s = j;
+            while s > 0 && term_of(order[s - 1]) == t {
+                s -= 1;
+            }
+            let end = self.starts.get(t as usize + 1) as usize;
+            bytes.copy_within(end..hi, end + shift);
+            shift -= len as usize;
+            let mut w = end + shift;
+            let mut prev = base;
+            for &k in &order[s..j] {
+                let (r, _) = d.record(offset_of(k));
+                let (p, first) = first_posting(r.body);
+                one.clear();
+                encode(&mut one, prev, p);
+                bytes[w..w + one.len()].copy_from_slice(&one);
+                w += one.len();
+                let rest = &r.body[first..];
+                bytes[w..w + rest.len()].copy_from_slice(rest);
+                w += rest.len();
+                prev = r.last;
+            }
+            debug_assert_eq!(w, end + shift + len as usize);
+            hi = end;
+            j = s;
+        }
+        self.starts
+            .add_after(groups.iter().map(|&(t, len, _)| (t, u64::from(len))));
     }
 
     /// Merges pending postings when enough have gathered (call between files).
@@ -909,6 +1213,7 @@ impl Postings {
     /// needs no second buffer). Mapped runs are left as they are unless
     /// [`MAPPED_FLUSH_AT`] postings wait.
     pub fn flush(&mut self) {
+        self.merge_deferred();
         if self.pending.is_empty() || self.pending_len < self.flush_limit() {
             return;
         }
@@ -936,18 +1241,8 @@ impl Postings {
             bytes[end + shift..end + shift + enc.len()].copy_from_slice(enc);
             hi = end;
         }
-        // Each start moves by what was added to the terms before it.
-        let mut added = 0u64;
-        let mut next = adds.iter().peekable();
-        let mut moved = Starts::default();
-        for i in 0..self.starts.len() {
-            moved.push(self.starts.get(i) + added);
-            while let Some((t, enc, ..)) = next.next_if(|a| a.0 as usize == i) {
-                debug_assert_eq!(*t as usize, i);
-                added += enc.len() as u64;
-            }
-        }
-        self.starts = moved;
+        self.starts
+            .add_after(adds.iter().map(|(t, enc, ..)| (*t, enc.len() as u64)));
         for (t, _, count, last) in adds {
             self.note(t, count, last);
         }
@@ -965,6 +1260,7 @@ impl Postings {
 
     /// The postings of `term`, in chunk-id order.
     pub fn list(&self, term: u32) -> PostingIter<'_> {
+        debug_assert!(self.deferred.is_empty(), "deferred postings are settled");
         PostingIter {
             pending: self
                 .pending
@@ -980,6 +1276,7 @@ impl Postings {
     /// stores runs this way ([`Postings::runs`] and [`Postings::encode_pending`]).
     #[cfg(test)]
     pub fn encoded(&self, term: u32, out: &mut Vec<u8>) {
+        debug_assert!(self.deferred.is_empty(), "deferred postings are settled");
         out.extend_from_slice(self.run(term as usize));
         if let Some(list) = self.pending.get(&term) {
             encode_list(out, self.stored(term).1, list);
@@ -1014,6 +1311,7 @@ impl Postings {
             long,
             pending: HashMap::default(),
             pending_len: 0,
+            deferred: Deferred::default(),
             total,
         })
     }
@@ -1023,6 +1321,7 @@ impl Postings {
     /// merged), written by a save of this index in this state. The heap runs and the
     /// pending postings are released.
     pub fn attach(&mut self, runs: Region, starts: PackedStarts) {
+        debug_assert!(self.deferred.is_empty(), "deferred postings are settled");
         debug_assert_eq!(starts.len(), self.starts.len());
         let merged: Vec<u32> = self.pending.keys().copied().collect();
         self.bytes = Bytes::Mapped(runs);
@@ -1051,6 +1350,7 @@ impl Postings {
 
     /// The length of `term`'s pending postings in the run encoding.
     pub fn pending_encoded_len(&self, term: u32) -> usize {
+        debug_assert!(self.deferred.is_empty(), "deferred postings are settled");
         self.pending.get(&term).map_or(0, |list| {
             let mut enc = Vec::with_capacity(list.len() * 3);
             encode_list(&mut enc, self.stored(term).1, list);
@@ -1119,6 +1419,7 @@ impl Postings {
             + self.long.len() * 16
             + self.pending.len() * 32
             + self.pending_len * std::mem::size_of::<Posting>()
+            + self.deferred.log.capacity()
     }
 }
 
@@ -1551,6 +1852,138 @@ mod tests {
                 prop_assert_eq!(back.len(t as u32), want.len());
             }
         });
+    }
+
+    #[test]
+    fn deferred_postings_merge_to_the_runs_pending_ones_make() {
+        use proptest::prelude::*;
+        let config = ProptestConfig {
+            cases: 256,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0xdefe),
+            ..ProptestConfig::default()
+        };
+        // (operation, term pick, gap, tf, postings)
+        let ops = prop::collection::vec(
+            (
+                0u8..16,
+                any::<prop::sample::Index>(),
+                prop_oneof![1u32..4, 1u32..70_000],
+                prop_oneof![1u16..4, 0u16..400, Just(u16::MAX)],
+                1usize..40,
+            ),
+            1..300,
+        );
+        proptest!(config, |(ops in ops)| {
+            // The same postings deferred (`s`) and added as pending ones (`plain`).
+            let mut s = Postings::default();
+            let mut plain = Postings::default();
+            let mut model: Vec<Vec<Posting>> = Vec::new();
+            let mut chunk = 0u32;
+            for (op, pick, gap, tf, n) in ops {
+                match op {
+                    0..=2 => {
+                        s.add_term();
+                        plain.add_term();
+                        model.push(Vec::new());
+                    }
+                    3 => s.merge_deferred(),
+                    4 => {
+                        // An update's end: few enough postings join `pending` (and later
+                        // ones with them, until a flush).
+                        s.settle();
+                        if pick.index(2) == 0 {
+                            s.flush();
+                        }
+                    }
+                    5 => {
+                        s.flush();
+                        plain.flush();
+                    }
+                    6 if !model.is_empty() => {
+                        // Added the old way in between: the deferred ones stay first.
+                        chunk += gap;
+                        let t = pick.index(model.len());
+                        let p = Posting { chunk, tf, sym: 0 };
+                        s.extend(t as u32, [p]);
+                        plain.extend(t as u32, [p]);
+                        model[t].push(p);
+                        s.flush();
+                    }
+                    _ if !model.is_empty() => {
+                        // A batch: several terms, each with a list.
+                        let first = chunk + 1;
+                        chunk += n as u32 * gap;
+                        for k in 0..(op as usize - 6).min(model.len()) {
+                            let t = (pick.index(model.len()) + k * 7) % model.len();
+                            let list: Vec<Posting> = (0..n)
+                                .filter(|i| (i + k + t) % 3 != 1)
+                                .map(|i| Posting {
+                                    chunk: first + i as u32 * gap,
+                                    tf: tf.wrapping_add(i as u16),
+                                    sym: (i % 4 == 3).into(),
+                                })
+                                .collect();
+                            s.defer(t as u32, list.iter().copied());
+                            plain.extend(t as u32, list.iter().copied());
+                            model[t].extend(list);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            s.settle();
+            prop_assert_eq!(s.terms(), model.len());
+            prop_assert_eq!(s.total(), model.iter().map(Vec::len).sum::<usize>());
+            for (t, want) in model.iter().enumerate() {
+                prop_assert_eq!(&s.list(t as u32).collect::<Vec<_>>(), want);
+                prop_assert_eq!(s.len(t as u32), want.len());
+            }
+            // Byte for byte what pending postings would have made, merged or not.
+            prop_assert_eq!(file_runs(&s), file_runs(&plain));
+            s.flush();
+            plain.flush();
+            prop_assert_eq!(&s.bytes.as_slice(), &plain.bytes.as_slice());
+            prop_assert_eq!(s.starts.low.to_vec(), plain.starts.low.to_vec());
+            prop_assert_eq!(&s.long, &plain.long);
+        });
+    }
+
+    #[test]
+    fn a_merge_of_deferred_postings_keeps_every_one_in_order() {
+        // Two terms, then a third that takes postings at the end of the runs; the first two
+        // get theirs deferred over several batches, then merged at once.
+        let mut s = Postings::default();
+        for _ in 0..3 {
+            s.add_term();
+        }
+        let p = |chunk, tf| Posting { chunk, tf, sym: 0 };
+        s.extend(0, [p(1, 1), p(2, 7)]);
+        s.extend(2, [p(3, 1)]);
+        s.flush();
+        s.defer(1, [p(4, 2), p(200, 1)]);
+        s.defer(0, [p(300, 1)]);
+        s.defer(2, [p(301, 3)]); // the last term's: at the end of its run at once
+        assert_eq!(
+            s.deferred.records, 2,
+            "the last term's postings merge nothing"
+        );
+        s.defer(1, [p(302, 1), p(100_000, 9)]);
+        s.defer(0, [p(100_001, 1)]);
+        assert!(!s.deferred.is_empty());
+        s.merge_deferred();
+        assert!(s.deferred.is_empty() && s.pending.is_empty());
+        let got = |s: &Postings, t| s.list(t).map(|p| (p.chunk, p.tf)).collect::<Vec<_>>();
+        assert_eq!(got(&s, 0), [(1, 1), (2, 7), (300, 1), (100_001, 1)]);
+        assert_eq!(got(&s, 1), [(4, 2), (200, 1), (302, 1), (100_000, 9)]);
+        assert_eq!(got(&s, 2), [(3, 1), (301, 3)]);
+        assert_eq!(s.total(), 10);
+        // A few left at the end join the pending ones instead of moving the runs.
+        s.defer(0, [p(100_002, 2)]);
+        let runs = s.bytes.as_slice().to_vec();
+        s.settle();
+        assert_eq!(s.bytes.as_slice(), &runs[..]);
+        assert_eq!(s.pending_len, 1);
+        assert_eq!(got(&s, 0).last(), Some(&(100_002, 2)));
     }
 
     /// The runs and run starts a cache file stores for `p`.
