@@ -268,6 +268,11 @@ impl<T: Word> Seq<T> {
         self.tail.push(v);
     }
 
+    /// All numbers, to change in place, if none is mapped.
+    pub fn tail_mut(&mut self) -> Option<&mut [T]> {
+        self.base.is_none().then_some(&mut self.tail[..])
+    }
+
     /// Removes the last number if it is in the heap tail (a mapped one stays).
     pub fn pop_tail(&mut self) -> Option<T> {
         self.tail.pop()

@@ -33,7 +33,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::chunk;
 use super::mapped::{words, Bytes, Map, Region, Seq};
-use super::terms::{PathPostings, Postings, TermIds};
+use super::terms::{PackWriter, PackedStarts, PathPostings, Postings, TermIds};
 use super::walk::{Stamp, WatchedDir};
 use super::{ChunkMeta, FileMeta, Index, Parts, SkipReason};
 use crate::cache_file::{self, Header, In, Out};
@@ -44,7 +44,7 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"CEIDX\r\n\0";
 /// Version of the body layout; bump on any change.
-pub const FORMAT_VERSION: u32 = 13;
+pub const FORMAT_VERSION: u32 = 14;
 /// The engine version written in the header; a file from another release is ignored.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Largest cache file read; a larger one is ignored (and rebuilt).
@@ -89,7 +89,7 @@ pub(crate) struct Saved {
 pub(crate) struct MappedParts {
     pub fps: Seq<u64>,
     pub runs: Region,
-    pub starts: Seq<u32>,
+    pub starts: PackedStarts,
 }
 
 /// Where the mappable parts of a file being written lie.
@@ -97,7 +97,10 @@ pub(crate) struct MappedParts {
 struct Layout {
     fps: (u64, u64),
     runs: (u64, u64),
-    starts: (u64, u64),
+    /// The run starts' blocks and escapes.
+    blocks: (u64, u64),
+    escapes: (u64, u64),
+    terms: usize,
 }
 
 impl Layout {
@@ -105,10 +108,19 @@ impl Layout {
         let region = |(at, len): (u64, u64)| {
             Region::new(map, usize::try_from(at).ok()?, usize::try_from(len).ok()?)
         };
+        let runs = region(self.runs)?;
+        // Checked as a load checks them (a pass over 4 MB on the kernel): what is mapped is
+        // what was written, and a mapping that read otherwise is not used.
+        let starts = PackedStarts::checked(
+            Bytes::Mapped(region(self.blocks)?),
+            Bytes::Mapped(region(self.escapes)?),
+            self.terms,
+            runs.len(),
+        )?;
         Some(MappedParts {
             fps: Seq::mapped(region(self.fps)?),
-            runs: region(self.runs)?,
-            starts: Seq::mapped(region(self.starts)?),
+            runs,
+            starts,
         })
     }
 }
@@ -302,17 +314,20 @@ fn write_chunk<W: Write>(b: &mut Out<'_, W>, c: &ChunkMeta, file: u32, end: u32)
     b.var(u64::from(c.len));
 }
 
-/// The terms: their fingerprints (8 bytes each, little-endian), the start of each term's
-/// run of postings in the runs that follow (4 bytes each, one more than terms: the last is
-/// the runs' length), the runs (in the in-memory encoding of `terms::Postings`, one after
-/// another in term order), then the path postings of the terms that have any. The first
-/// three are laid out as the index reads them, so that it can read them from the mapped
-/// file. Each part is written in blocks, so that a save gives way to a waiting request
-/// within one block (no pass over the terms runs without writing).
+/// The terms: their fingerprints (8 bytes each, little-endian), the starts of their runs of
+/// postings ([`PackedStarts`]: blocks, then the escapes after their length), the runs' length
+/// and the runs (in the in-memory encoding of `terms::Postings`, one after another in term
+/// order), then the path postings of the terms that have any. The fingerprints, starts and
+/// runs are laid out as the index reads them, so that it can read them from the mapped file.
+/// Each part is written in blocks, so that a save gives way to a waiting request within one
+/// block (no pass over the terms runs without writing).
 fn write_terms<W: Write>(b: &mut Out<'_, W>, index: &Index) -> std::io::Result<Layout> {
     const BLOCK: usize = 1 << 16;
     let n = index.terms.len();
-    let mut layout = Layout::default();
+    let mut layout = Layout {
+        terms: n,
+        ..Layout::default()
+    };
     b.len(n);
     let mut buf = Vec::with_capacity(BLOCK + 64);
     let block = |b: &mut Out<'_, W>, buf: &mut Vec<u8>, last: bool| {
@@ -333,25 +348,30 @@ fn write_terms<W: Write>(b: &mut Out<'_, W>, index: &Index) -> std::io::Result<L
     block(b, &mut buf, true);
     layout.fps = (at, b.pos() - at);
     let at = b.pos();
-    let mut start = 0u64;
-    buf.extend_from_slice(&0u32.to_le_bytes());
-    for id in 0..n as u32 {
-        start += index.postings.encoded_len(id) as u64;
-        let Ok(start) = u32::try_from(start) else {
+    let mut starts = PackWriter::new();
+    for (id, run) in index.postings.runs().enumerate() {
+        let len = run.len() + index.postings.pending_encoded_len(id as u32);
+        if starts.push(len as u64, &mut buf).is_none() {
             return Err(std::io::Error::other(
                 "the index is too large for a cache file",
             ));
-        };
-        buf.extend_from_slice(&start.to_le_bytes());
+        }
         if block(b, &mut buf, false) {
             return Ok(layout);
         }
     }
+    let (escapes, runs_len) = starts.finish(&mut buf);
     block(b, &mut buf, true);
-    layout.starts = (at, b.pos() - at);
+    layout.blocks = (at, b.pos() - at);
+    b.len(escapes.len());
     let at = b.pos();
-    for id in 0..n as u32 {
-        index.postings.encoded(id, &mut buf);
+    b.raw(&escapes);
+    layout.escapes = (at, b.pos() - at);
+    b.u64(runs_len);
+    let at = b.pos();
+    for (id, run) in index.postings.runs().enumerate() {
+        buf.extend_from_slice(run);
+        index.postings.encode_pending(id as u32, &mut buf);
         if block(b, &mut buf, false) {
             return Ok(layout);
         }
@@ -698,10 +718,10 @@ fn read_terms(
 ) -> Option<Terms> {
     let n_terms = r.len(8)?;
     let fps = r.take(n_terms * 8)?;
-    let starts = r.take(n_terms.checked_add(1)?.checked_mul(4)?)?;
-    // The last start is the runs' length (checked again with every start below).
-    let runs_len = u32::from_le_bytes(starts[starts.len() - 4..].try_into().ok()?);
-    let runs = r.take(runs_len as usize)?;
+    let blocks = r.take(PackedStarts::blocks_len(n_terms)?)?;
+    let escapes = r.bytes()?;
+    let runs_len = usize::try_from(r.u64()?).ok()?;
+    let runs = r.take(runs_len)?;
     let mut path_postings = PathPostings::default();
     let n_paths = r.len(3)?;
     let mut next = 0u64;
@@ -729,7 +749,7 @@ fn read_terms(
         let table = std::thread::Builder::new()
             .spawn_scoped(s, || TermIds::from_fingerprints(words(fps)))
             .ok();
-        let postings = check_postings(runs, starts, whole, n_chunks);
+        let postings = check_postings(runs, (blocks, escapes), whole, n_terms, n_chunks);
         let mut terms = match table {
             Some(t) => t.join().ok()??,
             None => TermIds::from_fingerprints(words(fps))?,
@@ -743,32 +763,27 @@ fn read_terms(
     })
 }
 
-/// The runs and their starts checked ([`Postings::checked`]), read from the mapping when
-/// `whole` (all the file's bytes, and their mapping) is given.
+/// The runs and their starts (blocks and escapes) checked ([`PackedStarts::checked`],
+/// [`Postings::checked`]), read from the mapping when `whole` (all the file's bytes, and
+/// their mapping) is given.
 fn check_postings(
     runs: &[u8],
-    starts: &[u8],
+    (blocks, escapes): (&[u8], &[u8]),
     whole: Option<(&[u8], &Arc<Map>)>,
+    n_terms: usize,
     n_chunks: usize,
 ) -> Option<Postings> {
-    match whole {
-        Some((all, map)) => {
-            let region = |part: &[u8]| {
-                let at = (part.as_ptr() as usize).checked_sub(all.as_ptr() as usize)?;
-                Region::new(map, at, part.len())
-            };
-            Postings::checked(
-                Bytes::Mapped(region(runs)?),
-                Seq::mapped(region(starts)?),
-                n_chunks,
-            )
+    let part = |b: &[u8]| -> Option<Bytes> {
+        match whole {
+            Some((all, map)) => {
+                let at = (b.as_ptr() as usize).checked_sub(all.as_ptr() as usize)?;
+                Some(Bytes::Mapped(Region::new(map, at, b.len())?))
+            }
+            None => Some(Bytes::Heap(b.to_vec())),
         }
-        None => Postings::checked(
-            Bytes::Heap(runs.to_vec()),
-            Seq::from_vec(words(starts)),
-            n_chunks,
-        ),
-    }
+    };
+    let starts = PackedStarts::checked(part(blocks)?, part(escapes)?, n_terms, runs.len())?;
+    Postings::checked(part(runs)?, starts, n_chunks)
 }
 
 fn read_dirs(r: &mut In<'_>, root: &Path) -> Option<Vec<WatchedDir>> {
@@ -933,8 +948,14 @@ mod tests {
         let index = built(dir.path());
         let bytes = encode(&index, ENGINE_VERSION);
         let back = decode(&bytes, index.scope().clone(), 1000, ENGINE_VERSION).unwrap();
-        // Ranking's record of the names files define is saved too.
-        assert_eq!(back.stats(), index.stats());
+        // The same counts (the heap bytes differ: the restored run starts are packed as the
+        // file stores them). Ranking's record of the names files define is saved too.
+        let counts = |i: &Index| super::super::IndexStats {
+            bytes: 0,
+            ..i.stats()
+        };
+        assert_eq!(counts(&back), counts(&index));
+        assert!(back.stats().bytes < index.stats().bytes);
         for fid in 0..index.files.len() as u32 {
             assert_eq!(
                 back.central.lock().unwrap().recorded(fid),
@@ -1278,6 +1299,50 @@ mod tests {
         });
     }
 
+    /// The packed run starts are checked against the runs whatever the hash says: any start,
+    /// escape offset or length changed (and the file sealed again) is refused.
+    #[test]
+    fn run_starts_that_disagree_with_the_runs_are_refused_under_a_matching_hash() {
+        let dir = tree();
+        // A term in twenty files: a run of more bytes than a nibble holds.
+        for i in 0..20 {
+            write(
+                dir.path(),
+                &format!("src/table{i}.ts"),
+                "export const routeTable = [router, router, router]\n",
+                3600,
+            );
+        }
+        let index = built(dir.path());
+        let scope = index.scope().clone();
+        let mut bytes = Vec::new();
+        let (_, layout) = encode_into(&index, ENGINE_VERSION, &mut bytes).unwrap();
+        let split = bytes.len() - 16;
+        let body_len = usize::try_from(u64::from_le_bytes(
+            bytes[split..split + 8].try_into().unwrap(),
+        ))
+        .unwrap();
+        let sealed = |mut b: Vec<u8>| {
+            let sum = Checksum::of(&b[split - body_len..split]);
+            b[split + 8..].copy_from_slice(&sum.to_le_bytes());
+            b
+        };
+        let ok = |b: Vec<u8>| decode(&sealed(b), scope.clone(), 1000, ENGINE_VERSION).is_some();
+        assert!(ok(bytes.clone()));
+        let (at, len) = (layout.blocks.0 as usize, layout.blocks.1 as usize);
+        assert!(len > 0 && layout.escapes.1 > 0, "a long run has an escape");
+        for i in at..at + len {
+            let mut b = bytes.clone();
+            b[i] ^= 0x01;
+            assert!(!ok(b), "block byte {}", i - at);
+        }
+        for i in layout.escapes.0 as usize..(layout.escapes.0 + layout.escapes.1) as usize {
+            let mut b = bytes.clone();
+            b[i] ^= 0x01;
+            assert!(!ok(b), "escape byte {i}");
+        }
+    }
+
     #[test]
     fn damaged_or_foreign_files_are_ignored() {
         let dir = tree();
@@ -1322,9 +1387,11 @@ mod tests {
             ENGINE_VERSION
         )
         .is_none());
-        let mut b = bytes.clone();
-        b[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
-        assert!(!ok(&b));
+        for format in [FORMAT_VERSION - 1, FORMAT_VERSION + 1] {
+            let mut b = bytes.clone();
+            b[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&format.to_le_bytes());
+            assert!(!ok(&b), "format {format}");
+        }
         let other = tempfile::tempdir().unwrap();
         assert!(decode(
             &bytes,
@@ -1497,10 +1564,11 @@ mod tests {
         let n_terms = r.len(8).unwrap();
         let fps = r.take(n_terms * 8).unwrap();
         step("fingerprints", &r);
-        let starts = r.take((n_terms + 1) * 4).unwrap();
+        let blocks = r.take(PackedStarts::blocks_len(n_terms).unwrap()).unwrap();
+        let escapes = r.bytes().unwrap();
         step("run starts", &r);
-        let runs_len = u32::from_le_bytes(starts[starts.len() - 4..].try_into().unwrap());
-        let runs = r.take(runs_len as usize).unwrap();
+        let runs_len = usize::try_from(r.u64().unwrap()).unwrap();
+        let runs = r.take(runs_len).unwrap();
         step("runs", &r);
         let n_paths = r.len(3).unwrap();
         for _ in 0..n_paths {
@@ -1513,12 +1581,7 @@ mod tests {
         step("path postings", &r);
         TermIds::from_fingerprints(words(fps)).unwrap();
         step("(term table)", &r);
-        Postings::checked(
-            Bytes::Heap(runs.to_vec()),
-            Seq::from_vec(words(starts)),
-            chunks.len(),
-        )
-        .unwrap();
+        check_postings(runs, (blocks, escapes), None, n_terms, chunks.len()).unwrap();
         step("(check runs)", &r);
         read_names(&mut r, files.len(), n_terms).unwrap();
         step("names", &r);

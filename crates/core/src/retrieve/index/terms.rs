@@ -389,7 +389,9 @@ impl TermIds {
 /// 24-byte header per term). Lists are ordered by term id, so a posting added later for a term cannot
 /// go at its end in place: it waits in `pending` (read after the term's stored run, so a list
 /// is always in chunk-id order) until enough have gathered, then all are merged in one pass
-/// that moves each stored run once ([`Postings::flush`]).
+/// that moves each stored run once ([`Postings::flush`]). A build adds its batches' postings
+/// through [`Postings::defer`] instead: they wait encoded in [`Deferred`], several times
+/// smaller than `pending`, so less memory holds more and the runs move fewer times.
 #[derive(Debug, Clone)]
 pub(crate) struct Postings {
     /// The runs: on the heap, or read from a mapped cache file ([`Postings::attach`]), in
@@ -406,17 +408,117 @@ pub(crate) struct Postings {
     long: HashMap<u32, (u32, u32)>,
     pending: HashMap<u32, Vec<Posting>>,
     pending_len: usize,
+    /// Postings of a build waiting to be merged (empty whenever the index is read).
+    deferred: Deferred,
     total: usize,
+}
+
+/// Postings added by a build, waiting, encoded, to be merged into the runs: one record per
+/// term and batch, in the order added. A record is the term (4 bytes, little-endian), the
+/// number of postings, the chunk of the last, and the length of the postings' encoding, each
+/// a LEB128 number, then the postings as the runs hold them, the first with its gap from
+/// chunk 0. A posting takes its 1-3 bytes here and a share of its record's header (up to 19
+/// bytes a term and batch) instead of about 30 in `pending` (a list per term in a map), so a
+/// merge comes after about twice as many postings in less memory, and only the first
+/// posting of each record is encoded again when it is merged.
+#[derive(Debug, Clone, Default)]
+struct Deferred {
+    log: Vec<u8>,
+    records: usize,
+    postings: usize,
+}
+
+/// One record of [`Deferred`]: its term, postings, last chunk and encoded postings.
+struct Record<'a> {
+    term: u32,
+    count: u32,
+    last: u32,
+    body: &'a [u8],
+}
+
+impl Deferred {
+    fn is_empty(&self) -> bool {
+        self.log.is_empty()
+    }
+
+    /// The record at `log[at..]`, and where the next starts.
+    fn record(&self, at: usize) -> (Record<'_>, usize) {
+        let term = u32::from_le_bytes(self.log[at..at + 4].try_into().expect("4 bytes"));
+        let mut i = at + 4;
+        let count = get_var(&self.log, &mut i) as u32;
+        let last = get_var(&self.log, &mut i) as u32;
+        let len = get_var(&self.log, &mut i) as usize;
+        let body = &self.log[i..i + len];
+        (
+            Record {
+                term,
+                count,
+                last,
+                body,
+            },
+            i + len,
+        )
+    }
+
+    /// The offset of every record, with its term in the high half, ordered by term and, for
+    /// one term, by offset (the order added): a stable radix sort on the term, 11 bits a pass.
+    fn by_term(&self) -> Vec<u64> {
+        let mut order = Vec::with_capacity(self.records);
+        let mut max = 0u32;
+        let mut at = 0;
+        while at < self.log.len() {
+            let (r, next) = self.record(at);
+            order.push(u64::from(r.term) << 32 | at as u64);
+            max = max.max(r.term);
+            at = next;
+        }
+        let bits = 32 - max.leading_zeros();
+        let mut other = vec![0u64; order.len()];
+        let mut shift = 32;
+        while shift < 32 + bits {
+            let mut at = vec![0usize; 1 << 11];
+            for &k in &order {
+                at[(k >> shift) as usize & 0x7ff] += 1;
+            }
+            let mut sum = 0;
+            for a in &mut at {
+                (*a, sum) = (sum, sum + *a);
+            }
+            for &k in &order {
+                let d = (k >> shift) as usize & 0x7ff;
+                other[at[d]] = k;
+                at[d] += 1;
+            }
+            std::mem::swap(&mut order, &mut other);
+            shift += 11;
+        }
+        order
+    }
+}
+
+/// The first posting of `body` (encoded with its gap from chunk 0) and its encoded length.
+fn first_posting(body: &[u8]) -> (Posting, usize) {
+    let mut it = PostingIter {
+        bytes: body,
+        ..PostingIter::default()
+    };
+    let p = it.next().expect("a record has a posting");
+    (p, it.at)
 }
 
 /// Non-decreasing offsets into a buffer that may pass 4 GiB, 4 bytes each: their low halves,
 /// and the indices at which the high half steps up (none below 4 GiB; a kernel's runs are
 /// 101 MB), so the kernel's 4.1M run starts take 16 MB instead of 33.
+///
+/// Read from a cache file ([`Starts::packed`]), the first starts are [`PackedStarts`] and
+/// `low` and `steps` hold only the starts of terms added since (all at the runs' end: the
+/// mapped runs are never extended in place).
 #[derive(Debug, Clone, Default)]
 struct Starts {
     low: Seq<u32>,
-    /// `steps[k]`: the first index whose value is at least `(k + 1) << 32`.
+    /// `steps[k]`: the first index of `low` whose value is at least `(k + 1) << 32`.
     steps: Vec<u32>,
+    packed: Option<PackedStarts>,
 }
 
 impl Starts {
@@ -424,11 +526,26 @@ impl Starts {
         Starts {
             low: Seq::from_vec(vec![0]),
             steps: Vec::new(),
+            packed: None,
+        }
+    }
+
+    /// The starts of a cache file.
+    fn packed(p: PackedStarts) -> Starts {
+        Starts {
+            low: Seq::default(),
+            steps: Vec::new(),
+            packed: Some(p),
         }
     }
 
     #[inline]
     fn get(&self, i: usize) -> u64 {
+        let i = match &self.packed {
+            Some(p) if i < p.len() => return p.get(i),
+            Some(p) => i - p.len(),
+            None => i,
+        };
         let high = if self.steps.is_empty() {
             0
         } else {
@@ -437,8 +554,32 @@ impl Starts {
         high << 32 | u64::from(self.low.get(i))
     }
 
+    /// Starts `i` and `i + 1` (one walk of a packed block for both).
+    #[inline]
+    fn pair(&self, i: usize) -> (u64, u64) {
+        match &self.packed {
+            Some(p) if i + 1 < p.len() => p.pair(i),
+            _ => (self.get(i), self.get(i + 1)),
+        }
+    }
+
     fn len(&self) -> usize {
-        self.low.len()
+        self.packed.as_ref().map_or(0, PackedStarts::len) + self.low.len()
+    }
+
+    /// Bytes read from a mapped cache file.
+    fn mapped_bytes(&self) -> usize {
+        self.packed.as_ref().map_or(0, PackedStarts::mapped_bytes) + self.low.mapped_bytes()
+    }
+
+    /// Every start, in order (one walk over packed blocks, not one per start).
+    fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        let packed = self.packed.as_ref();
+        let head = packed
+            .into_iter()
+            .flat_map(|p| std::iter::once(0).chain(p.ends()));
+        let from = packed.map_or(0, PackedStarts::len);
+        head.chain((from..self.len()).map(move |i| self.get(i)))
     }
 
     /// Appends `v`, at least the last value.
@@ -448,6 +589,47 @@ impl Starts {
             self.steps.push(i);
         }
         self.low.push(v as u32);
+    }
+
+    /// Moves each start by what `adds` (term, bytes added at the end of its run; by term, each
+    /// once) added to the runs before it: in place when every start is on the heap and below
+    /// 4 GiB (a build's), else by rebuilding them.
+    fn add_after(&mut self, adds: impl Iterator<Item = (u32, u64)> + Clone) {
+        let total: u64 = adds.clone().map(|a| a.1).sum();
+        let n = self.len();
+        // Packed starts (read from a cache file) hold the first terms, so `low` would not be
+        // indexed by term: those are rebuilt.
+        if self.packed.is_none()
+            && self.steps.is_empty()
+            && u32::try_from(self.get(n - 1) + total).is_ok()
+        {
+            if let Some(low) = self.low.tail_mut() {
+                let (mut from, mut added) = (0usize, 0u32);
+                for (t, len) in adds {
+                    for v in &mut low[from..=t as usize] {
+                        *v += added;
+                    }
+                    from = t as usize + 1;
+                    added += len as u32;
+                }
+                for v in &mut low[from..] {
+                    *v += added;
+                }
+                return;
+            }
+        }
+        let mut added = 0u64;
+        let mut next = adds.peekable();
+        let mut moved = Starts::default();
+        moved.low.reserve(n);
+        for i in 0..n {
+            moved.push(self.get(i) + added);
+            while let Some((t, len)) = next.next_if(|a| a.0 as usize == i) {
+                debug_assert_eq!(t as usize, i);
+                added += len;
+            }
+        }
+        *self = moved;
     }
 
     /// Raises the last value to `v` (on the heap: a mapped run is never extended in place).
@@ -463,11 +645,240 @@ impl Starts {
     }
 }
 
+/// Terms per block of [`PackedStarts`].
+const BLOCK_TERMS: usize = 64;
+
+/// Bytes of a block of [`PackedStarts`]: the block's first start and the offset of its first
+/// escape (4 bytes each, little-endian), then a nibble per term (the low one first).
+const BLOCK_BYTES: usize = 8 + BLOCK_TERMS / 2;
+
+/// The nibble of a run of at least this many bytes, whose length less this follows in the
+/// escapes as a LEB128 number.
+const NIBBLE_ESCAPE: u8 = 15;
+
+/// Run starts as a cache file stores them, read where they lie (a mapped file's pages): in
+/// blocks of [`BLOCK_TERMS`] terms, each with its first start in full and then the length of
+/// each term's run in four bits, a length of [`NIBBLE_ESCAPE`] or more continuing in a
+/// separate stream of escapes. Most of a large tree's terms are seen once or twice, their
+/// runs a few bytes long: the kernel's 4.1M starts take 3.0 MB instead of 16.4, and reading
+/// one sums at most 63 nibbles of one block of 40 bytes.
+#[derive(Debug, Clone)]
+pub(crate) struct PackedStarts {
+    blocks: Bytes,
+    escapes: Bytes,
+    /// Starts held: one more than terms.
+    len: usize,
+}
+
+/// Writes [`PackedStarts`] from the run lengths, one term after another.
+#[derive(Debug)]
+pub(crate) struct PackWriter {
+    start: u64,
+    block: [u8; BLOCK_BYTES],
+    /// Terms in `block`.
+    k: usize,
+    escapes: Vec<u8>,
+}
+
+impl PackWriter {
+    pub fn new() -> PackWriter {
+        let mut w = PackWriter {
+            start: 0,
+            block: [0; BLOCK_BYTES],
+            k: 0,
+            escapes: Vec::new(),
+        };
+        w.begin();
+        w
+    }
+
+    /// Starts a block at the present start and escape.
+    fn begin(&mut self) {
+        self.block = [0; BLOCK_BYTES];
+        self.block[..4].copy_from_slice(&(self.start as u32).to_le_bytes());
+        self.block[4..8].copy_from_slice(&(self.escapes.len() as u32).to_le_bytes());
+        self.k = 0;
+    }
+
+    /// The next term's run is `len` bytes long; a full block is appended to `out`. `None`
+    /// once the runs or escapes pass 4 GiB, which the file cannot number.
+    pub fn push(&mut self, len: u64, out: &mut Vec<u8>) -> Option<()> {
+        let nibble = if len >= u64::from(NIBBLE_ESCAPE) {
+            put_var(&mut self.escapes, len - u64::from(NIBBLE_ESCAPE));
+            NIBBLE_ESCAPE
+        } else {
+            len as u8
+        };
+        self.block[8 + self.k / 2] |= nibble << (4 * (self.k % 2));
+        self.k += 1;
+        self.start = self.start.checked_add(len)?;
+        if self.start > u64::from(u32::MAX) || self.escapes.len() > u32::MAX as usize {
+            return None;
+        }
+        if self.k == BLOCK_TERMS {
+            out.extend_from_slice(&self.block);
+            self.begin();
+        }
+        Some(())
+    }
+
+    /// Appends the last block (the one holding the final start, the runs' length) to `out`;
+    /// returns the escapes and the runs' length.
+    pub fn finish(self, out: &mut Vec<u8>) -> (Vec<u8>, u64) {
+        out.extend_from_slice(&self.block);
+        (self.escapes, self.start)
+    }
+}
+
+impl PackedStarts {
+    /// The bytes of the blocks of `terms` terms.
+    pub fn blocks_len(terms: usize) -> Option<usize> {
+        (terms / BLOCK_TERMS)
+            .checked_add(1)?
+            .checked_mul(BLOCK_BYTES)
+    }
+
+    /// The starts of `terms` terms in `blocks` and `escapes`, checked in full: every block's
+    /// start and escape offset where the lengths before it put them, the unused nibbles of
+    /// the last block zero, every escape read, the last start `runs_len`; `None` otherwise.
+    pub fn checked(
+        blocks: Bytes,
+        escapes: Bytes,
+        terms: usize,
+        runs_len: usize,
+    ) -> Option<PackedStarts> {
+        let p = PackedStarts {
+            blocks,
+            escapes,
+            len: terms.checked_add(1)?,
+        };
+        let (b, esc) = (p.blocks.as_slice(), p.escapes.as_slice());
+        if b.len() != PackedStarts::blocks_len(terms)? {
+            return None;
+        }
+        let (mut start, mut at) = (0u64, 0usize);
+        for (i, block) in b.chunks_exact(BLOCK_BYTES).enumerate() {
+            if u64::from(u32::from_le_bytes(block[..4].try_into().ok()?)) != start
+                || u32::from_le_bytes(block[4..8].try_into().ok()?) as usize != at
+            {
+                return None;
+            }
+            for k in 0..BLOCK_TERMS {
+                let nibble = block[8 + k / 2] >> (4 * (k % 2)) & 15;
+                if i * BLOCK_TERMS + k >= terms {
+                    if nibble != 0 {
+                        return None;
+                    }
+                    continue;
+                }
+                let len = if nibble == NIBBLE_ESCAPE {
+                    checked_var(esc, &mut at)?.checked_add(u64::from(NIBBLE_ESCAPE))?
+                } else {
+                    u64::from(nibble)
+                };
+                start = start.checked_add(len)?;
+                if start > runs_len as u64 {
+                    return None;
+                }
+            }
+        }
+        (start == runs_len as u64 && at == esc.len()).then_some(p)
+    }
+
+    /// Starts held.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Start `i` (below [`PackedStarts::len`]).
+    #[inline]
+    fn get(&self, i: usize) -> u64 {
+        self.walk(i, false).0
+    }
+
+    /// Starts `i` and `i + 1` (`i + 1` below [`PackedStarts::len`]).
+    #[inline]
+    fn pair(&self, i: usize) -> (u64, u64) {
+        if (i + 1).is_multiple_of(BLOCK_TERMS) {
+            (self.get(i), self.get(i + 1))
+        } else {
+            self.walk(i, true)
+        }
+    }
+
+    /// Start `i`, and with `next` the one after it in the same block. The bytes were checked
+    /// at load: a file changed under the mapping reads as wrong numbers, never out of bounds.
+    #[inline]
+    fn walk(&self, i: usize, next: bool) -> (u64, u64) {
+        let at = i / BLOCK_TERMS * BLOCK_BYTES;
+        let Some(block) = self.blocks.as_slice().get(at..at + BLOCK_BYTES) else {
+            return (0, 0);
+        };
+        let mut start = u64::from(u32::from_le_bytes(block[..4].try_into().unwrap_or([0; 4])));
+        let mut esc = u32::from_le_bytes(block[4..8].try_into().unwrap_or([0; 4])) as usize;
+        let escapes = self.escapes.as_slice();
+        let mut len = |k: usize| {
+            let nibble = block[8 + k / 2] >> (4 * (k % 2)) & 15;
+            if nibble == NIBBLE_ESCAPE {
+                checked_var(escapes, &mut esc).unwrap_or(0) + u64::from(NIBBLE_ESCAPE)
+            } else {
+                u64::from(nibble)
+            }
+        };
+        let k = i % BLOCK_TERMS;
+        for j in 0..k {
+            start += len(j);
+        }
+        let end = if next { start + len(k) } else { start };
+        (start, end)
+    }
+
+    /// The end of each term's run, in term order: one walk over the blocks.
+    fn ends(&self) -> impl Iterator<Item = u64> + '_ {
+        let (blocks, escapes) = (self.blocks.as_slice(), self.escapes.as_slice());
+        let (mut start, mut at) = (0u64, 0usize);
+        (0..self.len - 1).map(move |t| {
+            let k = t % BLOCK_TERMS;
+            let byte = blocks
+                .get(t / BLOCK_TERMS * BLOCK_BYTES + 8 + k / 2)
+                .copied()
+                .unwrap_or(0);
+            let nibble = byte >> (4 * (k % 2)) & 15;
+            start += if nibble == NIBBLE_ESCAPE {
+                checked_var(escapes, &mut at).unwrap_or(0) + u64::from(NIBBLE_ESCAPE)
+            } else {
+                u64::from(nibble)
+            };
+            start
+        })
+    }
+
+    /// Bytes read from a mapped cache file.
+    fn mapped_bytes(&self) -> usize {
+        self.blocks.mapped_bytes() + self.escapes.mapped_bytes()
+    }
+
+    /// Heap bytes.
+    fn heap_bytes(&self) -> usize {
+        self.blocks.heap_bytes() + self.escapes.heap_bytes()
+    }
+}
+
 /// Pending postings merged at once: big enough that merges are rare during a build (each
 /// moves the whole buffer), small enough that they, their lists and the map holding them
 /// (~30 bytes a posting in all) stay a small part of a build's peak memory. On the kernel,
 /// 1M instead of 2M took the in-process peak from 463-479 to 440-450 MB for ~2% more CPU.
 const FLUSH_AT: usize = 1 << 20;
+
+/// Deferred postings at the end of an update above which [`Postings::settle`] merges them
+/// into the runs rather than keeping them pending.
+const SETTLE_PENDING_AT: usize = FLUSH_AT / 16;
+
+/// Bytes of [`Deferred`] records at which they are merged into the runs. A merge also needs
+/// 16 bytes a record (their order, sorted through a second buffer) and 12 a term (what it
+/// adds): with records of 12-20 bytes, about 2.5 times this in all, less than what
+/// [`FLUSH_AT`] pending postings took.
+const DEFER_AT: usize = 8 << 20;
 
 /// Pending postings of an index whose runs are mapped above which they are merged anyway,
 /// into a heap copy of the runs (a save maps merged runs again): only when saves keep
@@ -485,6 +896,7 @@ impl Default for Postings {
             long: HashMap::default(),
             pending: HashMap::default(),
             pending_len: 0,
+            deferred: Deferred::default(),
             total: 0,
         }
     }
@@ -553,7 +965,11 @@ impl Postings {
     /// The stored run of term `t` (empty for an unknown term).
     fn run(&self, t: usize) -> &[u8] {
         if t + 1 < self.starts.len() {
-            &self.bytes.as_slice()[self.starts.get(t) as usize..self.starts.get(t + 1) as usize]
+            let (a, b) = self.starts.pair(t);
+            self.bytes
+                .as_slice()
+                .get(a as usize..b as usize)
+                .unwrap_or(&[])
         } else {
             &[]
         }
@@ -581,6 +997,7 @@ impl Postings {
 
     /// Postings of `term` (dead chunks included).
     pub fn len(&self, term: u32) -> usize {
+        debug_assert!(self.deferred.is_empty(), "deferred postings are settled");
         self.stored(term).0 as usize + self.pending.get(&term).map_or(0, Vec::len)
     }
 
@@ -614,11 +1031,165 @@ impl Postings {
             self.note(term, count, last);
             return;
         }
+        // Postings deferred earlier come first (the last term has none: a term is deferred
+        // only while another follows it).
+        self.merge_deferred();
         let v = self.pending.entry(term).or_default();
         let before = v.len();
         v.extend(list);
         self.pending_len += v.len() - before;
         self.total += v.len() - before;
+    }
+
+    /// Adds `list` to `term`'s postings as [`Postings::extend`] does, for a build: a posting
+    /// that cannot go at the end of its run waits encoded in [`Deferred`] (merged when enough
+    /// have gathered, or by [`Postings::settle`], which must come before the postings are
+    /// read).
+    pub fn defer(&mut self, term: u32, list: impl IntoIterator<Item = Posting>) {
+        if term as usize + 2 == self.starts.len()
+            || self.bytes.is_mapped()
+            || !self.pending.is_empty()
+        {
+            self.extend(term, list);
+            return;
+        }
+        let d = &mut self.deferred;
+        let at = d.log.len();
+        d.log.extend_from_slice(&term.to_le_bytes());
+        // The body goes after a header of at most 15 bytes, which is filled in after it.
+        let head = at + 4;
+        d.log.resize(head + 15, 0);
+        let (mut count, mut last) = (0u32, 0u32);
+        for p in list {
+            encode(&mut d.log, last, p);
+            last = p.chunk;
+            count += 1;
+        }
+        if count == 0 {
+            d.log.truncate(at);
+            return;
+        }
+        let body = head + 15;
+        let len = d.log.len() - body;
+        let mut header = [0u8; 15];
+        let mut n = 0;
+        for mut v in [u64::from(count), u64::from(last), len as u64] {
+            while v >= 0x80 {
+                header[n] = (v as u8) | 0x80;
+                v >>= 7;
+                n += 1;
+            }
+            header[n] = v as u8;
+            n += 1;
+        }
+        d.log.copy_within(body.., head + n);
+        d.log[head..head + n].copy_from_slice(&header[..n]);
+        d.log.truncate(head + n + len);
+        d.records += 1;
+        d.postings += count as usize;
+        self.total += count as usize;
+        if d.log.len() >= DEFER_AT {
+            self.merge_deferred();
+        }
+    }
+
+    /// Ends a build's [`Postings::defer`] calls: a few deferred postings (an update's) join
+    /// `pending`, so that a small update does not move every run; more are merged into the
+    /// runs (decoding them into `pending` at the end of a cold build held the log and the
+    /// map at once: 16 MB more at the peak of a 200k-file build, and kept by the allocator).
+    pub fn settle(&mut self) {
+        if self.deferred.is_empty() {
+            return;
+        }
+        if self.deferred.postings + self.pending_len > SETTLE_PENDING_AT {
+            self.merge_deferred();
+            return;
+        }
+        let d = std::mem::take(&mut self.deferred);
+        let mut at = 0;
+        while at < d.log.len() {
+            let (r, next) = d.record(at);
+            let list = self.pending.entry(r.term).or_default();
+            list.extend(PostingIter {
+                bytes: r.body,
+                ..PostingIter::default()
+            });
+            at = next;
+        }
+        self.pending_len += d.postings;
+    }
+
+    /// Merges the [`Deferred`] postings into the runs, as [`Postings::flush`] merges pending
+    /// ones: each stored run moves once, and each record is copied as it is but for its
+    /// first posting, whose gap is taken again from the chunk before it.
+    fn merge_deferred(&mut self) {
+        if self.deferred.is_empty() {
+            return;
+        }
+        debug_assert!(self.pending.is_empty() && !self.bytes.is_mapped());
+        let d = std::mem::take(&mut self.deferred);
+        let order = d.by_term();
+        let term_of = |k: u64| (k >> 32) as u32;
+        let offset_of = |k: u64| k as u32 as usize;
+        let mut one = Vec::with_capacity(16);
+        // (term, bytes added to its run, the chunk of its stored run's last posting), by term.
+        let mut groups: Vec<(u32, u32, u32)> = Vec::new();
+        let mut added = 0usize;
+        let mut i = 0;
+        while i < order.len() {
+            let t = term_of(order[i]);
+            let (mut count, base) = self.stored(t);
+            let (mut prev, mut len) = (base, 0usize);
+            while i < order.len() && term_of(order[i]) == t {
+                let (r, _) = d.record(offset_of(order[i]));
+                let (p, first) = first_posting(r.body);
+                one.clear();
+                encode(&mut one, prev, p);
+                len += one.len() + r.body.len() - first;
+                count += r.count;
+                prev = r.last;
+                i += 1;
+            }
+            if self.run(t as usize).len() + len >= LONG_RUN {
+                self.long.insert(t, (count, prev));
+            }
+            groups.push((t, len as u32, base));
+            added += len;
+        }
+        let bytes = self.bytes.heap();
+        let old_len = bytes.len();
+        let mut shift = added;
+        bytes.resize(old_len + shift, 0);
+        let mut hi = old_len;
+        let mut j = order.len();
+        for &(t, len, base) in groups.iter().rev() {
+            let mut s = j;
+            while s > 0 && term_of(order[s - 1]) == t {
+                s -= 1;
+            }
+            let end = self.starts.get(t as usize + 1) as usize;
+            bytes.copy_within(end..hi, end + shift);
+            shift -= len as usize;
+            let mut w = end + shift;
+            let mut prev = base;
+            for &k in &order[s..j] {
+                let (r, _) = d.record(offset_of(k));
+                let (p, first) = first_posting(r.body);
+                one.clear();
+                encode(&mut one, prev, p);
+                bytes[w..w + one.len()].copy_from_slice(&one);
+                w += one.len();
+                let rest = &r.body[first..];
+                bytes[w..w + rest.len()].copy_from_slice(rest);
+                w += rest.len();
+                prev = r.last;
+            }
+            debug_assert_eq!(w, end + shift + len as usize);
+            hi = end;
+            j = s;
+        }
+        self.starts
+            .add_after(groups.iter().map(|&(t, len, _)| (t, u64::from(len))));
     }
 
     /// Merges pending postings when enough have gathered (call between files).
@@ -642,6 +1213,7 @@ impl Postings {
     /// needs no second buffer). Mapped runs are left as they are unless
     /// [`MAPPED_FLUSH_AT`] postings wait.
     pub fn flush(&mut self) {
+        self.merge_deferred();
         if self.pending.is_empty() || self.pending_len < self.flush_limit() {
             return;
         }
@@ -669,18 +1241,8 @@ impl Postings {
             bytes[end + shift..end + shift + enc.len()].copy_from_slice(enc);
             hi = end;
         }
-        // Each start moves by what was added to the terms before it.
-        let mut added = 0u64;
-        let mut next = adds.iter().peekable();
-        let mut moved = Starts::default();
-        for i in 0..self.starts.len() {
-            moved.push(self.starts.get(i) + added);
-            while let Some((t, enc, ..)) = next.next_if(|a| a.0 as usize == i) {
-                debug_assert_eq!(*t as usize, i);
-                added += enc.len() as u64;
-            }
-        }
-        self.starts = moved;
+        self.starts
+            .add_after(adds.iter().map(|(t, enc, ..)| (*t, enc.len() as u64)));
         for (t, _, count, last) in adds {
             self.note(t, count, last);
         }
@@ -698,6 +1260,7 @@ impl Postings {
 
     /// The postings of `term`, in chunk-id order.
     pub fn list(&self, term: u32) -> PostingIter<'_> {
+        debug_assert!(self.deferred.is_empty(), "deferred postings are settled");
         PostingIter {
             pending: self
                 .pending
@@ -710,45 +1273,45 @@ impl Postings {
 
     /// Appends `term`'s postings to `out` in the run encoding (its stored run as it is, then
     /// its pending postings encoded after it: what a merge would make). The cache file
-    /// stores runs this way.
+    /// stores runs this way ([`Postings::runs`] and [`Postings::encode_pending`]).
+    #[cfg(test)]
     pub fn encoded(&self, term: u32, out: &mut Vec<u8>) {
+        debug_assert!(self.deferred.is_empty(), "deferred postings are settled");
         out.extend_from_slice(self.run(term as usize));
         if let Some(list) = self.pending.get(&term) {
             encode_list(out, self.stored(term).1, list);
         }
     }
 
-    /// The postings of a cache file: term `t`'s run is `runs[starts[t]..starts[t + 1]]`.
-    /// Everything is checked (starts from 0, non-decreasing, ending at the runs' end; every
-    /// run well formed, its chunk ids increasing and below `n_chunks`): `None` otherwise.
-    pub fn checked(runs: Bytes, starts: Seq<u32>, n_chunks: usize) -> Option<Postings> {
+    /// The postings of a cache file: term `t`'s run is `runs[starts[t]..starts[t + 1]]`, the
+    /// starts already checked against the runs' length ([`PackedStarts::checked`]). Every
+    /// run is checked to be well formed, its chunk ids increasing and below `n_chunks`:
+    /// `None` otherwise.
+    pub fn checked(runs: Bytes, starts: PackedStarts, n_chunks: usize) -> Option<Postings> {
         let all = runs.as_slice();
-        if starts.is_empty()
-            || starts.get(0) != 0
-            || u64::from(starts.get(starts.len() - 1)) != all.len() as u64
-        {
+        if starts.len() == 0 || starts.get(starts.len() - 1) != all.len() as u64 {
             return None;
         }
         let mut long = HashMap::default();
         let mut total = 0usize;
-        for t in 0..starts.len() - 1 {
-            let (a, b) = (starts.get(t) as usize, starts.get(t + 1) as usize);
+        let mut a = 0usize;
+        for (t, b) in starts.ends().enumerate() {
+            let b = usize::try_from(b).ok()?;
             let run = all.get(a..b)?;
             let (count, last) = check_run(run, n_chunks)?;
             if run.len() >= LONG_RUN {
                 long.insert(t as u32, (count, last));
             }
             total += count as usize;
+            a = b;
         }
         Some(Postings {
             bytes: runs,
-            starts: Starts {
-                low: starts,
-                steps: Vec::new(),
-            },
+            starts: Starts::packed(starts),
             long,
             pending: HashMap::default(),
             pending_len: 0,
+            deferred: Deferred::default(),
             total,
         })
     }
@@ -757,14 +1320,12 @@ impl Postings {
     /// of what [`Postings::encoded`] gives for every term (the stored and pending postings
     /// merged), written by a save of this index in this state. The heap runs and the
     /// pending postings are released.
-    pub fn attach(&mut self, runs: Region, starts: Seq<u32>) {
+    pub fn attach(&mut self, runs: Region, starts: PackedStarts) {
+        debug_assert!(self.deferred.is_empty(), "deferred postings are settled");
         debug_assert_eq!(starts.len(), self.starts.len());
         let merged: Vec<u32> = self.pending.keys().copied().collect();
         self.bytes = Bytes::Mapped(runs);
-        self.starts = Starts {
-            low: starts,
-            steps: Vec::new(),
-        };
+        self.starts = Starts::packed(starts);
         self.pending = HashMap::default();
         self.pending_len = 0;
         for t in merged {
@@ -784,16 +1345,37 @@ impl Postings {
 
     /// Bytes of the runs and their starts read from a mapped cache file.
     pub fn mapped_bytes(&self) -> usize {
-        self.bytes.mapped_bytes() + self.starts.low.mapped_bytes()
+        self.bytes.mapped_bytes() + self.starts.mapped_bytes()
     }
 
-    /// The length of what [`Postings::encoded`] appends for `term`.
-    pub fn encoded_len(&self, term: u32) -> usize {
-        let run = self.run(term as usize).len();
-        self.pending.get(&term).map_or(run, |list| {
+    /// The length of `term`'s pending postings in the run encoding.
+    pub fn pending_encoded_len(&self, term: u32) -> usize {
+        debug_assert!(self.deferred.is_empty(), "deferred postings are settled");
+        self.pending.get(&term).map_or(0, |list| {
             let mut enc = Vec::with_capacity(list.len() * 3);
             encode_list(&mut enc, self.stored(term).1, list);
-            run + enc.len()
+            enc.len()
+        })
+    }
+
+    /// Appends `term`'s pending postings to `out` in the run encoding (what follows its
+    /// stored run in [`Postings::encoded`]).
+    pub fn encode_pending(&self, term: u32, out: &mut Vec<u8>) {
+        if let Some(list) = self.pending.get(&term) {
+            encode_list(out, self.stored(term).1, list);
+        }
+    }
+
+    /// Each term's stored run, in term order: a save's pass over all of them (one walk over
+    /// packed starts instead of one per term).
+    pub fn runs(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let all = self.bytes.as_slice();
+        let mut a = 0usize;
+        self.starts.iter().skip(1).map(move |b| {
+            let b = b as usize;
+            let run = all.get(a..b).unwrap_or(&[]);
+            a = b;
+            run
         })
     }
 
@@ -829,9 +1411,15 @@ impl Postings {
     pub fn bytes(&self) -> usize {
         self.bytes.heap_bytes()
             + self.starts.low.heap_bytes()
+            + self
+                .starts
+                .packed
+                .as_ref()
+                .map_or(0, PackedStarts::heap_bytes)
             + self.long.len() * 16
             + self.pending.len() * 32
             + self.pending_len * std::mem::size_of::<Posting>()
+            + self.deferred.log.capacity()
     }
 }
 
@@ -1299,7 +1887,8 @@ mod tests {
             }
             // What the cache file stores, read back as checked runs.
             let (runs, starts) = file_runs(&s);
-            let back = Postings::checked(Bytes::Heap(runs), Seq::from_vec(starts), usize::MAX)
+            let starts = pack(&starts, runs.len()).expect("well formed starts");
+            let back = Postings::checked(Bytes::Heap(runs), starts, usize::MAX)
                 .expect("well formed");
             prop_assert_eq!(back.total(), s.total());
             for (t, want) in model.iter().enumerate() {
@@ -1307,6 +1896,138 @@ mod tests {
                 prop_assert_eq!(back.len(t as u32), want.len());
             }
         });
+    }
+
+    #[test]
+    fn deferred_postings_merge_to_the_runs_pending_ones_make() {
+        use proptest::prelude::*;
+        let config = ProptestConfig {
+            cases: 256,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0xdefe),
+            ..ProptestConfig::default()
+        };
+        // (operation, term pick, gap, tf, postings)
+        let ops = prop::collection::vec(
+            (
+                0u8..16,
+                any::<prop::sample::Index>(),
+                prop_oneof![1u32..4, 1u32..70_000],
+                prop_oneof![1u16..4, 0u16..400, Just(u16::MAX)],
+                1usize..40,
+            ),
+            1..300,
+        );
+        proptest!(config, |(ops in ops)| {
+            // The same postings deferred (`s`) and added as pending ones (`plain`).
+            let mut s = Postings::default();
+            let mut plain = Postings::default();
+            let mut model: Vec<Vec<Posting>> = Vec::new();
+            let mut chunk = 0u32;
+            for (op, pick, gap, tf, n) in ops {
+                match op {
+                    0..=2 => {
+                        s.add_term();
+                        plain.add_term();
+                        model.push(Vec::new());
+                    }
+                    3 => s.merge_deferred(),
+                    4 => {
+                        // An update's end: few enough postings join `pending` (and later
+                        // ones with them, until a flush).
+                        s.settle();
+                        if pick.index(2) == 0 {
+                            s.flush();
+                        }
+                    }
+                    5 => {
+                        s.flush();
+                        plain.flush();
+                    }
+                    6 if !model.is_empty() => {
+                        // Added the old way in between: the deferred ones stay first.
+                        chunk += gap;
+                        let t = pick.index(model.len());
+                        let p = Posting { chunk, tf, sym: 0 };
+                        s.extend(t as u32, [p]);
+                        plain.extend(t as u32, [p]);
+                        model[t].push(p);
+                        s.flush();
+                    }
+                    _ if !model.is_empty() => {
+                        // A batch: several terms, each with a list.
+                        let first = chunk + 1;
+                        chunk += n as u32 * gap;
+                        for k in 0..(op as usize - 6).min(model.len()) {
+                            let t = (pick.index(model.len()) + k * 7) % model.len();
+                            let list: Vec<Posting> = (0..n)
+                                .filter(|i| (i + k + t) % 3 != 1)
+                                .map(|i| Posting {
+                                    chunk: first + i as u32 * gap,
+                                    tf: tf.wrapping_add(i as u16),
+                                    sym: (i % 4 == 3).into(),
+                                })
+                                .collect();
+                            s.defer(t as u32, list.iter().copied());
+                            plain.extend(t as u32, list.iter().copied());
+                            model[t].extend(list);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            s.settle();
+            prop_assert_eq!(s.terms(), model.len());
+            prop_assert_eq!(s.total(), model.iter().map(Vec::len).sum::<usize>());
+            for (t, want) in model.iter().enumerate() {
+                prop_assert_eq!(&s.list(t as u32).collect::<Vec<_>>(), want);
+                prop_assert_eq!(s.len(t as u32), want.len());
+            }
+            // Byte for byte what pending postings would have made, merged or not.
+            prop_assert_eq!(file_runs(&s), file_runs(&plain));
+            s.flush();
+            plain.flush();
+            prop_assert_eq!(&s.bytes.as_slice(), &plain.bytes.as_slice());
+            prop_assert_eq!(s.starts.low.to_vec(), plain.starts.low.to_vec());
+            prop_assert_eq!(&s.long, &plain.long);
+        });
+    }
+
+    #[test]
+    fn a_merge_of_deferred_postings_keeps_every_one_in_order() {
+        // Two terms, then a third that takes postings at the end of the runs; the first two
+        // get theirs deferred over several batches, then merged at once.
+        let mut s = Postings::default();
+        for _ in 0..3 {
+            s.add_term();
+        }
+        let p = |chunk, tf| Posting { chunk, tf, sym: 0 };
+        s.extend(0, [p(1, 1), p(2, 7)]);
+        s.extend(2, [p(3, 1)]);
+        s.flush();
+        s.defer(1, [p(4, 2), p(200, 1)]);
+        s.defer(0, [p(300, 1)]);
+        s.defer(2, [p(301, 3)]); // the last term's: at the end of its run at once
+        assert_eq!(
+            s.deferred.records, 2,
+            "the last term's postings merge nothing"
+        );
+        s.defer(1, [p(302, 1), p(100_000, 9)]);
+        s.defer(0, [p(100_001, 1)]);
+        assert!(!s.deferred.is_empty());
+        s.merge_deferred();
+        assert!(s.deferred.is_empty() && s.pending.is_empty());
+        let got = |s: &Postings, t| s.list(t).map(|p| (p.chunk, p.tf)).collect::<Vec<_>>();
+        assert_eq!(got(&s, 0), [(1, 1), (2, 7), (300, 1), (100_001, 1)]);
+        assert_eq!(got(&s, 1), [(4, 2), (200, 1), (302, 1), (100_000, 9)]);
+        assert_eq!(got(&s, 2), [(3, 1), (301, 3)]);
+        assert_eq!(s.total(), 10);
+        // A few left at the end join the pending ones instead of moving the runs.
+        s.defer(0, [p(100_002, 2)]);
+        let runs = s.bytes.as_slice().to_vec();
+        s.settle();
+        assert_eq!(s.bytes.as_slice(), &runs[..]);
+        assert_eq!(s.pending_len, 1);
+        assert_eq!(got(&s, 0).last(), Some(&(100_002, 2)));
     }
 
     /// The runs and run starts a cache file stores for `p`.
@@ -1320,6 +2041,111 @@ mod tests {
         (runs, starts)
     }
 
+    /// `starts` as a cache file stores them, checked against runs of `runs_len` bytes.
+    fn pack(starts: &[u32], runs_len: usize) -> Option<PackedStarts> {
+        let (blocks, escapes) = packed_bytes(starts)?;
+        PackedStarts::checked(
+            Bytes::Heap(blocks),
+            Bytes::Heap(escapes),
+            starts.len() - 1,
+            runs_len,
+        )
+    }
+
+    /// The blocks and escapes of `starts` (`None` if they do not start at 0 or go back).
+    fn packed_bytes(starts: &[u32]) -> Option<(Vec<u8>, Vec<u8>)> {
+        if starts.first() != Some(&0) {
+            return None;
+        }
+        let mut w = PackWriter::new();
+        let mut blocks = Vec::new();
+        for pair in starts.windows(2) {
+            w.push(u64::from(pair[1].checked_sub(pair[0])?), &mut blocks)?;
+        }
+        let (escapes, _) = w.finish(&mut blocks);
+        Some((blocks, escapes))
+    }
+
+    #[test]
+    fn packed_starts_read_back_every_start_and_refuse_damage() {
+        // Lengths around the nibble's escape and the block's edges, and long runs.
+        let mut starts = vec![0u32];
+        let lens = [
+            0u32,
+            1,
+            14,
+            15,
+            16,
+            3,
+            127,
+            128,
+            300,
+            70_000,
+            2,
+            0,
+            0,
+            1 << 20,
+        ];
+        for i in 0..200usize {
+            let len = lens[i % lens.len()] + (i as u32 % 3);
+            starts.push(starts.last().unwrap() + len);
+        }
+        for n in [0usize, 1, 31, 32, 33, 63, 64, 65, 127, 128, 200] {
+            let st = &starts[..=n];
+            let end = *st.last().unwrap() as usize;
+            let p = pack(st, end).expect("well formed");
+            assert_eq!(p.len(), n + 1);
+            for (i, &v) in st.iter().enumerate() {
+                assert_eq!(p.get(i), u64::from(v), "start {i} of {n}");
+                if i < n {
+                    assert_eq!(p.pair(i), (u64::from(v), u64::from(st[i + 1])));
+                }
+            }
+            let ends: Vec<u64> = p.ends().collect();
+            let want: Vec<u64> = st[1..].iter().map(|&v| u64::from(v)).collect();
+            assert_eq!(ends, want);
+            assert!(
+                pack(st, end + 1).is_none(),
+                "runs longer than the starts say"
+            );
+        }
+        let (blocks, escapes) = packed_bytes(&starts).unwrap();
+        let end = *starts.last().unwrap() as usize;
+        let ok = |b: &[u8], e: &[u8]| {
+            PackedStarts::checked(Bytes::Heap(b.to_vec()), Bytes::Heap(e.to_vec()), 200, end)
+                .is_some()
+        };
+        assert!(ok(&blocks, &escapes));
+        let mut b = blocks.clone();
+        b[BLOCK_BYTES] ^= 1;
+        assert!(!ok(&b, &escapes), "a block's start");
+        let mut b = blocks.clone();
+        b[BLOCK_BYTES + 4] ^= 1;
+        assert!(!ok(&b, &escapes), "a block's escape offset");
+        let mut b = blocks.clone();
+        *b.last_mut().unwrap() = 0x10;
+        assert!(!ok(&b, &escapes), "a nibble past the last term");
+        let mut b = blocks.clone();
+        b[8] ^= 0x01;
+        assert!(!ok(&b, &escapes), "a length");
+        assert!(!ok(&blocks[..blocks.len() - 1], &escapes), "a short block");
+        assert!(
+            !ok(&blocks, &escapes[..escapes.len() - 1]),
+            "a short escape"
+        );
+        let mut e = escapes.clone();
+        e.push(0);
+        assert!(!ok(&blocks, &e), "an escape too many");
+        let mut e = escapes.clone();
+        e[0] |= 0x80;
+        assert!(!ok(&blocks, &e), "an escape running on");
+        // What the writer refuses: runs past 4 GiB.
+        let mut w = PackWriter::new();
+        let mut out = Vec::new();
+        assert!(w.push(u64::from(u32::MAX), &mut out).is_some());
+        assert!(w.push(1, &mut out).is_none());
+    }
+
     #[test]
     fn checked_runs_refuse_every_malformed_file() {
         let p = |c, tf, sym| Posting { chunk: c, tf, sym };
@@ -1330,12 +2156,9 @@ mod tests {
         s.extend(1, [p(2, 1, 0)]);
         let (runs, starts) = file_runs(&s);
         let ok = |runs: &[u8], starts: &[u32], n| {
-            Postings::checked(
-                Bytes::Heap(runs.to_vec()),
-                Seq::from_vec(starts.to_vec()),
-                n,
-            )
-            .is_some()
+            pack(starts, runs.len())
+                .and_then(|st| Postings::checked(Bytes::Heap(runs.to_vec()), st, n))
+                .is_some()
         };
         assert!(ok(&runs, &starts, 301));
         assert!(!ok(&runs, &starts, 300), "a chunk id out of range");
@@ -1382,18 +2205,23 @@ mod tests {
         s.extend(3, [p(500, 1, 0)]);
         model[3].push(p(500, 1, 0));
         let (runs, starts) = file_runs(&s);
+        let (blocks, escapes) = packed_bytes(&starts).unwrap();
         let mut f = tempfile::tempfile().unwrap();
         f.write_all(b"head").unwrap();
         f.write_all(&runs).unwrap();
-        for x in &starts {
-            f.write_all(&x.to_le_bytes()).unwrap();
-        }
+        f.write_all(&blocks).unwrap();
+        f.write_all(&escapes).unwrap();
         let map = Map::of(&f).unwrap();
-        s.attach(
-            Region::new(&map, 4, runs.len()).unwrap(),
-            Seq::mapped(Region::new(&map, 4 + runs.len(), starts.len() * 4).unwrap()),
-        );
-        assert_eq!(s.mapped_bytes(), runs.len() + starts.len() * 4);
+        let at = 4 + runs.len();
+        let packed = PackedStarts::checked(
+            Bytes::Mapped(Region::new(&map, at, blocks.len()).unwrap()),
+            Bytes::Mapped(Region::new(&map, at + blocks.len(), escapes.len()).unwrap()),
+            starts.len() - 1,
+            runs.len(),
+        )
+        .unwrap();
+        s.attach(Region::new(&map, 4, runs.len()).unwrap(), packed);
+        assert_eq!(s.mapped_bytes(), runs.len() + blocks.len() + escapes.len());
         let check = |s: &Postings, model: &[Vec<Posting>]| {
             for (t, want) in model.iter().enumerate() {
                 assert_eq!(&s.list(t as u32).collect::<Vec<_>>(), want, "term {t}");
@@ -1407,6 +2235,11 @@ mod tests {
         s.add_term();
         s.extend(40, [p(901, 1, 1)]);
         model.push(vec![p(901, 1, 1)]);
+        // A save's walk over every run reads the packed starts and the new ones after them.
+        assert_eq!(s.runs().count(), s.terms());
+        for (t, run) in s.runs().enumerate() {
+            assert_eq!(run, s.run(t), "term {t}");
+        }
         s.shrink();
         assert!(
             s.bytes.is_mapped(),

@@ -27,8 +27,14 @@ impl Index {
 
     /// Reads and (re)indexes `todo`, in batches so that the tokenized form of only one batch
     /// is held at a time.
-    #[allow(clippy::needless_pass_by_value)] // the worker threads borrow it for the scope
     pub(super) fn apply(&mut self, todo: Vec<Listed>, progress: Progress<'_>) {
+        self.apply_batches(todo, progress);
+        // The postings the batches deferred, before anything reads them.
+        self.postings.settle();
+    }
+
+    #[allow(clippy::needless_pass_by_value)] // the worker threads borrow it for the scope
+    fn apply_batches(&mut self, todo: Vec<Listed>, progress: Progress<'_>) {
         progress.found.fetch_add(todo.len(), Ordering::Relaxed);
         let threads = std::thread::available_parallelism()
             .map_or(2, std::num::NonZero::get)
@@ -139,7 +145,7 @@ impl Index {
                 self.postings.add_term();
             }
             ids[k] = id;
-            self.postings.extend(
+            self.postings.defer(
                 id,
                 list.iter().map(|&(c, tf, sym)| Posting {
                     chunk: first_chunk + c,
