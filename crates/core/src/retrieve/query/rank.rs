@@ -620,16 +620,20 @@ impl Scores {
             let taken = upper_half.lock().ok().and_then(|mut h| h.take());
             taken.map(|(out, scores, file_tf)| run(out, scores, file_tf, split..u32::MAX))
         };
+        // A thread the system refuses to start (a process at its limit) leaves the upper
+        // half to the caller.
         let (low, mine, helper) = std::thread::scope(|s| {
-            let helper = s.spawn(take_upper);
+            let helper = std::thread::Builder::new().spawn_scoped(s, take_upper);
             let low = run(low_buffers, lower, file_tf, 0..split);
             let mine = take_upper();
-            (low, mine, helper.join())
+            (low, mine, helper.ok().map(|h| h.join()))
         });
         let high = match (mine, helper) {
-            (Some(h), _) | (None, Ok(Some(h))) => h,
-            (None, Ok(None)) => unreachable!("one of the two threads takes the upper half"),
-            (None, Err(panic)) => std::panic::resume_unwind(panic),
+            (Some(h), _) | (None, Some(Ok(Some(h)))) => h,
+            (None, None | Some(Ok(None))) => {
+                unreachable!("one of the two threads takes the upper half")
+            }
+            (None, Some(Err(panic))) => std::panic::resume_unwind(panic),
         };
         for (k, &term) in terms.iter().enumerate() {
             let defined = |h: &Half| {
