@@ -626,7 +626,11 @@ impl Scores {
             let helper = std::thread::Builder::new().spawn_scoped(s, take_upper);
             let low = run(low_buffers, lower, file_tf, 0..split);
             let mine = take_upper();
-            (low, mine, helper.ok().map(|h| h.join()))
+            (
+                low,
+                mine,
+                helper.ok().map(std::thread::ScopedJoinHandle::join),
+            )
         });
         let high = match (mine, helper) {
             (Some(h), _) | (None, Some(Ok(Some(h)))) => h,
