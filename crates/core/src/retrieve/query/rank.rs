@@ -671,8 +671,7 @@ impl Scores {
 
     /// Step 2: one term's BM25F over chunks, BM25 over whole files, and the path field.
     fn add_term(&mut self, index: &Index, term: Term) {
-        let (w_symbol, k1c, bc, k1f, bf, w_path) =
-            (W_SYMBOL, K1_CHUNK, B_CHUNK, K1_FILE, B_FILE, W_PATH);
+        let (k1f, bf, w_path) = (K1_FILE, B_FILE, W_PATH);
         self.touched.clear();
         self.hits.clear();
         let mut df_chunks = 0f32;
@@ -709,10 +708,9 @@ impl Scores {
                         if p.sym > 0 {
                             defined.push((p.chunk, c.file));
                         }
-                        let tf = f32::from(p.tf) + w_symbol * f32::from(p.sym);
-                        let norm = k1c * (1.0 - bc + bc * c.len as f32 / avg_chunk);
+                        let tf = posting_tf(p);
                         chunk_scores[p.chunk as usize] +=
-                            weight * idf_c * tf * (k1c + 1.0) / (tf + norm);
+                            chunk_bm25(weight * idf_c, tf, c.len, avg_chunk);
                         let slot = &mut file_tf[c.file as usize];
                         if *slot == 0.0 {
                             touched.push(c.file);
@@ -740,7 +738,7 @@ impl Scores {
                 if p.sym > 0 {
                     self.defined.push((p.chunk, c.file));
                 }
-                let tf = f32::from(p.tf) + w_symbol * f32::from(p.sym);
+                let tf = posting_tf(p);
                 self.hits.push((p.chunk, c.len, tf));
                 let slot = &mut self.file_tf[c.file as usize];
                 if *slot == 0.0 {
@@ -755,8 +753,8 @@ impl Scores {
                 .shared
                 .map_or_else(|| idf(self.n_chunks, df_chunks), |s| s.chunks);
             for &(chunk, len, tf) in &self.hits {
-                let norm = k1c * (1.0 - bc + bc * len as f32 / self.avg_chunk);
-                self.chunk[chunk as usize] += term.weight * idf_c * tf * (k1c + 1.0) / (tf + norm);
+                self.chunk[chunk as usize] +=
+                    chunk_bm25(term.weight * idf_c, tf, len, self.avg_chunk);
             }
             self.add_files(index, term, k1f, bf);
         }
@@ -842,6 +840,22 @@ impl Scores {
     }
 }
 
+/// A posting's term frequency in its chunk, a definition of the term counting
+/// [`W_SYMBOL`] more.
+#[inline]
+fn posting_tf(p: crate::retrieve::index::terms::Posting) -> f32 {
+    f32::from(p.tf) + W_SYMBOL * f32::from(p.sym)
+}
+
+/// A chunk's BM25F part for a term: `weight_idf` (the term's weight times its chunk idf)
+/// times the saturated `tf` of a chunk of `len` tokens. The one formula of every path that
+/// scores chunks (one pass, two passes, two threads), so that they agree to the bit.
+#[inline]
+fn chunk_bm25(weight_idf: f32, tf: f32, len: u32, avg_chunk: f32) -> f32 {
+    let norm = K1_CHUNK * (1.0 - B_CHUNK + B_CHUNK * len as f32 / avg_chunk);
+    weight_idf * tf * (K1_CHUNK + 1.0) / (tf + norm)
+}
+
 /// Fewest postings (all the prompt's lists together) scored on two threads
 /// ([`Scores::add_terms`]): below, starting a thread costs more than it saves.
 const SPLIT_POSTINGS: usize = 50_000;
@@ -884,7 +898,6 @@ fn score_postings(
     range: std::ops::Range<u32>,
     mut out: Half,
 ) -> Half {
-    let (w_symbol, k1c, bc) = (W_SYMBOL, K1_CHUNK, B_CHUNK);
     out.files.clear();
     out.file_ends.clear();
     out.defined.clear();
@@ -912,10 +925,9 @@ fn score_postings(
                     if p.sym > 0 {
                         out.defined.push((p.chunk, c.file));
                     }
-                    let tf = f32::from(p.tf) + w_symbol * f32::from(p.sym);
-                    let norm = k1c * (1.0 - bc + bc * c.len as f32 / avg_chunk);
+                    let tf = posting_tf(p);
                     scores[p.chunk as usize - offset] +=
-                        weight * idf_c * tf * (k1c + 1.0) / (tf + norm);
+                        chunk_bm25(weight * idf_c, tf, c.len, avg_chunk);
                     let slot = &mut file_tf[c.file as usize];
                     if *slot == 0.0 {
                         touched.push(c.file);
