@@ -1056,9 +1056,9 @@ impl Postings {
         let d = &mut self.deferred;
         let at = d.log.len();
         d.log.extend_from_slice(&term.to_le_bytes());
-        // The body goes after a header of at most 15 bytes, which is filled in after it.
+        // The body is written first; its header (known only then) is appended after it and
+        // rotated in front of it.
         let head = at + 4;
-        d.log.resize(head + 15, 0);
         let (mut count, mut last) = (0u32, 0u32);
         for p in list {
             encode(&mut d.log, last, p);
@@ -1069,22 +1069,12 @@ impl Postings {
             d.log.truncate(at);
             return;
         }
-        let body = head + 15;
-        let len = d.log.len() - body;
-        let mut header = [0u8; 15];
-        let mut n = 0;
-        for mut v in [u64::from(count), u64::from(last), len as u64] {
-            while v >= 0x80 {
-                header[n] = (v as u8) | 0x80;
-                v >>= 7;
-                n += 1;
-            }
-            header[n] = v as u8;
-            n += 1;
+        let len = d.log.len() - head;
+        for v in [u64::from(count), u64::from(last), len as u64] {
+            put_var(&mut d.log, v);
         }
-        d.log.copy_within(body.., head + n);
-        d.log[head..head + n].copy_from_slice(&header[..n]);
-        d.log.truncate(head + n + len);
+        let header = d.log.len() - head - len;
+        d.log[head..].rotate_right(header);
         d.records += 1;
         d.postings += count as usize;
         self.total += count as usize;
