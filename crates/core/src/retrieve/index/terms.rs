@@ -730,6 +730,23 @@ impl PackWriter {
     }
 }
 
+/// The nibble of the `k`th term of a block of [`PackedStarts`].
+#[inline]
+fn nibble(block: &[u8], k: usize) -> u8 {
+    block[8 + k / 2] >> (4 * (k % 2)) & 15
+}
+
+/// The length of the `k`th term's run in a block of [`PackedStarts`]: its nibble, or for
+/// [`NIBBLE_ESCAPE`] the escape at `escapes[*at..]` (moving `at` past it) plus the escape;
+/// `None` for an escape that does not read.
+#[inline]
+fn run_len(block: &[u8], k: usize, escapes: &[u8], at: &mut usize) -> Option<u64> {
+    match nibble(block, k) {
+        NIBBLE_ESCAPE => checked_var(escapes, at)?.checked_add(u64::from(NIBBLE_ESCAPE)),
+        n => Some(u64::from(n)),
+    }
+}
+
 impl PackedStarts {
     /// The bytes of the blocks of `terms` terms.
     pub fn blocks_len(terms: usize) -> Option<usize> {
@@ -764,19 +781,13 @@ impl PackedStarts {
                 return None;
             }
             for k in 0..BLOCK_TERMS {
-                let nibble = block[8 + k / 2] >> (4 * (k % 2)) & 15;
                 if i * BLOCK_TERMS + k >= terms {
-                    if nibble != 0 {
+                    if nibble(block, k) != 0 {
                         return None;
                     }
                     continue;
                 }
-                let len = if nibble == NIBBLE_ESCAPE {
-                    checked_var(esc, &mut at)?.checked_add(u64::from(NIBBLE_ESCAPE))?
-                } else {
-                    u64::from(nibble)
-                };
-                start = start.checked_add(len)?;
+                start = start.checked_add(run_len(block, k, esc, &mut at)?)?;
                 if start > runs_len as u64 {
                     return None;
                 }
@@ -817,14 +828,7 @@ impl PackedStarts {
         let mut start = u64::from(u32::from_le_bytes(block[..4].try_into().unwrap_or([0; 4])));
         let mut esc = u32::from_le_bytes(block[4..8].try_into().unwrap_or([0; 4])) as usize;
         let escapes = self.escapes.as_slice();
-        let mut len = |k: usize| {
-            let nibble = block[8 + k / 2] >> (4 * (k % 2)) & 15;
-            if nibble == NIBBLE_ESCAPE {
-                checked_var(escapes, &mut esc).unwrap_or(0) + u64::from(NIBBLE_ESCAPE)
-            } else {
-                u64::from(nibble)
-            }
-        };
+        let mut len = |k: usize| run_len(block, k, escapes, &mut esc).unwrap_or(0);
         let k = i % BLOCK_TERMS;
         for j in 0..k {
             start += len(j);
@@ -838,17 +842,11 @@ impl PackedStarts {
         let (blocks, escapes) = (self.blocks.as_slice(), self.escapes.as_slice());
         let (mut start, mut at) = (0u64, 0usize);
         (0..self.len - 1).map(move |t| {
-            let k = t % BLOCK_TERMS;
-            let byte = blocks
-                .get(t / BLOCK_TERMS * BLOCK_BYTES + 8 + k / 2)
-                .copied()
+            let at_block = t / BLOCK_TERMS * BLOCK_BYTES;
+            start += blocks
+                .get(at_block..at_block + BLOCK_BYTES)
+                .and_then(|block| run_len(block, t % BLOCK_TERMS, escapes, &mut at))
                 .unwrap_or(0);
-            let nibble = byte >> (4 * (k % 2)) & 15;
-            start += if nibble == NIBBLE_ESCAPE {
-                checked_var(escapes, &mut at).unwrap_or(0) + u64::from(NIBBLE_ESCAPE)
-            } else {
-                u64::from(nibble)
-            };
             start
         })
     }
