@@ -10,7 +10,7 @@
 
 use std::sync::OnceLock;
 
-use regex::{Regex, RegexSet};
+use regex::Regex;
 
 // The heuristic chunker cuts to the sizes of the syntax-aware one and returns the same type, so
 // either can serve the index.
@@ -23,72 +23,119 @@ pub use crate::syntax::{
 /// registry's ([`crate::syntax::language_name`]).
 pub use crate::syntax::language_name as language;
 
-/// Patterns whose `name` group is a definition's name.
-fn definition_patterns() -> &'static (RegexSet, Vec<Regex>) {
-    static PATTERNS: OnceLock<(RegexSet, Vec<Regex>)> = OnceLock::new();
+/// The definition patterns: each a line's start (anchored), its `name` group a definition's
+/// name. Their order is their priority: the first that matches and names something wins.
+const PATTERN_SOURCES: [&str; 15] = [
+    // Rust
+    r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|unsafe|const|extern(?:\s+\x22[^\x22]*\x22)?)\s+)*(?:fn|struct|enum|trait|union|type|mod|macro_rules!)\s+(?P<name>[A-Za-z_]\w*)",
+    r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const|static)\s+(?:mut\s+)?(?P<name>[A-Z_][A-Z0-9_]*)\s*:",
+    // `impl Trait for Type` defines (methods of) the type, also `for &'a T`, `for [T]`;
+    // `impl Type {` the type. A trait impl for a macro variable (`for $ty`) defines
+    // nothing nameable, not the trait.
+    r"^\s*(?:unsafe\s+)?impl(?:<[^>]*>)?\s+!?[\w:]+(?:<[^>]*>)?\s+for\s+(?:&(?:'\w+\s+)?(?:mut\s+)?|\*(?:const|mut)\s+|dyn\s+|[\[(])*(?P<name>[A-Za-z_]\w*)",
+    r"^\s*(?:unsafe\s+)?impl(?:<[^>]*>)?\s+(?P<name>[A-Za-z_]\w*)(?:<[^>]*>)?\s*(?:\{|where\b|$)",
+    // TypeScript / JavaScript
+    r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\s*\*?|class|interface|type|enum|namespace|module)\s+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*\s+)?(?P<name>[A-Za-z_$][\w$]*)",
+    r"^\s*(?:export\s+)?(?:const|let|var)\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]*)?=\s*(?:async\s+)?(?:function|\(|[A-Za-z_$][\w$]*\s*=>|class|\{|new\s|[A-Za-z_$][\w$.]*\()",
+    // Python
+    r"^\s*(?:async\s+)?def\s+(?P<name>[A-Za-z_]\w*)",
+    r"^\s*class\s+(?P<name>[A-Za-z_]\w*)",
+    // Go
+    r"^func\s+(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_]\w*)",
+    r"^type\s+(?P<name>[A-Za-z_]\w*)",
+    // Java, C#, Kotlin, Swift, C++ types; C++ templates (`template <typename T> class
+    // basic_format_args {`) and an export macro before the name (`class FMT_API x`).
+    r"^\s*(?:template\s*<[^>]*>\s*)?(?:(?:public|private|protected|internal|static|final|abstract|sealed|partial|open|data|export|case|implicit)\s+)*(?:class|interface|struct|enum|record|object|protocol|extension|trait)\s+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*\s+)?(?P<name>[A-Za-z_]\w*)",
+    // Methods in class bodies (Java, C#, TypeScript, C++): `name(args) {`
+    r"^\s+(?:(?:public|private|protected|static|async|override|readonly|get|set|final|virtual|abstract|synchronized)\s+)*(?:[\w<>\[\],.?]+\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^;]*\)\s*(?::\s*[^={]+)?\{\s*$",
+    // Haskell: `newtype Key = ...`, `data Value = ...`, a class with a context
+    r"^(?:newtype|data)\s+(?P<name>[A-Z]\w*)",
+    r"^class\s+\([^)]*\)\s*=>\s*(?P<name>[A-Z]\w*)",
+    // Ruby, Elixir, Lua, Kotlin, Swift, Scala, PHP: the keyword after modifiers
+    // (`override fun`, `public func`, `private static function`, `implicit def`), and
+    // Kotlin's type parameters before the name (`fun <T> HttpClient.get`).
+    r"^\s*(?:(?:public|private|protected|internal|fileprivate|open|static|final|abstract|override|inline|suspend|operator|infix|tailrec|external|implicit|mutating|nonmutating|async|local|sealed|actual|expect|class)\s+)*(?:def|defp|defmacro|defmacrop|defmodule|defprotocol|defimpl|module|function|fun|func)\s+(?:<[^>]*>\s*)?(?P<name>[A-Za-z_][\w.?!]*)",
+];
+
+/// The pattern of methods in class bodies (`name(args) {`), the one pattern that can match
+/// whatever a line's first word: [`definition_name`] tries it on indented lines that open a
+/// block.
+const METHOD: usize = 11;
+
+/// Patterns whose `name` group ends the pattern: a match's name is the run of name characters
+/// that ends the match (each such group follows a character it cannot hold: a space, `>`, `)`,
+/// `&`, `[`, `(`), so a plain search finds it, with no captures. The others (`NAME:`,
+/// `impl NAME {`, `const NAME = ...`, methods) have text after the name.
+const NAME_ENDS_MATCH: u16 = !((1 << 1) | (1 << 3) | (1 << 5) | (1 << METHOD));
+
+/// The patterns a line can match, from its first word (letters and digits after the
+/// indentation): each pattern but [`METHOD`] begins, after spaces, with one of a few keywords
+/// (a modifier, `pub`, `template`, `export`, the definition keyword itself). Lines of other
+/// first words skip the patterns; a word in several patterns' lists tries each in turn.
+fn patterns_for_word(word: &str) -> u16 {
+    const fn bits(ks: &[usize]) -> u16 {
+        let mut m = 0u16;
+        let mut i = 0;
+        while i < ks.len() {
+            m |= 1 << ks[i];
+            i += 1;
+        }
+        m
+    }
+    match word {
+        "pub" => bits(&[0, 1]),
+        "async" => bits(&[0, 4, 6, 14]),
+        "unsafe" => bits(&[0, 2, 3]),
+        "const" => bits(&[0, 1, 5]),
+        // `macro_rules!`: the first word stops at `_`.
+        "extern" | "fn" | "union" | "mod" | "macro" => bits(&[0]),
+        "struct" | "trait" => bits(&[0, 10]),
+        "enum" => bits(&[0, 4, 10]),
+        "type" => bits(&[0, 4, 9]),
+        "static" => bits(&[1, 10, 14]),
+        "impl" => bits(&[2, 3]),
+        "export" => bits(&[4, 5, 10]),
+        "default" | "declare" | "namespace" => bits(&[4]),
+        "abstract" => bits(&[4, 10, 14]),
+        "function" | "module" => bits(&[4, 14]),
+        "class" => bits(&[4, 7, 10, 13, 14]),
+        "interface" => bits(&[4, 10]),
+        "let" | "var" => bits(&[5]),
+        "def" => bits(&[6, 14]),
+        "func" => bits(&[8, 14]),
+        "template" | "partial" | "case" | "record" | "object" | "protocol" | "extension" => {
+            bits(&[10])
+        }
+        "public" | "private" | "protected" | "internal" | "final" | "sealed" | "open"
+        | "implicit" => bits(&[10, 14]),
+        "data" => bits(&[10, 12]),
+        "newtype" => bits(&[12]),
+        "fileprivate" | "override" | "inline" | "suspend" | "operator" | "infix" | "tailrec"
+        | "external" | "mutating" | "nonmutating" | "local" | "actual" | "expect" | "defp"
+        | "defmacro" | "defmacrop" | "defmodule" | "defprotocol" | "defimpl" | "fun" => bits(&[14]),
+        _ => 0,
+    }
+}
+
+/// The compiled [`PATTERN_SOURCES`].
+fn definition_patterns() -> &'static [Regex] {
+    static PATTERNS: OnceLock<Vec<Regex>> = OnceLock::new();
     PATTERNS.get_or_init(|| {
-        let sources = [
-            // Rust
-            r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|unsafe|const|extern(?:\s+\x22[^\x22]*\x22)?)\s+)*(?:fn|struct|enum|trait|union|type|mod|macro_rules!)\s+(?P<name>[A-Za-z_]\w*)",
-            r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const|static)\s+(?:mut\s+)?(?P<name>[A-Z_][A-Z0-9_]*)\s*:",
-            // `impl Trait for Type` defines (methods of) the type, also `for &'a T`, `for [T]`;
-            // `impl Type {` the type. A trait impl for a macro variable (`for $ty`) defines
-            // nothing nameable, not the trait.
-            r"^\s*(?:unsafe\s+)?impl(?:<[^>]*>)?\s+!?[\w:]+(?:<[^>]*>)?\s+for\s+(?:&(?:'\w+\s+)?(?:mut\s+)?|\*(?:const|mut)\s+|dyn\s+|[\[(])*(?P<name>[A-Za-z_]\w*)",
-            r"^\s*(?:unsafe\s+)?impl(?:<[^>]*>)?\s+(?P<name>[A-Za-z_]\w*)(?:<[^>]*>)?\s*(?:\{|where\b|$)",
-            // TypeScript / JavaScript
-            r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\s*\*?|class|interface|type|enum|namespace|module)\s+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*\s+)?(?P<name>[A-Za-z_$][\w$]*)",
-            r"^\s*(?:export\s+)?(?:const|let|var)\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]*)?=\s*(?:async\s+)?(?:function|\(|[A-Za-z_$][\w$]*\s*=>|class|\{|new\s|[A-Za-z_$][\w$.]*\()",
-            // Python
-            r"^\s*(?:async\s+)?def\s+(?P<name>[A-Za-z_]\w*)",
-            r"^\s*class\s+(?P<name>[A-Za-z_]\w*)",
-            // Go
-            r"^func\s+(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_]\w*)",
-            r"^type\s+(?P<name>[A-Za-z_]\w*)",
-            // Java, C#, Kotlin, Swift, C++ types; C++ templates (`template <typename T> class
-            // basic_format_args {`) and an export macro before the name (`class FMT_API x`).
-            r"^\s*(?:template\s*<[^>]*>\s*)?(?:(?:public|private|protected|internal|static|final|abstract|sealed|partial|open|data|export|case|implicit)\s+)*(?:class|interface|struct|enum|record|object|protocol|extension|trait)\s+(?:[A-Z][A-Z0-9]*_[A-Z0-9_]*\s+)?(?P<name>[A-Za-z_]\w*)",
-            // Methods in class bodies (Java, C#, TypeScript, C++): `name(args) {`
-            r"^\s+(?:(?:public|private|protected|static|async|override|readonly|get|set|final|virtual|abstract|synchronized)\s+)*(?:[\w<>\[\],.?]+\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^;]*\)\s*(?::\s*[^={]+)?\{\s*$",
-            // Haskell: `newtype Key = ...`, `data Value = ...`, a class with a context
-            r"^(?:newtype|data)\s+(?P<name>[A-Z]\w*)",
-            r"^class\s+\([^)]*\)\s*=>\s*(?P<name>[A-Z]\w*)",
-            // Ruby, Elixir, Lua, Kotlin, Swift, Scala, PHP: the keyword after modifiers
-            // (`override fun`, `public func`, `private static function`, `implicit def`), and
-            // Kotlin's type parameters before the name (`fun <T> HttpClient.get`).
-            r"^\s*(?:(?:public|private|protected|internal|fileprivate|open|static|final|abstract|override|inline|suspend|operator|infix|tailrec|external|implicit|mutating|nonmutating|async|local|sealed|actual|expect|class)\s+)*(?:def|defp|defmacro|defmacrop|defmodule|defprotocol|defimpl|module|function|fun|func)\s+(?:<[^>]*>\s*)?(?P<name>[A-Za-z_][\w.?!]*)",
-        ];
         // ASCII classes: Unicode `\w`/`\s` would make every line pay for large automata, and
         // identifiers in definitions are ASCII in practice.
-        let sources: Vec<String> = sources
-            .iter()
-            .map(|p| p.replace(r"\w", "[0-9A-Za-z_]").replace(r"\s", "[ \t]"))
-            .collect();
-        let set = RegexSet::new(&sources).expect("definition patterns compile");
-        let each = sources
+        ascii_sources()
             .iter()
             .map(|p| Regex::new(p).expect("definition pattern compiles"))
-            .collect();
-        (set, each)
+            .collect()
     })
 }
 
-/// A C or C++ function definition at the top level: the line starts in column 0 with a
-/// return type (words, `*`, qualifiers and attribute macros such as `static inline int
-/// __must_check`) and the name, or with the name alone when the type stands on the line
-/// above (`static int` then `foo(void)`, the kernel's and BSD's style; a C++ method as
-/// `Class::name`); its parameters open on the
-/// line and nothing on it ends a declaration (`;`) or assigns (`=`). A prototype spread over
-/// lines is taken too; in a header that names what the library defines, and a header with
-/// its source file beside it ranks below it.
-fn c_function_pattern() -> &'static Regex {
-    static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| {
-        Regex::new(
-            r"^(?:[A-Za-z_][0-9A-Za-z_]*(?:[ \t]*\*+[ \t]*|[ \t]+))*\**(?:[A-Za-z_][0-9A-Za-z_]*::)*(?P<name>[a-z_][0-9A-Za-z_]*|[A-Z][0-9A-Za-z_]*[a-z][0-9A-Za-z_]*)[ \t]*\([^;=]*$",
-        )
-        .expect("the C function pattern compiles")
-    })
+/// [`PATTERN_SOURCES`] with ASCII `\w` and `\s` (spaces and tabs).
+fn ascii_sources() -> Vec<String> {
+    PATTERN_SOURCES
+        .iter()
+        .map(|p| p.replace(r"\w", "[0-9A-Za-z_]").replace(r"\s", "[ \t]"))
+        .collect()
 }
 
 /// Whether `path` is C or C++ source (`definition_name` then also finds top-level functions).
@@ -175,11 +222,12 @@ pub fn definition_name(line: &str, c_family: bool) -> Option<&str> {
             return Some(name);
         }
     }
-    let trimmed = line.trim_start();
-    let first_word = trimmed
-        .split(|c: char| !c.is_alphanumeric())
-        .next()
-        .unwrap_or("");
+    let trimmed = trim_start(line);
+    let first = trimmed.as_bytes().first().copied()?;
+    if !(first.is_ascii_alphabetic() || first == b'@' || first == b'_') {
+        return None;
+    }
+    let first_word = first_word(trimmed);
     // A `case` of a switch defines nothing; Scala's `case class` does.
     let scala_case = first_word == "case"
         && (trimmed.starts_with("case class ") || trimmed.starts_with("case object "));
@@ -197,32 +245,130 @@ pub fn definition_name(line: &str, c_family: bool) -> Option<&str> {
     {
         return None;
     }
-    let first = trimmed.as_bytes().first().copied()?;
-    if !(first.is_ascii_alphabetic() || first == b'@' || first == b'_') {
-        return None;
-    }
     // Most lines are not definitions: only lines that open a block or start with a
     // definition keyword go through the patterns.
-    let opens_block = matches!(
-        trimmed.trim_end().as_bytes().last(),
-        Some(b'{' | b':' | b'(')
-    );
+    let last = last_byte_before_space(trimmed);
+    let opens_block = matches!(last, Some(b'{' | b':' | b'('));
     if !opens_block && !is_def_keyword(first_word) && !scala_case {
         return None;
     }
-    // One pass over the line for all patterns; captures only for the ones that match.
-    let (set, each) = definition_patterns();
-    set.matches(line).iter().find_map(|k| {
-        let name = each[k].captures(line)?.name("name")?;
+    // Only the patterns the first word allows, and the method pattern for an indented line
+    // that ends in `{` (after spaces and tabs, as the pattern has it) with a `(`.
+    let mut candidates = patterns_for_word(first_word);
+    if matches!(line.as_bytes()[0], b' ' | b'\t')
+        && line.trim_end_matches([' ', '\t']).ends_with('{')
+        && memchr::memchr(b'(', line.as_bytes()).is_some()
+    {
+        candidates |= 1 << METHOD;
+    }
+    let patterns = definition_patterns();
+    while candidates != 0 {
+        let k = candidates.trailing_zeros() as usize;
+        candidates &= candidates - 1;
+        let Some((start, end)) = pattern_name(k, &patterns[k], line) else {
+            continue;
+        };
         if c_family
             && matches!(first_word, "struct" | "union" | "enum" | "class")
-            && declares_a_variable(&line[name.end()..])
+            && declares_a_variable(&line[end..])
         {
-            return None;
+            continue;
         }
-        let name = name.as_str();
-        (!NOT_NAMES.contains(&name)).then_some(name)
-    })
+        let name = &line[start..end];
+        if !NOT_NAMES.contains(&name) {
+            return Some(name);
+        }
+    }
+    None
+}
+
+/// Where the `name` group of pattern `k` (`pattern`) lies in `line`, if the pattern matches:
+/// without captures where the name's place follows from the match.
+fn pattern_name(k: usize, pattern: &Regex, line: &str) -> Option<(usize, usize)> {
+    if NAME_ENDS_MATCH & (1 << k) != 0 {
+        let end = pattern.find(line)?.end();
+        let is_name_byte: fn(u8) -> bool = match k {
+            // `[A-Za-z_$][\w$]*`
+            4 => |b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$',
+            // `[A-Za-z_][\w.?!]*`
+            14 => |b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'?' | b'!'),
+            _ => |b| b.is_ascii_alphanumeric() || b == b'_',
+        };
+        let start = line.as_bytes()[..end]
+            .iter()
+            .rposition(|&b| !is_name_byte(b))
+            .map_or(0, |i| i + 1);
+        return Some((start, end));
+    }
+    if k == METHOD {
+        // Nothing before the pattern's `(` can hold one but a type list `<...>`: without a
+        // `<` before it, the `(` is the line's first, the name the word before it (after
+        // spaces), which a space precedes (the pattern's indentation or one after a modifier
+        // or type).
+        let open = memchr::memchr(b'(', line.as_bytes())?;
+        let head = &line[..open];
+        if !head.contains('<') {
+            if !pattern.is_match(line) {
+                return None;
+            }
+            let end = head.trim_end_matches([' ', '\t']).len();
+            let start = head[..end].rfind([' ', '\t']).map_or(0, |i| i + 1);
+            return Some((start, end));
+        }
+    }
+    let name = pattern.captures(line)?.name("name")?;
+    Some((name.start(), name.end()))
+}
+
+/// `line` without its leading whitespace (as [`str::trim_start`]), fast for ASCII.
+fn trim_start(line: &str) -> &str {
+    let bytes = line.as_bytes();
+    let i = bytes
+        .iter()
+        .position(|&b| !matches!(b, b' ' | b'\t'))
+        .unwrap_or(bytes.len());
+    match bytes.get(i) {
+        Some(&b) if b >= 0x80 || is_ascii_space(b) => line[i..].trim_start(),
+        _ => &line[i..],
+    }
+}
+
+/// Whether `line` is blank (as `line.trim().is_empty()`), fast for ASCII.
+fn is_blank(line: &str) -> bool {
+    match line.bytes().find(|&b| !is_ascii_space(b)) {
+        None => true,
+        Some(b) if b < 0x80 => false,
+        Some(_) => line.trim().is_empty(),
+    }
+}
+
+/// The ASCII characters that [`char::is_whitespace`] takes.
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
+}
+
+/// The last byte of `text.trim_end()`, fast for ASCII.
+fn last_byte_before_space(text: &str) -> Option<u8> {
+    let bytes = text.as_bytes();
+    match bytes.iter().rposition(|&b| !is_ascii_space(b)) {
+        Some(i) if bytes[i] < 0x80 => Some(bytes[i]),
+        None => None,
+        Some(_) => text.trim_end().as_bytes().last().copied(),
+    }
+}
+
+/// The letters and digits that start `trimmed` (up to the first other character), fast for
+/// ASCII.
+fn first_word(trimmed: &str) -> &str {
+    let bytes = trimmed.as_bytes();
+    match bytes.iter().position(|b| !b.is_ascii_alphanumeric()) {
+        Some(i) if bytes[i] >= 0x80 => trimmed
+            .split(|c: char| !c.is_alphanumeric())
+            .next()
+            .unwrap_or(""),
+        Some(i) => &trimmed[..i],
+        None => trimmed,
+    }
 }
 
 /// Whether what follows `struct page` on a C or C++ line makes it a variable, field or
@@ -241,31 +387,97 @@ fn declares_a_variable(rest: &str) -> bool {
             && !rest.starts_with("final")
 }
 
-/// The function a C or C++ line defines at the top level ([`c_function_pattern`]).
+/// The function a C or C++ line defines at the top level: the line starts in column 0 with a
+/// return type (words, `*`, qualifiers and attribute macros such as `static inline int
+/// __must_check`) and the name, or with the name alone when the type stands on the line
+/// above (`static int` then `foo(void)`, the kernel's and BSD's style; a C++ method as
+/// `Class::name`); its parameters open on the line and nothing on it ends a declaration (`;`)
+/// or assigns (`=`). A prototype spread over lines is taken too; in a header that names what
+/// the library defines, and a header with its source file beside it ranks below it.
+///
+/// As a pattern: `^(?:W(?:[ \t]*\*+[ \t]*|[ \t]+))*\**(?:W::)*NAME[ \t]*\([^;=]*$`, `W` a C
+/// word, `NAME` one that starts with a lower-case letter or `_`, or an upper-case one with a
+/// lower-case letter after it (not a macro's); read here by hand, as most column-0 lines of C
+/// are asked.
 fn c_function_name(line: &str) -> Option<&str> {
-    let first = line.as_bytes().first()?;
-    if !(first.is_ascii_alphabetic() || *first == b'_') {
+    let bytes = line.as_bytes();
+    let first = *bytes.first()?;
+    if !(first.is_ascii_alphabetic() || first == b'_') {
         return None;
     }
-    // What the pattern needs, checked first (most column-0 lines of C are declarations):
-    // the name's `(` is the line's first (nothing before it may hold one), and nothing after
+    // The name's `(` is the line's first (nothing before it may hold one), and nothing after
     // it ends a declaration or assigns.
-    let open = line.find('(')?;
-    if line[open..].contains([';', '=']) {
-        return None;
-    }
-    // The pattern's name is the identifier just before that `(` (its prefix ends in a space,
-    // `*` or `::`), so a match needs no captures (which run a backtracker on every
-    // candidate line).
-    if !c_function_pattern().is_match(line) {
+    let open = memchr::memchr(b'(', bytes)?;
+    if memchr::memchr2(b';', b'=', &bytes[open..]).is_some() {
         return None;
     }
     let head = line[..open].trim_end_matches([' ', '\t']);
     let name_start = head
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .bytes()
+        .rposition(|b| !is_c_word_byte(b))
         .map_or(0, |i| i + 1);
     let name = &head[name_start..];
+    let nb = name.as_bytes();
+    let name_ok = match nb.first() {
+        Some(b) if b.is_ascii_lowercase() || *b == b'_' => true,
+        Some(b) if b.is_ascii_uppercase() => nb[1..].iter().any(u8::is_ascii_lowercase),
+        _ => false,
+    };
+    if !name_ok || !c_type_prefix(&head.as_bytes()[..name_start]) {
+        return None;
+    }
     (!is_c_keyword(name) && !NOT_NAMES.contains(&name)).then_some(name)
+}
+
+/// Letters, digits and `_`.
+fn is_c_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Whether `prefix` (what precedes a C function's name) is `(?:W(?:[ \t]*\*+[ \t]*|[ \t]+))*
+/// \**(?:W::)*`, `W` a word that does not start with a digit.
+fn c_type_prefix(prefix: &[u8]) -> bool {
+    let is_word_start = |b: u8| b.is_ascii_alphabetic() || b == b'_';
+    // `(?:W::)*` at the end.
+    let mut rest = prefix;
+    while let Some(before) = rest.strip_suffix(b"::") {
+        let start = before
+            .iter()
+            .rposition(|&b| !is_c_word_byte(b))
+            .map_or(0, |i| i + 1);
+        if !before.get(start).copied().is_some_and(is_word_start) {
+            return false;
+        }
+        rest = &before[..start];
+    }
+    // Words each followed by spaces, or by stars with spaces around, then stars.
+    let blank = |b: u8| b == b' ' || b == b'\t';
+    let mut i = 0;
+    while i < rest.len() {
+        if !is_word_start(rest[i]) {
+            return rest[i..].iter().all(|&b| b == b'*');
+        }
+        while i < rest.len() && is_c_word_byte(rest[i]) {
+            i += 1;
+        }
+        let word_end = i;
+        while i < rest.len() && blank(rest[i]) {
+            i += 1;
+        }
+        let stars = i;
+        while i < rest.len() && rest[i] == b'*' {
+            i += 1;
+        }
+        if i > stars {
+            while i < rest.len() && blank(rest[i]) {
+                i += 1;
+            }
+        }
+        if i == word_end {
+            return false;
+        }
+    }
+    true
 }
 
 /// C words that a call-like line can start with but that name no function.
@@ -320,16 +532,19 @@ pub fn chunk_lines(path: &str, lines: &[&str], n: usize) -> Vec<Chunk> {
     }
     let markdown = matches!(language(path), Some("markdown" | "rst" | "text"));
     let c_family = is_c_family(path);
-    let defs: Vec<Option<&str>> = lines[..n]
-        .iter()
-        .map(|l| {
-            if markdown {
-                None
-            } else {
-                definition_name(l, c_family)
-            }
-        })
-        .collect();
+    let lines = &lines[..n];
+    // Each line once: its definition, whether it is blank.
+    let mut defs: Vec<Option<&str>> = Vec::with_capacity(n);
+    let mut blank: Vec<bool> = Vec::with_capacity(n);
+    for l in lines {
+        let is_blank = is_blank(l);
+        blank.push(is_blank);
+        defs.push(if markdown || is_blank {
+            None
+        } else {
+            definition_name(l, c_family)
+        });
+    }
     // Boundary strength before each line: 3 = top-level definition or heading,
     // 2 = top-level line after a blank, 1 = after a blank, 0 = none.
     let min_def_indent = defs
@@ -341,20 +556,20 @@ pub fn chunk_lines(path: &str, lines: &[&str], n: usize) -> Vec<Chunk> {
         .unwrap_or(0);
     let mut strength = vec![0u8; n + 1];
     for i in 1..n {
-        let line = lines[i];
-        let trimmed = line.trim_start();
-        if trimmed.is_empty() {
+        if blank[i] {
             continue;
         }
-        let prev_blank = lines[i - 1].trim().is_empty();
+        let line = lines[i];
+        let prev_blank = blank[i - 1];
         let top = indent(line) <= min_def_indent;
-        strength[i] = if top && ((markdown && trimmed.starts_with('#')) || defs[i].is_some()) {
-            3
-        } else if top && prev_blank {
-            2
-        } else {
-            u8::from(prev_blank)
-        };
+        strength[i] =
+            if top && ((markdown && trim_start(line).starts_with('#')) || defs[i].is_some()) {
+                3
+            } else if top && prev_blank {
+                2
+            } else {
+                u8::from(prev_blank)
+            };
     }
     // A definition's comments and attributes start its chunk: move strong boundaries up.
     if !markdown {
@@ -411,10 +626,10 @@ pub fn chunk_lines(path: &str, lines: &[&str], n: usize) -> Vec<Chunk> {
     let mut chunks = Vec::with_capacity(cuts.len() - 1);
     for w in cuts.windows(2) {
         let (mut a, mut b) = (w[0], w[1]);
-        while a < b && lines[a].trim().is_empty() {
+        while a < b && blank[a] {
             a += 1;
         }
-        while b > a && lines[b - 1].trim().is_empty() {
+        while b > a && blank[b - 1] {
             b -= 1;
         }
         if a == b {
@@ -436,32 +651,298 @@ pub fn chunk_lines(path: &str, lines: &[&str], n: usize) -> Vec<Chunk> {
 }
 
 #[cfg(test)]
+#[path = "chunk_reference.rs"]
+mod reference;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
+    use super::reference;
+
+    /// Pieces of lines: every pattern's keywords and modifiers, words of each case, the
+    /// punctuation the patterns read, spaces, tabs and other whitespace (Unicode too).
+    const PIECES: &[&str] = &[
+        "pub",
+        "pub(crate)",
+        "async",
+        "unsafe",
+        "const",
+        "extern",
+        "\"C\"",
+        "fn",
+        "struct",
+        "enum",
+        "trait",
+        "union",
+        "type",
+        "mod",
+        "macro_rules!",
+        "static",
+        "mut",
+        "impl",
+        "for",
+        "dyn",
+        "where",
+        "export",
+        "default",
+        "declare",
+        "abstract",
+        "function",
+        "function*",
+        "class",
+        "interface",
+        "namespace",
+        "module",
+        "let",
+        "var",
+        "def",
+        "func",
+        "template",
+        "public",
+        "private",
+        "protected",
+        "internal",
+        "final",
+        "sealed",
+        "partial",
+        "open",
+        "data",
+        "case",
+        "implicit",
+        "record",
+        "object",
+        "protocol",
+        "extension",
+        "newtype",
+        "fileprivate",
+        "override",
+        "inline",
+        "suspend",
+        "operator",
+        "infix",
+        "tailrec",
+        "external",
+        "mutating",
+        "nonmutating",
+        "local",
+        "actual",
+        "expect",
+        "defp",
+        "defmacro",
+        "defmacrop",
+        "defmodule",
+        "defprotocol",
+        "defimpl",
+        "fun",
+        "readonly",
+        "get",
+        "set",
+        "virtual",
+        "synchronized",
+        "return",
+        "await",
+        "throw",
+        "new",
+        "else",
+        "yield",
+        "if",
+        "while",
+        "switch",
+        "catch",
+        "with",
+        "match",
+        "do",
+        "sizeof",
+        "__init",
+        "foo_bar",
+        "Foo",
+        "FOO",
+        "FMT_API",
+        "x2",
+        "2a",
+        "$el",
+        "a.b",
+        "T",
+        "ListOps",
+        "list_for_each",
+        "caf\u{e9}",
+        "\u{e9}t\u{e9}",
+        " ",
+        " ",
+        " ",
+        "\t",
+        "\t",
+        "\r",
+        "\u{a0}",
+        "\u{3000}",
+        "\x0c",
+        "(",
+        ")",
+        "()",
+        "{",
+        "}",
+        "[",
+        "]",
+        "<",
+        ">",
+        "<T>",
+        "::",
+        ":",
+        ";",
+        "=",
+        "=>",
+        ",",
+        ".",
+        "*",
+        "**",
+        "&",
+        "&'a",
+        "'",
+        "!",
+        "?",
+        "@",
+        "#",
+        "/",
+        "//",
+        "\"",
+        "$",
+    ];
+
+    fn line_of(pieces: &[&str]) -> String {
+        pieces.concat()
+    }
+
     proptest::proptest! {
-        /// The C function name taken without captures is the pattern's `name` group.
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+
+        /// Every line's definition is the reference chunker's (all patterns through one set,
+        /// captures, the C function pattern as a regex), in C and C++ files and others.
         #[test]
-        fn c_function_name_is_the_patterns_name_group(
+        fn definition_name_is_the_references(
+            pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..14),
+            c_family in proptest::bool::ANY,
+        ) {
+            let line = line_of(&pieces);
+            proptest::prop_assert_eq!(
+                definition_name(&line, c_family),
+                reference::definition_name(&line, c_family),
+                "{:?}", line
+            );
+        }
+
+        /// The same for lines shaped like C: words, stars, spaces and a parameter list.
+        #[test]
+        fn c_function_name_is_the_references(
             words in proptest::collection::vec(
                 proptest::sample::select(vec![
                     "static", "int", "*", " ", "\t", "foo_bar", "Foo", "FOO", "x2", "::",
-                    "(", ")", ";", "=", "__init", "Curl_easy", "2a", ",", "{",
+                    "(", ")", ";", "=", "__init", "Curl_easy", "2a", ",", "{", ":", "\u{e9}",
+                    "if", "sizeof", "fooBar", "F_OO", "Fo", "~",
                 ]),
                 1..12,
             )
         ) {
             let line: String = words.concat();
-            // Lines starting with neither a letter nor `_` are not asked (a fast check).
+            proptest::prop_assert_eq!(
+                definition_name(&line, true),
+                reference::definition_name(&line, true),
+                "{:?}", line
+            );
+            // The hand-read C rule is the pattern's `name` group.
             let starts_well = line.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
             let want = Some(&line)
                 .filter(|_| starts_well)
-                .and_then(|l| c_function_pattern().captures(l))
+                .and_then(|l| reference::c_function_pattern().captures(l))
                 .and_then(|c| c.name("name"))
                 .map(|m| m.as_str())
                 .filter(|n| !is_c_keyword(n) && !NOT_NAMES.contains(n));
             proptest::prop_assert_eq!(c_function_name(&line), want, "{:?}", line);
         }
+
+        /// Whole files of such lines chunk as the reference does, in every language.
+        #[test]
+        fn chunks_are_the_references(
+            lines in proptest::collection::vec(
+                proptest::collection::vec(proptest::sample::select(PIECES), 0..8),
+                0..120,
+            ),
+            path in proptest::sample::select(vec![
+                "a.c", "a.h", "a.cc", "a.rs", "a.ts", "a.py", "a.go", "a.java", "a.kt", "a.rb",
+                "a.ex", "a.hs", "a.scala", "a.php", "a.swift", "README.md", "notes.txt", "x",
+            ]),
+        ) {
+            let text = lines.iter().map(|l| line_of(l)).collect::<Vec<_>>().join("\n");
+            let (split, n) = crate::syntax::split_lines(&text);
+            proptest::prop_assert_eq!(
+                chunk_lines(path, &split, n),
+                reference::chunk_lines(path, &split, n)
+            );
+        }
+    }
+
+    /// Chunks and names of every file under `root` as the reference's; the lines and time
+    /// each chunker took.
+    fn compare_tree(
+        root: &std::path::Path,
+    ) -> (usize, usize, std::time::Duration, std::time::Duration) {
+        let (mut files, mut lines) = (0, 0);
+        let (mut fast, mut slow) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+        let walk = ignore::WalkBuilder::new(root)
+            .standard_filters(false)
+            .hidden(false)
+            .build();
+        for entry in walk.flatten() {
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(entry.path()) else {
+                continue;
+            };
+            let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
+            let rel = rel.to_string_lossy();
+            let (split, n) = crate::syntax::split_lines(&text);
+            let t = std::time::Instant::now();
+            let got = chunk_lines(&rel, &split, n);
+            fast += t.elapsed();
+            let t = std::time::Instant::now();
+            let want = reference::chunk_lines(&rel, &split, n);
+            slow += t.elapsed();
+            assert_eq!(got, want, "{rel}");
+            for l in &split[..n] {
+                for c_family in [false, true] {
+                    assert_eq!(
+                        definition_name(l, c_family),
+                        reference::definition_name(l, c_family),
+                        "{rel}: {l:?}"
+                    );
+                }
+            }
+            files += 1;
+            lines += n;
+        }
+        (files, lines, fast, slow)
+    }
+
+    #[test]
+    fn chunks_this_repository_as_the_reference() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let (files, lines, _, _) = compare_tree(&root.join("src"));
+        assert!(files > 50 && lines > 10_000, "{files} files, {lines} lines");
+    }
+
+    /// A whole tree against the reference, by hand:
+    /// `CHUNK_TREE=DIR cargo test --release -p context-engine-core --lib chunk::tests::tree -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "needs a source tree (CHUNK_TREE)"]
+    fn tree_chunks_as_the_reference() {
+        let root = std::env::var("CHUNK_TREE").expect("CHUNK_TREE");
+        let (files, lines, fast, slow) = compare_tree(std::path::Path::new(&root));
+        println!(
+            "{files} files, {lines} lines identical; chunker {:.3} s, reference {:.3} s",
+            fast.as_secs_f64(),
+            slow.as_secs_f64()
+        );
     }
 
     #[test]
