@@ -11,6 +11,7 @@
 use std::sync::OnceLock;
 
 use regex::Regex;
+use rustc_hash::FxHashMap;
 
 // The heuristic chunker cuts to the sizes of the syntax-aware one and returns the same type, so
 // either can serve the index.
@@ -68,53 +69,148 @@ const METHOD: usize = 11;
 /// `impl NAME {`, `const NAME = ...`, methods) have text after the name.
 const NAME_ENDS_MATCH: u16 = !((1 << 1) | (1 << 3) | (1 << 5) | (1 << METHOD));
 
-/// The patterns a line can match, from its first word (letters and digits after the
-/// indentation): each pattern but [`METHOD`] begins, after spaces, with one of a few keywords
-/// (a modifier, `pub`, `template`, `export`, the definition keyword itself). Lines of other
-/// first words skip the patterns; a word in several patterns' lists tries each in turn.
-fn patterns_for_word(word: &str) -> u16 {
-    const fn bits(ks: &[usize]) -> u16 {
-        let mut m = 0u16;
-        let mut i = 0;
-        while i < ks.len() {
-            m |= 1 << ks[i];
-            i += 1;
+/// The first words (letters and digits after the indentation) of the lines each pattern can
+/// match: each pattern but [`METHOD`] begins, after spaces, with one of a few keywords (a
+/// modifier, `pub`, `template`, `export`, the definition keyword itself). `macro_rules!`'s
+/// first word is `macro`, as the word stops at `_`.
+const PATTERN_WORDS: [&[&str]; 15] = [
+    &[
+        "pub", "async", "unsafe", "const", "extern", "fn", "struct", "enum", "trait", "union",
+        "type", "mod", "macro",
+    ],
+    &["pub", "const", "static"],
+    &["unsafe", "impl"],
+    &["unsafe", "impl"],
+    &[
+        "export",
+        "default",
+        "declare",
+        "abstract",
+        "async",
+        "function",
+        "class",
+        "interface",
+        "type",
+        "enum",
+        "namespace",
+        "module",
+    ],
+    &["export", "const", "let", "var"],
+    &["async", "def"],
+    &["class"],
+    &["func"],
+    &["type"],
+    &[
+        "template",
+        "public",
+        "private",
+        "protected",
+        "internal",
+        "static",
+        "final",
+        "abstract",
+        "sealed",
+        "partial",
+        "open",
+        "data",
+        "export",
+        "case",
+        "implicit",
+        "class",
+        "interface",
+        "struct",
+        "enum",
+        "record",
+        "object",
+        "protocol",
+        "extension",
+        "trait",
+    ],
+    &[],
+    &["newtype", "data"],
+    &["class"],
+    &[
+        "public",
+        "private",
+        "protected",
+        "internal",
+        "fileprivate",
+        "open",
+        "static",
+        "final",
+        "abstract",
+        "override",
+        "inline",
+        "suspend",
+        "operator",
+        "infix",
+        "tailrec",
+        "external",
+        "implicit",
+        "mutating",
+        "nonmutating",
+        "async",
+        "local",
+        "sealed",
+        "actual",
+        "expect",
+        "class",
+        "def",
+        "defp",
+        "defmacro",
+        "defmacrop",
+        "defmodule",
+        "defprotocol",
+        "defimpl",
+        "module",
+        "function",
+        "fun",
+        "func",
+    ],
+];
+
+/// What a line's first word says: whether it starts a statement that defines nothing
+/// ([`STATEMENT`]), control flow ([`CONTROL`]), a line that may define something without
+/// opening a block ([`KEYWORD`]), and the patterns ([`PATTERN_WORDS`]) the line can match.
+#[derive(Clone, Copy, Default)]
+struct Word {
+    flags: u8,
+    patterns: u16,
+}
+
+/// `return`, `await`, `throw`, `new`, `else`, `case`, `yield`.
+const STATEMENT: u8 = 1;
+/// `if`, `for`, `while`, `switch`, `catch`.
+const CONTROL: u8 = 2;
+/// [`DEF_KEYWORDS`].
+const KEYWORD: u8 = 4;
+
+/// [`Word`] of a first word: one look-up in a table of the few words that say something.
+fn word_info(word: &str) -> Word {
+    static WORDS: OnceLock<FxHashMap<&'static str, Word>> = OnceLock::new();
+    let words = WORDS.get_or_init(|| {
+        let mut words: FxHashMap<&'static str, Word> = FxHashMap::default();
+        let lists: [(&[&'static str], u8); 3] = [
+            (
+                &["return", "await", "throw", "new", "else", "case", "yield"],
+                STATEMENT,
+            ),
+            (&["if", "for", "while", "switch", "catch"], CONTROL),
+            (DEF_KEYWORDS, KEYWORD),
+        ];
+        for (list, flag) in lists {
+            for w in list {
+                words.entry(w).or_default().flags |= flag;
+            }
         }
-        m
-    }
-    match word {
-        "pub" => bits(&[0, 1]),
-        "async" => bits(&[0, 4, 6, 14]),
-        "unsafe" => bits(&[0, 2, 3]),
-        "const" => bits(&[0, 1, 5]),
-        // `macro_rules!`: the first word stops at `_`.
-        "extern" | "fn" | "union" | "mod" | "macro" => bits(&[0]),
-        "struct" | "trait" => bits(&[0, 10]),
-        "enum" => bits(&[0, 4, 10]),
-        "type" => bits(&[0, 4, 9]),
-        "static" => bits(&[1, 10, 14]),
-        "impl" => bits(&[2, 3]),
-        "export" => bits(&[4, 5, 10]),
-        "default" | "declare" | "namespace" => bits(&[4]),
-        "abstract" => bits(&[4, 10, 14]),
-        "function" | "module" => bits(&[4, 14]),
-        "class" => bits(&[4, 7, 10, 13, 14]),
-        "interface" => bits(&[4, 10]),
-        "let" | "var" => bits(&[5]),
-        "def" => bits(&[6, 14]),
-        "func" => bits(&[8, 14]),
-        "template" | "partial" | "case" | "record" | "object" | "protocol" | "extension" => {
-            bits(&[10])
+        for (k, list) in PATTERN_WORDS.iter().enumerate() {
+            for w in *list {
+                words.entry(w).or_default().patterns |= 1 << k;
+            }
         }
-        "public" | "private" | "protected" | "internal" | "final" | "sealed" | "open"
-        | "implicit" => bits(&[10, 14]),
-        "data" => bits(&[10, 12]),
-        "newtype" => bits(&[12]),
-        "fileprivate" | "override" | "inline" | "suspend" | "operator" | "infix" | "tailrec"
-        | "external" | "mutating" | "nonmutating" | "local" | "actual" | "expect" | "defp"
-        | "defmacro" | "defmacrop" | "defmodule" | "defprotocol" | "defimpl" | "fun" => bits(&[14]),
-        _ => 0,
-    }
+        words
+    });
+    words.get(word).copied().unwrap_or_default()
 }
 
 /// The compiled [`PATTERN_SOURCES`].
@@ -150,65 +246,68 @@ const NOT_NAMES: &[&str] = &[
 ];
 
 /// First words of lines that may define something without opening a block on that line.
+const DEF_KEYWORDS: &[&str] = &[
+    "abstract",
+    "async",
+    "class",
+    "const",
+    "data",
+    "declare",
+    "def",
+    "defmodule",
+    "defp",
+    "enum",
+    "export",
+    "extern",
+    "fn",
+    "fun",
+    "func",
+    "function",
+    "impl",
+    "interface",
+    "internal",
+    "let",
+    "local",
+    "macro_rules",
+    "mod",
+    "module",
+    "namespace",
+    "newtype",
+    "object",
+    "open",
+    "partial",
+    "override",
+    "suspend",
+    "inline",
+    "operator",
+    "infix",
+    "tailrec",
+    "fileprivate",
+    "mutating",
+    "implicit",
+    "final",
+    "defmacro",
+    "defprotocol",
+    "defimpl",
+    "private",
+    "protected",
+    "pub",
+    "public",
+    "record",
+    "sealed",
+    "static",
+    "struct",
+    "trait",
+    "type",
+    "union",
+    "unsafe",
+    "var",
+];
+
+/// Whether `word` is one of [`DEF_KEYWORDS`].
+#[cfg(test)]
 fn is_def_keyword(word: &str) -> bool {
-    matches!(
-        word,
-        "abstract"
-            | "async"
-            | "class"
-            | "const"
-            | "data"
-            | "declare"
-            | "def"
-            | "defmodule"
-            | "defp"
-            | "enum"
-            | "export"
-            | "extern"
-            | "fn"
-            | "fun"
-            | "func"
-            | "function"
-            | "impl"
-            | "interface"
-            | "internal"
-            | "let"
-            | "local"
-            | "macro_rules"
-            | "mod"
-            | "module"
-            | "namespace"
-            | "newtype"
-            | "object"
-            | "open"
-            | "partial"
-            | "override"
-            | "suspend"
-            | "inline"
-            | "operator"
-            | "infix"
-            | "tailrec"
-            | "fileprivate"
-            | "mutating"
-            | "implicit"
-            | "final"
-            | "defmacro"
-            | "defprotocol"
-            | "defimpl"
-            | "private"
-            | "protected"
-            | "pub"
-            | "public"
-            | "record"
-            | "sealed"
-            | "static"
-            | "struct"
-            | "trait"
-            | "type"
-            | "union"
-            | "unsafe"
-            | "var"
-    )
+    DEF_KEYWORDS.contains(&word)
 }
 
 /// The name a line defines, if it looks like a definition; `c_family` (see [`is_c_family`])
@@ -228,33 +327,27 @@ pub fn definition_name(line: &str, c_family: bool) -> Option<&str> {
         return None;
     }
     let first_word = first_word(trimmed);
+    let word = word_info(first_word);
     // A `case` of a switch defines nothing; Scala's `case class` does.
     let scala_case = first_word == "case"
         && (trimmed.starts_with("case class ") || trimmed.starts_with("case object "));
-    if matches!(
-        first_word,
-        "return" | "await" | "throw" | "new" | "else" | "case" | "yield"
-    ) && !scala_case
-    {
+    if word.flags & STATEMENT != 0 && !scala_case {
         return None;
     }
     // Control flow (`if (ready) {`): the only pattern such a line can match names the
     // keyword itself, which is not a name.
-    if matches!(first_word, "if" | "for" | "while" | "switch" | "catch")
-        && trimmed[first_word.len()..].trim_start().starts_with('(')
-    {
+    if word.flags & CONTROL != 0 && trimmed[first_word.len()..].trim_start().starts_with('(') {
         return None;
     }
     // Most lines are not definitions: only lines that open a block or start with a
     // definition keyword go through the patterns.
-    let last = last_byte_before_space(trimmed);
-    let opens_block = matches!(last, Some(b'{' | b':' | b'('));
-    if !opens_block && !is_def_keyword(first_word) && !scala_case {
+    let opens_block = matches!(last_byte_before_space(trimmed), Some(b'{' | b':' | b'('));
+    if !opens_block && word.flags & KEYWORD == 0 && !scala_case {
         return None;
     }
     // Only the patterns the first word allows, and the method pattern for an indented line
     // that ends in `{` (after spaces and tabs, as the pattern has it) with a `(`.
-    let mut candidates = patterns_for_word(first_word);
+    let mut candidates = word.patterns;
     if matches!(line.as_bytes()[0], b' ' | b'\t')
         && line.trim_end_matches([' ', '\t']).ends_with('{')
         && memchr::memchr(b'(', line.as_bytes()).is_some()
