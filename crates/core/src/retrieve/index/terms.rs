@@ -207,6 +207,7 @@ impl TermDict {
     }
 
     /// The text of term `id`.
+    #[inline]
     pub fn term(&self, id: u32) -> &str {
         let i = id as usize;
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
