@@ -1,45 +1,48 @@
 //! The identifiers a batch of files being indexed has met, each with the span of its terms:
 //! the table the indexer looks every identifier occurrence up in (a kernel build does so
-//! ~10⁸ times), so it is made for that one look-up. Each slot is one word holding the entry's
-//! number, the identifier's length and 24 bits of its hash, so a probe reads one slot and then
-//! the entry it names, and compares bytes (eight at a time, in place) only for an identifier
-//! of the same length and hash bits; an entry holds where its bytes are and its terms' span,
-//! so a hit costs two reads of the table before the identifier's bytes.
+//! ~10⁸ times), so it is made for that one look-up. Each slot holds all a hit needs: 24 bits
+//! of the identifier's hash and its length, where its bytes are and its terms' span; so a
+//! probe reads one slot and then compares bytes (eight at a time, in place) only for an
+//! identifier of the same length and hash bits.
 
-/// An identifier's length in a slot: identifiers are at most this long (the tokenizer keeps
-/// none longer).
+/// Longest identifier the table holds (its length is a byte of the slot's key); the
+/// tokenizer keeps none longer than 64 bytes.
 pub(super) const MAX_IDENT_BYTES: usize = 255;
 
-/// An empty slot.
-const EMPTY: u64 = 0;
-
-/// One identifier: its bytes are `bytes[start..start + len]` (the length is in its slot) and
-/// its terms `ids[a..b]`, of which `halves` are halves of run-together words.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Entry {
+/// One slot: `key` is 0 if empty, else 24 bits of the hash above the identifier's length;
+/// its bytes are `bytes[start..start + len]`, its terms `ids[a..a + n]`, of which `halves`
+/// are halves of run-together words.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    key: u32,
     start: u32,
+    a: u32,
+    n: u16,
+    halves: u16,
+}
+
+/// An identifier's terms: `ids[a..b]`, of which `halves` are halves of run-together words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Entry {
     pub a: u32,
     pub b: u32,
     pub halves: u32,
 }
 
-/// Where a look-up that found nothing would put the identifier: its slot and the word
-/// that slot will hold, less the entry's number.
+/// Where a look-up that found nothing would put the identifier: its slot and key.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Vacant {
     slot: usize,
-    key: u64,
+    key: u32,
 }
 
 #[derive(Debug)]
 pub(super) struct Idents {
-    /// Open addressing, linear probing, a power of two long: `EMPTY`, or the entry's
-    /// number + 1 in the low 32 bits, the identifier's length in the next 8 and 24 bits of
-    /// its hash above.
-    slots: Vec<u64>,
+    /// Open addressing, linear probing, a power of two long.
+    slots: Vec<Slot>,
     /// The bytes of every identifier, one after another.
     bytes: Vec<u8>,
-    entries: Vec<Entry>,
+    len: usize,
 }
 
 impl Default for Idents {
@@ -108,81 +111,91 @@ impl Idents {
     /// An empty table with room for `n` identifiers before it grows.
     pub fn with_capacity(n: usize) -> Idents {
         Idents {
-            slots: vec![EMPTY; (n * 10 / 7 + 1).next_power_of_two().max(1024)],
+            slots: vec![Slot::default(); (n * 10 / 7 + 1).next_power_of_two().max(1024)],
             bytes: Vec::with_capacity(n * 12),
-            entries: Vec::with_capacity(n),
+            len: 0,
         }
     }
 
     /// Identifiers held.
     #[cfg(test)]
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.len
     }
 
-    /// The entry of `ident` (at most [`MAX_IDENT_BYTES`] long), or where to
+    /// The terms of `ident` (at most [`MAX_IDENT_BYTES`] long), or where to
     /// [`Idents::insert`] it.
     #[inline]
     pub fn find(&mut self, ident: &[u8]) -> Result<Entry, Vacant> {
         debug_assert!(ident.len() <= MAX_IDENT_BYTES);
-        if (self.entries.len() + 1) * 10 > self.slots.len() * 7 {
+        if (self.len + 1) * 10 > self.slots.len() * 7 {
             self.grow();
         }
         let h = hash(ident);
-        let key = (h & !0xff_ffff_ffff) | ((ident.len() as u64) << 32);
+        let key = key(h, ident.len());
         let mask = self.slots.len() - 1;
         let mut i = (h as usize) & mask;
         loop {
             let s = self.slots[i];
-            if s == EMPTY {
+            if s.key == 0 {
                 return Err(Vacant { slot: i, key });
             }
-            if s & !0xffff_ffff == key {
-                let e = self.entries[(s as u32 - 1) as usize];
-                let start = e.start as usize;
+            if s.key == key {
+                let start = s.start as usize;
                 if same(&self.bytes[start..start + ident.len()], ident) {
-                    return Ok(e);
+                    return Ok(Entry {
+                        a: s.a,
+                        b: s.a + u32::from(s.n),
+                        halves: u32::from(s.halves),
+                    });
                 }
             }
             i = (i + 1) & mask;
         }
     }
 
-    /// Adds `ident`, not held, where [`Idents::find`] said, with its terms' span; its entry.
+    /// Adds `ident`, not held, where [`Idents::find`] said, with its terms `ids[a..b]`, of
+    /// which `halves` are halves; its entry.
     pub fn insert(&mut self, at: Vacant, ident: &[u8], a: u32, b: u32, halves: u32) -> Entry {
-        let id = self.entries.len() as u64;
-        let e = Entry {
+        self.slots[at.slot] = Slot {
+            key: at.key,
             start: self.bytes.len() as u32,
             a,
-            b,
-            halves,
+            n: (b - a) as u16,
+            halves: halves as u16,
         };
-        self.entries.push(e);
         self.bytes.extend_from_slice(ident);
-        self.slots[at.slot] = at.key | (id + 1);
-        e
+        self.len += 1;
+        Entry { a, b, halves }
     }
 
     /// Doubles the table (before a look-up, so that a vacant slot stays valid).
     #[cold]
+    #[inline(never)]
     fn grow(&mut self) {
-        let mut slots = vec![EMPTY; self.slots.len() * 2];
+        let mut slots = vec![Slot::default(); self.slots.len() * 2];
         let mask = slots.len() - 1;
-        for &s in &self.slots {
-            if s == EMPTY {
+        for s in &self.slots {
+            if s.key == 0 {
                 continue;
             }
-            let e = self.entries[(s as u32 - 1) as usize];
-            let len = ((s >> 32) & 0xff) as usize;
-            let start = e.start as usize;
+            let start = s.start as usize;
+            let len = (s.key & 0xff) as usize;
             let mut i = (hash(&self.bytes[start..start + len]) as usize) & mask;
-            while slots[i] != EMPTY {
+            while slots[i].key != 0 {
                 i = (i + 1) & mask;
             }
-            slots[i] = s;
+            slots[i] = *s;
         }
         self.slots = slots;
     }
+}
+
+/// A slot's key for hash `h` and length `len`: never 0 (an empty slot) for an identifier,
+/// which is never empty.
+#[inline]
+fn key(h: u64, len: usize) -> u32 {
+    (((h >> 40) as u32) << 8) | (len as u32 & 0xff)
 }
 
 #[cfg(test)]
@@ -206,7 +219,8 @@ mod tests {
                 Ok(e) => assert!(held.contains(&w.as_str()), "{w} {e:?}"),
                 Err(at) => {
                     let k = k as u32;
-                    t.insert(at, w.as_bytes(), k, k + 1, 0);
+                    let e = t.insert(at, w.as_bytes(), k, k + 3, 1);
+                    assert_eq!((e.a, e.b, e.halves), (k, k + 3, 1));
                     held.push(w);
                 }
             }
@@ -215,6 +229,7 @@ mod tests {
         for w in &held {
             let e = t.find(w.as_bytes()).expect("held");
             assert_eq!(words[e.a as usize], *w);
+            assert_eq!((e.b - e.a, e.halves), (3, 1));
         }
         for w in [
             "",
