@@ -67,6 +67,7 @@ fn non_text_controls(bytes: &[u8]) -> usize {
 
 /// Control bytes that do not occur in ordinary text.
 #[inline]
+#[allow(clippy::needless_bitwise_bool)] // branch-free on purpose
 fn is_non_text_control(b: u8) -> bool {
     // Below 0x20 but for backspace, tab, LF, VT, FF, CR (0x08..=0x0D) and ESC (ANSI colour
     // codes in logs); and DEL. Written with `&` and `|`, not branches (see
