@@ -2067,13 +2067,16 @@ pub(crate) fn rank_shown_in(
         scores.add_definitions(k, t);
     }
     // Twice the files asked for are selected, so that a demoted header's place can be
-    // taken by the next file.
+    // taken by the next file. The centrality prior is weighed for all of them: a file that
+    // takes a demoted header's place must carry its prior as it would if more files had been
+    // asked for, or the best files would depend on how many are asked for (a hub module
+    // 10th of 30 was missing from the best 10 behind the header it had passed).
     let mut hits = collect_hits(
         index,
         &mut scores,
         query,
         max_files.saturating_mul(2),
-        shown.min(max_files),
+        shown.min(max_files).saturating_mul(2),
     );
     if demote_companion_headers(index, &mut hits) {
         sort_hits(index, &mut hits);
