@@ -2008,7 +2008,7 @@ fn the_best_files_do_not_depend_on_how_many_are_asked_for() {
     };
     for k in 0..60 {
         let mut text = format!("int unit_{k}(int v)\n{{\n");
-        for _ in 0..(1 + next(6)) {
+        for _ in 0..=next(6) {
             let w = words[next(words.len() as u64) as usize];
             text.push_str(&format!("  /* the {w} */\n"));
         }
@@ -2019,7 +2019,7 @@ fn the_best_files_do_not_depend_on_how_many_are_asked_for() {
         write(r, &format!("lib/m{k}.c"), &text);
         if k % 3 == 0 {
             let mut header = format!("int unit_{k}(int v);\n");
-            for _ in 0..(1 + next(8)) {
+            for _ in 0..=next(8) {
                 let w = words[next(words.len() as u64) as usize];
                 header.push_str(&format!("/* {w} {w} */\n"));
             }
