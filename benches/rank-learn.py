@@ -14,11 +14,17 @@ logistic loss, L2), each set (commits, bug reports, semble) weighing the same.
 Features (`features()`): each signal's share of the file's score, alone and crossed with
 the prompt's kind (one line, or more), the role, non-code files, the number of chunks shown,
 folder depth, package entries, and how many of the top files import the file (`ref_*`, the
-engine's `referencedBy`; the score is taken before the factor the engine gave it). With
+engine's `referencedBy`; the score is taken before the factor the engine gave it, or with it
+when --keep-ref is given), and, when the features were computed from the files' text by
+`benches/rank-prox.py`, its term-proximity, densest-window and identifier-phrase signals
+(`prox`, `proxLines`, `win`, `winLines`, `phrase`, `phraseDef`: each as log(1 + x), as x over
+the query's largest (`_rel`), as present (`_has`), and each of those for one-line (`_single`)
+or longer (`_multi`) prompts only). With
 --grid, only the first feature is learned, its weight picked from the grid (coordinate ascent
 otherwise).
 
-Printed: the figures of each set (commits R@10 and MRR, bug reports R@10 and MRR, semble
+Printed: the figures of each set (commits R@10 and MRR, bug reports R@10 and MRR (DEV-issue and
+the second bug-report set apart; one set to the objective), semble
 NDCG@10 in chunk mode as the harness scores it) for the engine, for the model trained on all
 repositories (in-sample), and for the model applied to each repository after training on all
 the others (leave-one-repository-out), then the weights learned on all.
@@ -69,6 +75,10 @@ def features(q, files, names):
     top = max(f[1]["total"] for f in files) if files else 1.0
     depths = [f[0].count("/") for f in files]
     dmin = min(depths) if depths else 0
+    # Text features of `benches/rank-prox.py`, when present: each also relative to the
+    # query's largest among its top files.
+    extra = ("prox", "proxLines", "phrase", "phraseDef", "win", "winLines")
+    most = {k: max([f[1].get(k, 0.0) for f in files] + [1e-9]) for k in extra}
     for (p, s, score, chunks), depth in zip(files, depths):
         base = s["bm25"] + s["chunk"] + s["path"] + s["symbol"] + s["mention"] + s["message"]
         base = base if base > 0 else 1.0
@@ -97,11 +107,25 @@ def features(q, files, names):
         v["ref_multi"] = v["ref"] * multi
         v["ref_single"] = v["ref"] * (not multi)
         v["demoted"] = float(s["roleFactor"] < 0.99)
+        for k in extra:
+            x = s.get(k, 0.0)
+            v[f"{k}_log"] = math.log1p(x)
+            v[f"{k}_rel"] = x / most[k]
+            v[f"{k}_has"] = float(x > 0)
+            for kind, on in (("multi", multi), ("single", not multi)):
+                v[f"{k}_log_{kind}"] = v[f"{k}_log"] * on
+                v[f"{k}_rel_{kind}"] = v[f"{k}_rel"] * on
+                v[f"{k}_has_{kind}"] = v[f"{k}_has"] * on
         rows.append([v[n] for n in names])
     return np.array(rows, dtype=np.float64).reshape(len(files), len(names))
 
 
 ALL_FEATURES = None
+# The owners of the second bug-report set's repositories (sphinx, pylint, pytest, requests).
+SWE_EXTRA = {"sphinx-doc", "pylint-dev", "pytest-dev", "psf"}
+
+
+KEEP_REF = False
 
 
 def load(path, top, names):
@@ -117,10 +141,13 @@ def load(path, top, names):
                 q["X"] = features(q, files, names)
                 # The engine's score before the references' factor (the feature that learns it).
                 q["logs"] = np.log(np.maximum(
-                    [f[1]["total"] / f[1].get("referenceFactor", 1.0) for f in files], 1e-9))
+                    [f[1]["total"] / (1.0 if KEEP_REF else f[1].get("referenceFactor", 1.0))
+                     for f in files], 1e-9))
             q["files"] = files
             gold = {g["path"] for g in q["gold"]}
             q["rel"] = np.array([f[0] in gold for f in files], dtype=bool)
+            # Reported apart (the objective keeps all bug reports as one set).
+            q["part"] = "swe-extra" if q["set"] == "swe" and q["repo"].split("/")[0] in SWE_EXTRA else q["set"]
             prepare(q)
             qs.append(q)
     return qs
@@ -189,8 +216,8 @@ def objective(qs, w):
 
 def summary(qs, w_of):
     out = {}
-    for name in ("commits", "swe", "semble"):
-        sub = [q for q in qs if q["set"] == name]
+    for name in ("commits", "swe", "swe-extra", "semble"):
+        sub = [q for q in qs if q["part"] == name]
         if not sub:
             continue
         ms = [metrics(q, w_of(q)) for q in sub]
@@ -239,6 +266,8 @@ def fmt(s):
         parts.append(f"commits R@10 {s['commits']['r10']:.3f} MRR {s['commits']['mrr']:.3f}")
     if "swe" in s:
         parts.append(f"issues R@10 {s['swe']['r10']:.3f} MRR {s['swe']['mrr']:.3f}")
+    if "swe-extra" in s:
+        parts.append(f"issues extra R@10 {s['swe-extra']['r10']:.3f} MRR {s['swe-extra']['mrr']:.3f}")
     if "semble" in s:
         langs = " ".join(f"{l} {v:.3f}" for l, v in s["semble_lang"].items())
         parts.append(f"semble NDCG@10 {s['semble']['ndcg']:.3f} ({langs})")
@@ -254,7 +283,11 @@ def main():
     ap.add_argument("--iters", type=int, default=3)
     ap.add_argument("--grid", default=None,
                     help="only the first feature, its weight chosen from these values (comma-separated)")
+    ap.add_argument("--keep-ref", action="store_true",
+                    help="score from the engine's total with the references' factor kept")
     a = ap.parse_args()
+    global KEEP_REF
+    KEEP_REF = a.keep_ref
     names = a.names.split(",") if a.names else [
         "share_bm25_multi", "share_path_multi", "share_symbol_multi", "share_mention_multi",
         "share_bm25_single", "share_path_single", "share_symbol_single", "share_mention_single",
