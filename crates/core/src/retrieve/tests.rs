@@ -1988,3 +1988,58 @@ fn a_long_prompt_keeps_the_identifier_of_its_title() {
     }
     assert!(signals_of(&out, "pkg/computation.py").symbol > 0.0);
 }
+
+#[test]
+fn the_best_files_do_not_depend_on_how_many_are_asked_for() {
+    // C sources with companion headers (demoted once ranked) and functions used across files
+    // (the centrality prior): a file that passes a demoted header must carry its prior
+    // whatever the limit, so the best 10 of a request for 10 are the first 10 of one for 30.
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    let words = [
+        "socket", "handle", "buffer", "timer", "cookie", "header", "proxy", "resolve",
+    ];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    for k in 0..60 {
+        let mut text = format!("int unit_{k}(int v)\n{{\n");
+        for _ in 0..=next(6) {
+            let w = words[next(words.len() as u64) as usize];
+            text.push_str(&format!("  /* the {w} */\n"));
+        }
+        for _ in 0..next(4) {
+            text.push_str(&format!("  v += unit_{}(v);\n", next(12)));
+        }
+        text.push_str("  return v;\n}\n");
+        write(r, &format!("lib/m{k}.c"), &text);
+        if k % 3 == 0 {
+            let mut header = format!("int unit_{k}(int v);\n");
+            for _ in 0..=next(8) {
+                let w = words[next(words.len() as u64) as usize];
+                header.push_str(&format!("/* {w} {w} */\n"));
+            }
+            write(r, &format!("lib/m{k}.h"), &header);
+        }
+    }
+    let ret = Retrieval::default();
+    let mut compared = 0;
+    for a in words {
+        for b in words {
+            if a >= b {
+                continue;
+            }
+            let prompt = format!("how the {a} and the {b} are kept");
+            let ten = ret.retrieve(&request(r, &prompt, 10)).unwrap();
+            let thirty = ret.retrieve(&request(r, &prompt, 30)).unwrap();
+            let (ten, thirty) = (files(&ten), files(&thirty));
+            assert_eq!(ten[..], thirty[..ten.len()], "{prompt}");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 28);
+}

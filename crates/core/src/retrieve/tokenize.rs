@@ -301,10 +301,42 @@ const COMPOUND_WORDS: &[&str] = &[
     "workspace", "wrap", "write", "writer", "zero", "zone",
 ];
 
+/// A word of at most 16 bytes as a number that orders as the word does: its bytes big-endian,
+/// padded with zeros (no word has a zero byte, so a prefix orders first, as in text).
+const fn word_key(w: &[u8]) -> u128 {
+    let mut k = 0u128;
+    let mut i = 0;
+    while i < 16 {
+        k <<= 8;
+        if i < w.len() {
+            k |= w[i] as u128;
+        }
+        i += 1;
+    }
+    k
+}
+
+/// [`COMPOUND_WORDS`] as [`word_key`]s, in the same (sorted) order: a compound split looks
+/// words up at every split point of every long identifier part a build meets, and compares
+/// numbers here instead of calling `memcmp` for every step of the search.
+static COMPOUND_KEYS: [u128; COMPOUND_WORDS.len()] = {
+    let mut keys = [0u128; COMPOUND_WORDS.len()];
+    let mut i = 0;
+    while i < keys.len() {
+        assert!(COMPOUND_WORDS[i].len() <= 16);
+        keys[i] = word_key(COMPOUND_WORDS[i].as_bytes());
+        i += 1;
+    }
+    keys
+};
+
 fn compound_word(w: &[u8]) -> bool {
-    COMPOUND_WORDS
-        .binary_search_by(|v| v.as_bytes().cmp(w))
-        .is_ok()
+    // The length checked too: a word with zero bytes at its end has the key of the word
+    // without them.
+    w.len() <= 16
+        && COMPOUND_KEYS
+            .binary_search(&word_key(w))
+            .is_ok_and(|i| COMPOUND_WORDS[i].len() == w.len())
 }
 
 /// Where a one-case identifier part (a capital first allowed) of at least [`MIN_COMPOUND`] letters splits into two
@@ -352,24 +384,81 @@ static BYTE_CLASS: [u8; 256] = {
     t
 };
 
+/// Eight copies of byte `b`.
+const fn splat(b: u8) -> u64 {
+    (b as u64) * 0x0101_0101_0101_0101
+}
+
+const HIGH: u64 = splat(0x80);
+
+/// The high bit of each byte of `w` that is an ASCII letter, digit or `_` (a [`WORD`] byte):
+/// eight bytes classified at once, with no branch (the byte loop was a load and a jump a
+/// byte of every indexed file). Exact per byte: no sum carries into the next byte.
+#[inline]
+fn word_bytes(w: u64) -> u64 {
+    let ascii = !w & HIGH;
+    let x = w & !HIGH;
+    // `x + (0x80 - lo)` has its high bit set iff x >= lo; `x + (0x7f - hi)` iff x > hi.
+    let ge = |lo: u8| x.wrapping_add(splat(0x80 - lo));
+    let gt = |hi: u8| x.wrapping_add(splat(0x7f - hi));
+    let digit = ge(b'0') & !gt(b'9');
+    let folded = x | splat(0x20);
+    let fge = |lo: u8| folded.wrapping_add(splat(0x80 - lo));
+    let fgt = |hi: u8| folded.wrapping_add(splat(0x7f - hi));
+    let letter = fge(b'a') & !fgt(b'z');
+    // `x ^ b'_'` is 0 only for `_`; adding 0x7f sets the high bit of every other byte.
+    let underscore = !(x ^ splat(b'_')).wrapping_add(splat(0x7f));
+    (digit | letter | underscore) & ascii & HIGH
+}
+
+#[inline]
+fn load_word(bytes: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(bytes[i..i + 8].try_into().expect("eight bytes"))
+}
+
 /// Calls `f(identifier)` for every identifier of `text` (a run of letters, digits and `_`) of
 /// at most [`MAX_TOKEN_BYTES`] bytes, in order.
 pub fn for_each_identifier(text: &str, mut f: impl FnMut(&str)) {
     let bytes = text.as_bytes();
+    let n = bytes.len();
     let mut i = 0;
-    while i < bytes.len() {
-        // Fast skip over ASCII non-identifier bytes.
-        if BYTE_CLASS[bytes[i] as usize] == SEPARATOR {
+    while i < n {
+        // Skip ASCII non-identifier bytes, eight at a time while they last.
+        while i + 8 <= n {
+            let w = load_word(bytes, i);
+            let start = word_bytes(w) | (w & HIGH);
+            if start != 0 {
+                i += (start.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        while i < n && BYTE_CLASS[bytes[i] as usize] == SEPARATOR {
             i += 1;
-            continue;
+        }
+        if i == n {
+            break;
         }
         let start = i;
-        // ASCII identifier bytes first; a non-ASCII character continues by chars.
+        // ASCII identifier bytes first, eight at a time; a non-ASCII character continues by
+        // chars.
         let mut end = start;
-        while end < bytes.len() && BYTE_CLASS[bytes[end] as usize] == WORD {
-            end += 1;
+        loop {
+            if end + 8 <= n {
+                let stop = !word_bytes(load_word(bytes, end)) & HIGH;
+                if stop == 0 {
+                    end += 8;
+                    continue;
+                }
+                end += (stop.trailing_zeros() / 8) as usize;
+                break;
+            }
+            while end < n && BYTE_CLASS[bytes[end] as usize] == WORD {
+                end += 1;
+            }
+            break;
         }
-        if end < bytes.len() && BYTE_CLASS[bytes[end] as usize] == NON_ASCII {
+        if end < n && BYTE_CLASS[bytes[end] as usize] == NON_ASCII {
             let from = end;
             for (offset, ch) in text[from..].char_indices() {
                 if ch.is_alphanumeric() || ch == '_' {
@@ -629,6 +718,30 @@ mod tests {
     }
 
     #[test]
+    fn compound_words_are_looked_up_as_the_sorted_list_would() {
+        assert!(COMPOUND_KEYS.windows(2).all(|k| k[0] < k[1]));
+        let mut probes: Vec<Vec<u8>> = Vec::new();
+        for w in COMPOUND_WORDS {
+            let w = w.as_bytes();
+            probes.push(w.to_vec());
+            // Prefixes, extensions and neighbours of every word.
+            probes.push(w[..w.len() - 1].to_vec());
+            probes.push([w, b"s"].concat());
+            probes.push([w, &[0u8]].concat());
+            let mut next = w.to_vec();
+            *next.last_mut().unwrap() += 1;
+            probes.push(next);
+        }
+        probes.extend(
+            [&b""[..], b"a", b"zzzzzzzzzzzzzzzzzz", b"workspaceworkspace"].map(<[u8]>::to_vec),
+        );
+        for p in &probes {
+            let want = COMPOUND_WORDS.iter().any(|w| w.as_bytes() == p.as_slice());
+            assert_eq!(compound_word(p), want, "{}", String::from_utf8_lossy(p));
+        }
+    }
+
+    #[test]
     fn stems_prose_lightly() {
         assert_eq!(terms("parsing requests"), ["pars", "request"]);
         assert_eq!(terms("parse parsed"), ["pars", "pars"]);
@@ -659,7 +772,7 @@ mod tests {
         /// Identifiers are the runs of alphanumeric characters and `_` (of at most
         /// `MAX_TOKEN_BYTES`), as a plain character scan finds them.
         #[test]
-        fn identifiers_are_alphanumeric_runs(text in "[ -~\\n\u{e9}\u{3a3}\u{65e5}\u{2026}\u{fe0f}]{0,60}") {
+        fn identifiers_are_alphanumeric_runs(text in "([ -~\\n\u{e9}\u{3a3}\u{65e5}\u{2026}\u{fe0f}]{0,12}|[a-z_]{0,70}|[\u{0}-\u{ff}]{0,20}){0,8}") {
             let mut want = Vec::new();
             let mut run: Option<usize> = None;
             for (i, ch) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
@@ -690,6 +803,21 @@ mod tests {
                 let mut fresh = Vec::new();
                 for_each_term(t, |w, whole| fresh.push((w.to_owned(), whole)));
                 proptest::prop_assert_eq!(reused, fresh);
+            }
+        }
+    }
+
+    #[test]
+    fn word_bytes_are_the_class_table_s() {
+        for b in 0..=255u8 {
+            for at in 0..8 {
+                let w = u64::from(b) << (8 * at) | (splat(b'!') & !(0xff << (8 * at)));
+                let want = if BYTE_CLASS[b as usize] == WORD {
+                    0x80u64 << (8 * at)
+                } else {
+                    0
+                };
+                assert_eq!(word_bytes(w), want, "{b:#x} at {at}");
             }
         }
     }

@@ -10,6 +10,7 @@
 //! results a query returns, which keeps the index at a few bytes per token.
 
 pub(crate) mod chunk;
+mod idents;
 mod mapped;
 pub(crate) mod persist;
 mod read;

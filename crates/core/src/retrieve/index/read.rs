@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use super::chunk;
+use super::idents::{Entry, Idents, Vacant};
 use super::terms::{fingerprint, TermDict};
 use super::walk::{self, Listed, Stamp};
 use super::{Index, SkipReason, TEXT_CACHE_BYTES};
@@ -96,7 +97,7 @@ pub(super) fn prepare_batch(scope: &Scope, listed: &[Listed], progress: &AtomicU
     // from empty in every batch.
     let mut counts = ChunkCounts {
         terms: TermDict::with_capacity(8192),
-        idents: TermDict::with_capacity(8192),
+        idents: Idents::with_capacity(8192),
         tokenizer: Tokenizer::for_index(),
         ..ChunkCounts::default()
     };
@@ -216,12 +217,11 @@ struct ChunkCounts {
     seen: Vec<u32>,
     /// The last chunk's (term, tf, sym), from [`ChunkCounts::take`].
     chunk: Vec<(u32, u16, u16)>,
-    /// The identifiers met in the batch, and the terms each gives (`ids[spans[i]]`): an
-    /// identifier seen again (most are: keywords, types, a file's own names) is counted by
-    /// one look-up instead of being split, lowered, stemmed and looked up part by part.
-    idents: TermDict,
-    /// Per identifier: its terms' start and end in `ids`, and how many of them are halves.
-    spans: Vec<(u32, u32, u32)>,
+    /// The identifiers met in the batch, and the terms each gives (`ids[a..b]` of its
+    /// entry): an identifier seen again (most are: keywords, types, a file's own names) is
+    /// counted by one look-up instead of being split, lowered, stemmed and looked up part by
+    /// part.
+    idents: Idents,
     ids: Vec<u32>,
     tokenizer: Tokenizer,
 }
@@ -234,28 +234,38 @@ impl ChunkCounts {
     fn add_text(&mut self, text: &str, sym: bool) -> u32 {
         let mut n = 0u32;
         for_each_identifier(text, |ident| {
-            let (i, new) = self.idents.intern(ident);
-            if new {
-                let start = self.ids.len() as u32;
-                let (terms, ids) = (&mut self.terms, &mut self.ids);
-                self.tokenizer
-                    .identifier(ident, &mut |t, _| ids.push(terms.intern(t).0));
-                let halves = self.tokenizer.halves() as u32;
-                self.spans.push((start, self.ids.len() as u32, halves));
-            }
-            let (a, b, halves) = self.spans[i as usize];
-            for k in a..b {
+            let e = match self.idents.find(ident.as_bytes()) {
+                Ok(e) => e,
+                Err(at) => self.split(ident, at),
+            };
+            for k in e.a..e.b {
                 self.add(self.ids[k as usize], sym);
             }
-            n += b - a - halves;
+            n += e.b - e.a - e.halves;
         });
         n
     }
 
-    fn add(&mut self, id: u32, sym: bool) {
-        if id as usize >= self.counts.len() {
-            self.counts.resize(id as usize + 1, (0, 0));
+    /// Splits an identifier met for the first time into its terms, numbering those new to
+    /// the batch, and keeps them for its next occurrences.
+    #[cold]
+    #[inline(never)]
+    fn split(&mut self, ident: &str, at: Vacant) -> Entry {
+        let a = self.ids.len() as u32;
+        let (terms, ids) = (&mut self.terms, &mut self.ids);
+        self.tokenizer
+            .identifier(ident, &mut |t, _| ids.push(terms.intern(t).0));
+        // Room to count every term numbered so far, so that counting needs no check.
+        if self.counts.len() < self.terms.len() {
+            self.counts
+                .resize(self.terms.len().next_power_of_two(), (0, 0));
         }
+        let (b, halves) = (self.ids.len() as u32, self.tokenizer.halves() as u32);
+        self.idents.insert(at, ident.as_bytes(), a, b, halves)
+    }
+
+    #[inline]
+    fn add(&mut self, id: u32, sym: bool) {
         let e = &mut self.counts[id as usize];
         if *e == (0, 0) {
             self.seen.push(id);

@@ -207,6 +207,7 @@ impl TermDict {
     }
 
     /// The text of term `id`.
+    #[inline]
     pub fn term(&self, id: u32) -> &str {
         let i = id as usize;
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
@@ -220,7 +221,11 @@ impl TermDict {
             self.slots = self.slots.grown(self.ends.len(), |id| hash(self.term(id)));
         }
         let h = hash(t);
-        match self.slots.probe(h, |id| self.term(id) == t) {
+        let same = |id: u32| {
+            let u = self.term(id);
+            u.len() == t.len() && super::idents::same(u.as_bytes(), t.as_bytes())
+        };
+        match self.slots.probe(h, same) {
             Ok(i) => (self.slots.ids[i], false),
             Err(i) => {
                 let id = self.ends.len() as u32;

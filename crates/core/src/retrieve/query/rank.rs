@@ -1108,13 +1108,14 @@ fn select_best(
 
 /// Step 5: each file's score from its signals and role, and the chunks it shows; only the
 /// best `max_files` files (score, ties by path) are kept, and only they get their chunks.
+/// Also returns the files whose [centrality](super::central) prior was weighed, sorted.
 fn collect_hits(
     index: &Index,
     scores: &mut Scores,
     query: &Query,
     max_files: usize,
     shown: usize,
-) -> Vec<FileHit> {
+) -> (Vec<FileHit>, Vec<u32>) {
     let (wanted, unasked) = asked_roles(index, query);
     // A query term can touch every file of a large tree: score each one without allocating,
     // select the best few, and sort only those.
@@ -1173,7 +1174,8 @@ fn collect_hits(
     };
     select_best(&mut scored, max_files, order);
     scored.sort_unstable_by(order);
-    scored
+    let weighed = central.iter().map(|c| c.0).collect();
+    let hits = scored
         .into_iter()
         .filter_map(|(fid, score)| {
             let meta = index.files[fid as usize].as_ref()?;
@@ -1212,7 +1214,8 @@ fn collect_hits(
                 },
             })
         })
-        .collect()
+        .collect();
+    (hits, weighed)
 }
 
 /// The files whose path names the side the prompt does not ask about and not the one it does
@@ -2068,18 +2071,67 @@ pub(crate) fn rank_shown_in(
     }
     // Twice the files asked for are selected, so that a demoted header's place can be
     // taken by the next file.
-    let mut hits = collect_hits(
+    let shown = shown.min(max_files);
+    let (mut hits, weighed) = collect_hits(
         index,
         &mut scores,
         query,
         max_files.saturating_mul(2),
-        shown.min(max_files),
+        shown,
     );
     if demote_companion_headers(index, &mut hits) {
         sort_hits(index, &mut hits);
+        if wants_central(query) && central_after_demotion(index, &mut hits, &weighed, shown) {
+            sort_hits(index, &mut hits);
+        }
     }
     hits.truncate(max_files);
     hits
+}
+
+/// After companion headers were demoted, weighs the [centrality](super::central) prior of
+/// the files of `hits` (sorted) that can now be among the best `shown` and were not weighed
+/// before (`weighed`, sorted): a file that passes a demoted header must carry its prior as it
+/// would if more files had been asked for, or the best files would depend on how many are
+/// asked for (curl's `url.c`, 10th of 30 for "how a new easy handle is initialized", was
+/// missing from the best 10 behind the header it had passed). True if any score changed.
+fn central_after_demotion(
+    index: &Index,
+    hits: &mut [FileHit],
+    weighed: &[u32],
+    shown: usize,
+) -> bool {
+    let Some(kth) = shown
+        .checked_sub(1)
+        .and_then(|k| hits.get(k))
+        .map(|h| h.score)
+    else {
+        return false;
+    };
+    let mut central = index
+        .central
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut changed = false;
+    for hit in hits.iter_mut() {
+        if hit.score * (1.0 + W_CENTRAL) < kth {
+            break;
+        }
+        if weighed.binary_search(&hit.file).is_ok() {
+            continue;
+        }
+        let factor = 1.0 + W_CENTRAL * central.of(index, hit.file);
+        if factor > 1.0 {
+            hit.score *= factor;
+            hit.signals.role_factor *= factor;
+            hit.signals.total = hit.score;
+            for c in &mut hit.chunks {
+                c.1 *= factor;
+            }
+            changed = true;
+        }
+    }
+    changed
 }
 
 /// A C/C++ header with its implementation beside it declares what the sources define: it
