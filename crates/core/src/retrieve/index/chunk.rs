@@ -618,7 +618,6 @@ pub fn chunk_file(path: &str, text: &str) -> Vec<Chunk> {
 
 /// [`chunk_file`] of a text already split by [`crate::syntax::split_lines`] (`lines`, the
 /// first `n` of them not all blank to the end), for a caller that needs the lines too.
-#[allow(clippy::too_many_lines)]
 pub fn chunk_lines(path: &str, lines: &[&str], n: usize) -> Vec<Chunk> {
     if n == 0 {
         return Vec::new();
@@ -638,6 +637,19 @@ pub fn chunk_lines(path: &str, lines: &[&str], n: usize) -> Vec<Chunk> {
             definition_name(l, c_family)
         });
     }
+    chunks_of_lines(lines, &defs, &blank, markdown)
+}
+
+/// The chunks of `lines` (all of them, at least one), given each line's definition name
+/// (`defs`) and whether it is blank (`blank`): where the boundaries are, how strong, where the
+/// cuts fall, and each chunk's names.
+pub(super) fn chunks_of_lines(
+    lines: &[&str],
+    defs: &[Option<&str>],
+    blank: &[bool],
+    markdown: bool,
+) -> Vec<Chunk> {
+    let n = lines.len();
     // Boundary strength before each line: 3 = top-level definition or heading,
     // 2 = top-level line after a blank, 1 = after a blank, 0 = none.
     let min_def_indent = defs

@@ -1,14 +1,14 @@
 //! The chunker as it was before its fast paths: every candidate line through one `RegexSet`
 //! and the matching patterns' captures, the C function pattern as a regex, Unicode trims.
-//! Kept for tests only, as the reference the fast chunker must equal on every line and file.
+//! Kept for tests only, as the reference the fast chunker must equal on every line and file;
+//! the boundaries and cuts made from the lines are the chunker's own, shared.
 
 use std::sync::OnceLock;
 
 use regex::{Regex, RegexSet};
 
 use super::{
-    declares_a_variable, indent, is_c_family, is_c_keyword, is_def_keyword, is_preamble, language,
-    Chunk, MAX_LINES, MIN_LINES, NOT_NAMES, SOFT_LINES,
+    declares_a_variable, is_c_family, is_c_keyword, is_def_keyword, language, Chunk, NOT_NAMES,
 };
 
 /// Patterns whose `name` group is a definition's name.
@@ -134,8 +134,9 @@ fn c_function_name(line: &str) -> Option<&str> {
 }
 
 /// [`chunk_file`] of a text already split by [`crate::syntax::split_lines`] (`lines`, the
-/// first `n` of them not all blank to the end), for a caller that needs the lines too.
-#[allow(clippy::too_many_lines)]
+/// first `n` of them not all blank to the end), for a caller that needs the lines too. Only
+/// what a line is (its definition, blank or not) is the old code's; the boundaries and cuts
+/// made of that are [`super::chunks_of_lines`], shared with the chunker.
 pub(super) fn chunk_lines(path: &str, lines: &[&str], n: usize) -> Vec<Chunk> {
     if n == 0 {
         return Vec::new();
@@ -152,107 +153,6 @@ pub(super) fn chunk_lines(path: &str, lines: &[&str], n: usize) -> Vec<Chunk> {
             }
         })
         .collect();
-    // Boundary strength before each line: 3 = top-level definition or heading,
-    // 2 = top-level line after a blank, 1 = after a blank, 0 = none.
-    let min_def_indent = defs
-        .iter()
-        .zip(lines)
-        .filter(|(d, _)| d.is_some())
-        .map(|(_, l)| indent(l))
-        .min()
-        .unwrap_or(0);
-    let mut strength = vec![0u8; n + 1];
-    for i in 1..n {
-        let line = lines[i];
-        let trimmed = line.trim_start();
-        if trimmed.is_empty() {
-            continue;
-        }
-        let prev_blank = lines[i - 1].trim().is_empty();
-        let top = indent(line) <= min_def_indent;
-        strength[i] = if top && ((markdown && trimmed.starts_with('#')) || defs[i].is_some()) {
-            3
-        } else if top && prev_blank {
-            2
-        } else {
-            u8::from(prev_blank)
-        };
-    }
-    // A definition's comments and attributes start its chunk: move strong boundaries up.
-    if !markdown {
-        for i in (1..n).rev() {
-            if strength[i] == 3 {
-                let mut j = i;
-                while j > 1
-                    && is_preamble(lines[j - 1].trim_start())
-                    && indent(lines[j - 1]) <= indent(lines[i])
-                {
-                    j -= 1;
-                }
-                if j < i {
-                    strength[i] = strength[i].min(1);
-                    strength[j] = 3;
-                }
-            }
-        }
-    }
-
-    let mut cuts = vec![0usize];
-    let mut start = 0usize;
-    for i in 1..=n {
-        let len = i - start;
-        if i == n {
-            break;
-        }
-        let s = strength[i];
-        let cut = (len >= MIN_LINES && s >= 3) || (len >= SOFT_LINES && s >= 2);
-        if cut {
-            cuts.push(i);
-            start = i;
-        } else if len >= MAX_LINES {
-            // Cut at the strongest, latest boundary in the back part of the chunk.
-            let lo = start + MIN_LINES;
-            let best = (lo..=i)
-                .filter(|&k| strength[k] > 0)
-                .max_by_key(|&k| (strength[k], k))
-                .unwrap_or(i);
-            cuts.push(best);
-            start = best;
-        }
-    }
-    // A short tail joins the previous chunk when that stays within the cap.
-    if cuts.len() > 1 {
-        let last = *cuts.last().unwrap_or(&0);
-        let prev = cuts[cuts.len() - 2];
-        if n - last < MIN_LINES / 2 && n - prev <= MAX_LINES {
-            cuts.pop();
-        }
-    }
-    cuts.push(n);
-
-    let mut chunks = Vec::with_capacity(cuts.len() - 1);
-    for w in cuts.windows(2) {
-        let (mut a, mut b) = (w[0], w[1]);
-        while a < b && lines[a].trim().is_empty() {
-            a += 1;
-        }
-        while b > a && lines[b - 1].trim().is_empty() {
-            b -= 1;
-        }
-        if a == b {
-            continue;
-        }
-        let mut symbols: Vec<String> = Vec::new();
-        for d in defs[a..b].iter().flatten() {
-            if !symbols.iter().any(|s| s == d) && symbols.len() < 32 {
-                symbols.push((*d).to_owned());
-            }
-        }
-        chunks.push(Chunk {
-            start_line: (a + 1) as u32,
-            end_line: b as u32,
-            symbols,
-        });
-    }
-    chunks
+    let blank: Vec<bool> = lines[..n].iter().map(|l| l.trim().is_empty()).collect();
+    super::chunks_of_lines(&lines[..n], &defs, &blank, markdown)
 }
