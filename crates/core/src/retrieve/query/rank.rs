@@ -2122,12 +2122,7 @@ fn central_after_demotion(
         }
         let factor = 1.0 + W_CENTRAL * central.of(index, hit.file);
         if factor > 1.0 {
-            hit.score *= factor;
-            hit.signals.role_factor *= factor;
-            hit.signals.total = hit.score;
-            for c in &mut hit.chunks {
-                c.1 *= factor;
-            }
+            scale_hit(hit, factor);
             changed = true;
         }
     }
@@ -2192,15 +2187,20 @@ fn demote_companion_headers(index: &Index, hits: &mut [FileHit]) -> bool {
         }
     }
     for &k in &demoted {
-        let hit = &mut hits[k];
-        hit.score *= COMPANION_HEADER;
-        hit.signals.role_factor *= COMPANION_HEADER;
-        hit.signals.total = hit.score;
-        for c in &mut hit.chunks {
-            c.1 *= COMPANION_HEADER;
-        }
+        scale_hit(&mut hits[k], COMPANION_HEADER);
     }
     !demoted.is_empty()
+}
+
+/// Multiplies a ranked file's score, its chunks' scores and its role factor (where `explain`
+/// shows a factor applied after the signals) by `factor`.
+fn scale_hit(hit: &mut FileHit, factor: f32) {
+    hit.score *= factor;
+    hit.signals.role_factor *= factor;
+    hit.signals.total = hit.score;
+    for c in &mut hit.chunks {
+        c.1 *= factor;
+    }
 }
 
 #[cfg(test)]
