@@ -182,6 +182,27 @@ class Corpus:
         return self.cache[rel]
 
 
+def best_window(occ, idf, at, width):
+    """The most idf of distinct prompt terms among occurrences `occ` (position tuples, term
+    at index 1) whose position `occ[i][at]` lies within `width` of each other."""
+    have = defaultdict(int)
+    best = cur = 0.0
+    lo = 0
+    for hi in range(len(occ)):
+        t = occ[hi][1]
+        if have[t] == 0:
+            cur += idf[t]
+        have[t] += 1
+        while occ[hi][at] - occ[lo][at] >= width:
+            u = occ[lo][1]
+            have[u] -= 1
+            if have[u] == 0:
+                cur -= idf[u]
+            lo += 1
+        best = max(best, cur)
+    return best
+
+
 def features(corpus, prompt, rel):
     terms = prompt_terms(prompt)
     pairs = prompt_pairs(prompt)
@@ -210,37 +231,8 @@ def features(corpus, prompt, rel):
     # The best window: the most prompt idf (distinct terms) within WIN_TOKENS terms, or
     # within WIN_LINES lines, over the prompt's idf.
     total = sum(idf.values()) or 1.0
-    win = winl = 0.0
-    have = defaultdict(int)
-    lo = 0
-    cur = 0.0
-    for hi in range(len(occ)):
-        t = occ[hi][1]
-        if have[t] == 0:
-            cur += idf[t]
-        have[t] += 1
-        while occ[hi][0] - occ[lo][0] >= WIN_TOKENS:
-            u = occ[lo][1]
-            have[u] -= 1
-            if have[u] == 0:
-                cur -= idf[u]
-            lo += 1
-        win = max(win, cur)
-    have = defaultdict(int)
-    lo = 0
-    cur = 0.0
-    for hi in range(len(occ)):
-        t = occ[hi][1]
-        if have[t] == 0:
-            cur += idf[t]
-        have[t] += 1
-        while occ[hi][2] - occ[lo][2] >= WIN_LINES:
-            u = occ[lo][1]
-            have[u] -= 1
-            if have[u] == 0:
-                cur -= idf[u]
-            lo += 1
-        winl = max(winl, cur)
+    win = best_window(occ, idf, 0, WIN_TOKENS)
+    winl = best_window(occ, idf, 2, WIN_LINES)
     # Identifier phrases.
     phrase = 0.0
     phrase_def = 0.0
