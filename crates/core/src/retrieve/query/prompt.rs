@@ -49,6 +49,12 @@ pub struct Query {
     /// Identifiers and adjacent word pairs, lowercase letters and digits only
     /// (`SqlMapper` → `sqlmapper`, "connection pool" → `connectionpool`), for file stems.
     pub names: Vec<String>,
+    /// In a one-line prompt, its subject ([`subject_names`]) in both numbers, normalized;
+    /// empty otherwise.
+    pub subject: Vec<String>,
+    /// The prompt's single words as [`names`] normalizes them, with the subject's forms: a
+    /// file stem equal to one that is not the subject is named by a modifier of the question.
+    pub words: Vec<String>,
     /// The roles the prompt asks for.
     pub wanted: Wanted,
     /// In a long prompt (a bug report, a commit message with a body), the words of its title
@@ -262,9 +268,16 @@ impl Query {
             Vec::new()
         };
         let mut names = names(prompt);
-        if lines == 1 {
-            subject_names(prompt, &mut names);
-        }
+        let subject = if lines == 1 {
+            subject_names(prompt, &mut names)
+        } else {
+            Vec::new()
+        };
+        let words = if subject.is_empty() {
+            Vec::new()
+        } else {
+            single_words(prompt)
+        };
         helper_names(asked, &mut names);
         let (symbols, symbol_words): (Vec<String>, Vec<String>) =
             symbols(prompt).into_iter().unzip();
@@ -283,6 +296,8 @@ impl Query {
             mentions,
             modules,
             names,
+            subject,
+            words,
             wanted,
             role_words,
             symbols,
@@ -821,7 +836,7 @@ const MIN_SUBJECT: usize = 4;
 /// which the other words do not: a later word is often a modifier of the subject, and the file
 /// named after it wins wrongly (`state.ts`). Joins `names` as the word itself (the first part
 /// of a hyphenated compound is not a name otherwise) and its other number.
-fn subject_names(prompt: &str, names: &mut Vec<String>) {
+fn subject_names(prompt: &str, names: &mut Vec<String>) -> Vec<String> {
     let Some(token) = prompt
         .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
         .map(|t| t.trim_matches(['-', '_']))
@@ -831,7 +846,7 @@ fn subject_names(prompt: &str, names: &mut Vec<String>) {
                 && !QUESTION_WORDS.iter().any(|q| w.eq_ignore_ascii_case(q))
         })
     else {
-        return;
+        return Vec::new();
     };
     // A word, or the first part of a hyphenated one; not an identifier (`format_error`,
     // `StateManager`), whose whole name is a name already.
@@ -839,7 +854,7 @@ fn subject_names(prompt: &str, names: &mut Vec<String>) {
     let plain = word.chars().skip(1).all(|c| c.is_ascii_lowercase())
         && word.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
     if !plain || word.len() < MIN_SUBJECT {
-        return;
+        return Vec::new();
     }
     let word = word.to_ascii_lowercase();
     let mut forms = vec![word.clone()];
@@ -865,11 +880,26 @@ fn subject_names(prompt: &str, names: &mut Vec<String>) {
     } else {
         forms.push(format!("{word}s"));
     }
-    for f in forms {
-        if f.len() >= MIN_SUBJECT - 1 && !names.contains(&f) {
-            names.push(f);
+    forms.retain(|f| f.len() >= MIN_SUBJECT - 1);
+    for f in &forms {
+        if !names.contains(f) {
+            names.push(f.clone());
         }
     }
+    forms
+}
+
+/// The prompt's words normalized as [`names`] normalizes them (identifiers whole), at least
+/// three characters long.
+fn single_words(prompt: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for raw in prompt.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')) {
+        let n = normalize_name(raw.trim_matches(['-', '_']));
+        if n.chars().count() >= 3 && !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
 }
 
 /// Identifiers of the prompt and its adjacent word pairs, normalized ([`normalize_name`]).
