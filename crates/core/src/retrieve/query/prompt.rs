@@ -853,7 +853,9 @@ fn subject_names(prompt: &str, names: &mut Vec<String>) -> Vec<String> {
     let word = token.split('-').next().unwrap_or(token);
     let plain = word.chars().skip(1).all(|c| c.is_ascii_lowercase())
         && word.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
-    if !plain || word.len() < MIN_SUBJECT {
+    // A word for a role ("test runner worker pool...") asks for a kind of file, the engine's
+    // role factors answer it; it is not the topic that names one.
+    if !plain || word.len() < MIN_SUBJECT || !super::roles::role_words(word).is_empty() {
         return Vec::new();
     }
     let word = word.to_ascii_lowercase();
@@ -1047,6 +1049,11 @@ mod tests {
         assert!(!names("format_error and error handling").contains(&"formats".to_owned()));
         assert!(!names("how a new easy handle is made").contains(&"news".to_owned()));
         assert!(!names("task state\nand results").contains(&"tasks".to_owned()));
+        // A word for a role asks for a kind of file.
+        assert!(Query::parse("test runner worker pool scheduling")
+            .subject
+            .is_empty());
+        assert_eq!(Query::parse("task state").subject, ["task", "tasks"]);
     }
 
     #[test]
