@@ -268,16 +268,7 @@ impl Query {
             Vec::new()
         };
         let mut names = names(prompt);
-        let subject = if lines == 1 {
-            subject_names(prompt, &mut names)
-        } else {
-            Vec::new()
-        };
-        let words = if subject.is_empty() {
-            Vec::new()
-        } else {
-            single_words(prompt)
-        };
+        let (subject, words) = subject_and_words(prompt, lines, &mut names);
         helper_names(asked, &mut names);
         let (symbols, symbol_words): (Vec<String>, Vec<String>) =
             symbols(prompt).into_iter().unzip();
@@ -889,6 +880,25 @@ fn subject_names(prompt: &str, names: &mut Vec<String>) -> Vec<String> {
         }
     }
     forms
+}
+
+/// A one-line prompt's subject forms ([`subject_names`], joined to `names`) and, when it has
+/// a subject, its [`single_words`]; nothing for a longer prompt.
+fn subject_and_words(
+    prompt: &str,
+    lines: usize,
+    names: &mut Vec<String>,
+) -> (Vec<String>, Vec<String>) {
+    if lines != 1 {
+        return (Vec::new(), Vec::new());
+    }
+    let subject = subject_names(prompt, names);
+    let words = if subject.is_empty() {
+        Vec::new()
+    } else {
+        single_words(prompt)
+    };
+    (subject, words)
 }
 
 /// The prompt's words normalized as [`names`] normalizes them (identifiers whole), at least

@@ -1013,6 +1013,55 @@ impl Mentions {
     }
 }
 
+/// The files a one-line question's modifiers name ([`Naming::Modifier`]), as they are scored.
+#[derive(Default)]
+struct Modifiers {
+    /// (place in the scored files, file, its score without that mention).
+    files: Vec<(usize, u32, f32)>,
+    /// Whether the question's subject named a scored file.
+    subject_named: bool,
+}
+
+impl Modifiers {
+    /// Notes a scored file, at place `at`, named as `naming`; `rest` gives its score
+    /// without the mention.
+    fn note(&mut self, naming: Naming, at: usize, fid: u32, rest: impl FnOnce() -> f32) {
+        self.subject_named |= naming == Naming::Subject;
+        if naming == Naming::Modifier {
+            self.files.push((at, fid, rest()));
+        }
+    }
+
+    /// When the subject names a file, a file named after another of the question's words is
+    /// not what it asks about ("task state and task result tracking": `tasks.ts`, not
+    /// `state.ts`): its mention is dropped (its path and text still count). Returns those
+    /// files, sorted.
+    fn drop_mentions(self, scored: &mut Vec<(u32, f32)>, scores: &mut Scores) -> Vec<u32> {
+        if !self.subject_named || self.files.is_empty() {
+            return Vec::new();
+        }
+        let mut dropped = Vec::with_capacity(self.files.len());
+        for (at, fid, rest) in self.files {
+            scored[at].1 = rest;
+            scores.mention[fid as usize] = 0.0;
+            dropped.push(fid);
+        }
+        scored.retain(|s| s.1 > 0.0);
+        dropped.sort_unstable();
+        dropped
+    }
+}
+
+/// [`Mentions::score`] when the prompt names files; 0 otherwise.
+fn mention_of(
+    mentions: Option<&Mentions>,
+    meta: &crate::retrieve::index::FileMeta,
+    query: &Query,
+    path: f32,
+) -> (f32, Naming) {
+    mentions.map_or((0.0, Naming::Other), |m| m.score(meta, query, path))
+}
+
 /// How a file's stem is named by a one-line question's words ([`Query::subject`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Naming {
@@ -1161,10 +1210,7 @@ fn collect_hits(
     let mut scored: Vec<(u32, f32)> = Vec::new();
     let mentions = Mentions::of(scores, query);
     let any_named = mentions.as_ref().is_some_and(Mentions::any_file);
-    // Files named by a modifier of the question: (place in `scored`, file, score without
-    // that mention), and whether its subject named a file.
-    let mut modifiers: Vec<(usize, u32, f32)> = Vec::new();
-    let mut subject_named = false;
+    let mut modifiers = Modifiers::default();
     for (fid, meta) in index.files.iter().enumerate() {
         let base = scores.bm25[fid] + scores.path[fid] + scores.symbol[fid];
         // No signal at all (most files of a large tree): skipped without reading its meta.
@@ -1172,45 +1218,26 @@ fn collect_hits(
             continue;
         }
         let Some(meta) = meta else { continue };
-        let mut naming = Naming::Other;
-        if let Some(m) = &mentions {
-            (scores.mention[fid], naming) = m.score(meta, query, scores.path[fid]);
-        }
-        let without = base;
-        let base = base + scores.mention[fid];
-        if base <= 0.0 && !scores.chunked[fid] {
+        let (mention, naming) = mention_of(mentions.as_ref(), meta, query, scores.path[fid]);
+        scores.mention[fid] = mention;
+        let named = base + mention;
+        if named <= 0.0 && !scores.chunked[fid] {
             continue;
         }
         let top = best_chunk(scores, meta.chunks.clone());
-        if base <= 0.0 && top == 0.0 {
+        if named <= 0.0 && top == 0.0 {
             continue;
         }
         let factor = role_factor(meta, query, wanted, kept(meta));
-        let side = side_factor(fid as u32);
-        let score = (base + W_BEST_CHUNK * top) * factor * side;
+        let score = (named + W_BEST_CHUNK * top) * factor * side_factor(fid as u32);
         // A file without a matching chunk shows its first one: it needs one.
         if score.is_finite() && score > 0.0 && !meta.chunks.is_empty() {
-            subject_named |= naming == Naming::Subject;
-            if naming == Naming::Modifier {
-                let rest = (without + W_BEST_CHUNK * top) * factor * side;
-                modifiers.push((scored.len(), fid as u32, rest));
-            }
+            let rest = || (base + W_BEST_CHUNK * top) * factor * side_factor(fid as u32);
+            modifiers.note(naming, scored.len(), fid as u32, rest);
             scored.push((fid as u32, score));
         }
     }
-    // The question's subject names a file: a file named after another of its words is not
-    // what it asks about ("task state and task result tracking": `tasks.ts`, not
-    // `state.ts`). Its mention is dropped (its path and text still count).
-    let mut dropped: Vec<u32> = Vec::new();
-    if subject_named && !modifiers.is_empty() {
-        for &(at, fid, rest) in &modifiers {
-            scored[at].1 = rest;
-            scores.mention[fid as usize] = 0.0;
-            dropped.push(fid);
-        }
-        scored.retain(|s| s.1 > 0.0);
-        dropped.sort_unstable();
-    }
+    let dropped = modifiers.drop_mentions(&mut scored, scores);
     let central = if wants_central(query) {
         apply_central(index, &mut scored, shown)
     } else {
