@@ -57,7 +57,7 @@ impl Index {
                 }
                 let prepared = prepare_batch(&self.scope, batch, progress.read);
                 self.merge(batch, prepared);
-                if (n + 1) % TRIM_EVERY == 0 {
+                if (n + 1).is_multiple_of(TRIM_EVERY) {
                     release_free_memory();
                 }
             }
@@ -95,7 +95,7 @@ impl Index {
                 while let Some(b) = pending.remove(&want) {
                     self.merge(batches[want], b);
                     want += 1;
-                    if want % TRIM_EVERY == 0 {
+                    if want.is_multiple_of(TRIM_EVERY) {
                         release_free_memory();
                     }
                 }
