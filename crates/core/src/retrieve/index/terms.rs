@@ -1928,6 +1928,43 @@ mod tests {
     }
 
     #[test]
+    fn the_deferred_log_keeps_its_room_between_merges_and_releases_it_when_settled() {
+        // Enough postings that the end of the build merges them (not an update's few).
+        let mut s = Postings::default();
+        let terms = 2000u32;
+        for _ in 0..terms {
+            s.add_term();
+        }
+        let per_term = SETTLE_PENDING_AT / terms as usize + 8;
+        let mut want = vec![Vec::new(); terms as usize];
+        for round in 0..per_term as u32 {
+            // A term before the last: its postings wait in the log.
+            for t in 0..terms - 1 {
+                let p = Posting {
+                    chunk: round * terms + t + 1,
+                    tf: 1 + (t % 5) as u16,
+                    sym: (t % 3) as u16,
+                };
+                s.defer(t, [p]);
+                want[t as usize].push(p);
+            }
+            if round == 0 {
+                assert!(s.deferred.log.capacity() >= DEFER_AT, "room for a full log");
+                s.merge_deferred();
+                assert!(s.deferred.is_empty());
+                assert!(s.deferred.log.capacity() >= DEFER_AT, "kept after a merge");
+            }
+        }
+        assert!(s.deferred.postings > SETTLE_PENDING_AT);
+        s.settle();
+        assert_eq!(s.deferred.log.capacity(), 0, "released at the end");
+        assert!(s.pending.is_empty(), "merged into the runs, not pending");
+        for (t, want) in want.iter().enumerate() {
+            assert_eq!(&s.list(t as u32).collect::<Vec<_>>(), want);
+        }
+    }
+
+    #[test]
     fn deferred_postings_merge_to_the_runs_pending_ones_make() {
         use proptest::prelude::*;
         let config = ProptestConfig {
