@@ -49,6 +49,9 @@ const MENTION_PATH: f32 = 6.0;
 const MENTION_NAME: f32 = 3.0;
 const MENTION_MODULE: f32 = 2.0;
 const MENTION_STEM: f32 = 1.5;
+/// The share of [`MENTION_STEM`] a file named after a word of the question's complement
+/// keeps ([`Query::complements`]).
+const W_COMPLEMENT: f32 = 0.5;
 /// Extra chunks of one file that may follow its best one.
 const EXTRA_CHUNKS: usize = 2;
 /// The fraction of the file's score an extra chunk gets (times its ratio to the best).
@@ -132,6 +135,9 @@ pub struct Signals {
     /// The file's stem is a word of a one-line question other than its subject, and the
     /// subject names a file too ([`Naming::Modifier`]): that stem's mention was not counted.
     pub modifier_stem: bool,
+    /// The file's stem is a word after the first preposition of a one-line question (its
+    /// complement, [`Query::complements`]): its stem mention counted [`W_COMPLEMENT`].
+    pub complement_stem: bool,
 }
 
 /// Why a file of a demoted role keeps the factor of source code for this prompt.
@@ -1107,10 +1113,24 @@ fn mention_boost(rel: &str, query: &Query, check_names: bool) -> (f32, Naming) {
             } else {
                 Naming::Other
             };
-            return (MENTION_STEM, naming);
+            return (MENTION_STEM * complement_share(&stem, query), naming);
         }
     }
     (0.0, Naming::Other)
+}
+
+/// [`W_COMPLEMENT`] when `stem` is a word of the question's complement and not its subject
+/// ("number parsing with defaults and *range* checks": `Range.java`), 1 otherwise.
+fn complement_share(stem: &str, query: &Query) -> f32 {
+    if is_complement(stem, query) {
+        W_COMPLEMENT
+    } else {
+        1.0
+    }
+}
+
+fn is_complement(stem: &str, query: &Query) -> bool {
+    query.complements.iter().any(|c| c == stem) && !query.subject.iter().any(|s| s == stem)
 }
 
 /// The stem of a file name (lowercase) as [`Query::names`] name files.
@@ -1293,6 +1313,9 @@ fn collect_hits(
                     reference_factor: 1.0,
                     role_unasked: unasked.asks(meta.role),
                     modifier_stem: dropped.binary_search(&fid).is_ok(),
+                    complement_stem: scores.mention[f] > 0.0
+                        && !query.complements.is_empty()
+                        && is_complement(&stem_name(last(&meta.rel)), query),
                 },
             })
         })
