@@ -908,13 +908,11 @@ fn subject_and_words(
     (subject, words)
 }
 
-/// Prepositions that open a complement of a question: its means, purpose, path or source
-/// ("number parsing *with* defaults and range checks", "how curl decides whether *to* retry a
-/// failed request"). Not "in", "on" or "of": what follows them is where the subject lives or
-/// whose it is, often a file ("errors in the mypy plugin", "the handlers of the router").
-const PREPOSITIONS: [&str; 12] = [
-    "with", "for", "into", "from", "via", "after", "without", "by", "through", "between", "to",
-    "across",
+/// Prepositions that open a complement of a question ("number parsing *with* defaults and
+/// range checks", "retry a failed request" has none).
+const PREPOSITIONS: [&str; 15] = [
+    "with", "for", "of", "in", "into", "from", "via", "on", "after", "without", "by", "through",
+    "between", "to", "across",
 ];
 
 /// The words of a one-line prompt after its first preposition ([`PREPOSITIONS`]), normalized
@@ -1121,9 +1119,6 @@ mod tests {
             c("where a connection is taken from the driver and released after the query"),
             ["driver", "released", "query"]
         );
-        // A place or an owner is no complement.
-        assert!(c("docstring errors in the mypy plugin").is_empty());
-        assert_eq!(c("the handlers of the router for errors"), ["errors"]);
         // No preposition, or a longer prompt: no complement.
         assert_eq!(
             c("how curl decides whether to retry a failed request"),
