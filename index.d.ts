@@ -1577,8 +1577,8 @@ export interface SnippetSignals {
   modifierStem: boolean
   /**
    * The file is named after a word after the first preposition of a one-line question
-   * ("number parsing with defaults and range checks": `Range.java`): that name counted half
-   * a mention.
+   * ("number parsing with defaults and range checks": `Range.java`): that name counted three
+   * quarters of a mention.
    */
   complementStem: boolean
 }

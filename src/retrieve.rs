@@ -136,8 +136,8 @@ pub struct SnippetSignals {
     /// `tasks.ts`): that name was not counted as a mention.
     pub modifier_stem: bool,
     /// The file is named after a word after the first preposition of a one-line question
-    /// ("number parsing with defaults and range checks": `Range.java`): that name counted half
-    /// a mention.
+    /// ("number parsing with defaults and range checks": `Range.java`): that name counted three
+    /// quarters of a mention.
     pub complement_stem: bool,
 }
 

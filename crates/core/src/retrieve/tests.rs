@@ -185,10 +185,9 @@ fn the_subject_of_a_question_names_its_file_over_a_modifier() {
 }
 
 #[test]
-fn a_file_named_after_a_word_of_the_complement_counts_half_a_mention() {
-    // "number parsing with defaults and range checks" asks about parsing numbers; `Range.java`,
-    // named after a word that follows the preposition, took the whole mention and ranked
-    // above the parser that applies the defaults and checks the range.
+fn a_file_named_after_a_word_of_the_complement_counts_less_of_a_mention() {
+    // "number parsing with defaults and range checks" asks about parsing numbers; `Range.java`
+    // is named after a word that follows the preposition, which completes the question.
     let dir = tempfile::tempdir().unwrap();
     let r = dir.path();
     write(
@@ -209,21 +208,23 @@ fn a_file_named_after_a_word_of_the_complement_counts_half_a_mention() {
         "/** An immutable range of values. */\npublic final class Range<T> {\n  \
          private final T minimum;\n  private final T maximum;\n  \
          /** Checks whether the range contains the value. */\n  \
-         public boolean contains(T value) { return true; }\n  \
-         /** Checks whether this range is before the value. */\n  \
-         public boolean isBefore(T value) { return false; }\n}\n",
+         public boolean contains(T value) { return true; }\n}\n",
     );
     let ret = Retrieval::default();
     let out = explained(&ret, r, "number parsing with defaults and range checks");
     assert_eq!(files(&out)[0], "src/math/NumberUtils.java", "{out:?}");
-    let range = signals_of(&out, "src/Range.java");
-    assert!(range.complement_stem && range.mention > 0.0, "{range:?}");
+    let part = signals_of(&out, "src/Range.java");
+    assert!(part.complement_stem && part.mention > 0.0, "{part:?}");
     // Named before the preposition, the same file keeps the whole mention.
     let whole = signals_of(
         &explained(&ret, r, "range checks with number parsing"),
         "src/Range.java",
     );
-    assert!(!whole.complement_stem && whole.mention > range.mention, "{whole:?}");
+    assert!(!whole.complement_stem, "{whole:?}");
+    assert!(
+        (part.mention - 0.75 * whole.mention).abs() < 1e-4,
+        "{part:?} {whole:?}"
+    );
 }
 
 #[test]

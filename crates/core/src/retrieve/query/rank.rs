@@ -51,7 +51,7 @@ const MENTION_MODULE: f32 = 2.0;
 const MENTION_STEM: f32 = 1.5;
 /// The share of [`MENTION_STEM`] a file named after a word of the question's complement
 /// keeps ([`Query::complements`]).
-const W_COMPLEMENT: f32 = 0.5;
+const W_COMPLEMENT: f32 = 0.75;
 /// Extra chunks of one file that may follow its best one.
 const EXTRA_CHUNKS: usize = 2;
 /// The fraction of the file's score an extra chunk gets (times its ratio to the best).
@@ -1120,7 +1120,9 @@ fn mention_boost(rel: &str, query: &Query, check_names: bool) -> (f32, Naming) {
 }
 
 /// [`W_COMPLEMENT`] when `stem` is a word of the question's complement and not its subject
-/// ("number parsing with defaults and *range* checks": `Range.java`), 1 otherwise.
+/// ("number parsing with defaults and *range* checks": `Range.java`), 1 otherwise. Of the
+/// semble-style questions' top ten files named after such a word, 18 were answers and 50 not
+/// (stem matches overall: 214 answers of 500).
 fn complement_share(stem: &str, query: &Query) -> f32 {
     if is_complement(stem, query) {
         W_COMPLEMENT
