@@ -57,8 +57,8 @@ pub struct Query {
     pub words: Vec<String>,
     /// In a one-line prompt, its words after the first preposition ("number parsing *with
     /// defaults and range checks*"), normalized as [`words`](Query::words): they complete the
-    /// question rather than say what it is about, and a file named after one counts three quarters of the
-    /// stem mention ([`complement_words`]).
+    /// question rather than say what it is about, and a file named after one counts three
+    /// quarters of the stem mention ([`complement_words`]).
     pub complements: Vec<String>,
     /// The roles the prompt asks for.
     pub wanted: Wanted,
