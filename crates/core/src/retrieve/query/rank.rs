@@ -1131,6 +1131,12 @@ fn complement_share(stem: &str, query: &Query) -> f32 {
     }
 }
 
+/// Whether the file at `rel` was named (`mention` > 0) after a word of the question's
+/// complement, for `explain`.
+fn complement_named(rel: &str, query: &Query, mention: f32) -> bool {
+    mention > 0.0 && !query.complements.is_empty() && is_complement(&stem_name(last(rel)), query)
+}
+
 fn is_complement(stem: &str, query: &Query) -> bool {
     query.complements.iter().any(|c| c == stem) && !query.subject.iter().any(|s| s == stem)
 }
@@ -1283,15 +1289,7 @@ fn collect_hits(
         .filter_map(|(fid, score)| {
             let meta = index.files[fid as usize].as_ref()?;
             let f = fid as usize;
-            let mut best: Vec<(u32, f32)> = meta
-                .chunks
-                .clone()
-                .filter_map(|c| {
-                    let s = scores.chunk[c as usize];
-                    (s > 0.0).then_some((c, s))
-                })
-                .collect();
-            best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            let best = matching_chunks(scores, meta.chunks.clone());
             let top = best.first().map_or(0.0, |b| b.1);
             let role_kept = kept(meta);
             Some(FileHit {
@@ -1315,9 +1313,7 @@ fn collect_hits(
                     reference_factor: 1.0,
                     role_unasked: unasked.asks(meta.role),
                     modifier_stem: dropped.binary_search(&fid).is_ok(),
-                    complement_stem: scores.mention[f] > 0.0
-                        && !query.complements.is_empty()
-                        && is_complement(&stem_name(last(&meta.rel)), query),
+                    complement_stem: complement_named(&meta.rel, query, scores.mention[f]),
                 },
             })
         })
@@ -1605,6 +1601,18 @@ fn apply_central(index: &Index, scored: &mut [(u32, f32)], shown: usize) -> Vec<
     }
     out.sort_unstable_by_key(|c| c.0);
     out
+}
+
+/// The chunks of `range` that scored, best first (ties by chunk id).
+fn matching_chunks(scores: &Scores, range: std::ops::Range<u32>) -> Vec<(u32, f32)> {
+    let mut best: Vec<(u32, f32)> = range
+        .filter_map(|c| {
+            let s = scores.chunk[c as usize];
+            (s > 0.0).then_some((c, s))
+        })
+        .collect();
+    best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    best
 }
 
 /// The best positive score of the chunks `range`, 0 if none.
