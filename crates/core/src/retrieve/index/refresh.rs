@@ -179,6 +179,7 @@ impl Index {
         self.apply(todo, progress);
         self.maybe_compact();
         self.shrink();
+        super::super::query::prune::summarize_long_lists(self);
         changed
     }
 

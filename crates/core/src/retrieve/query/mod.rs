@@ -5,6 +5,7 @@
 
 pub(super) mod central;
 pub(crate) mod prompt;
+pub(super) mod prune;
 pub(crate) mod rank;
 pub(crate) mod roles;
 pub(super) mod snippet;

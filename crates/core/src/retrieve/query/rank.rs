@@ -26,23 +26,23 @@ use super::roles::Role;
 use crate::retrieve::index::Index;
 
 /// BM25 saturation and length normalization, chunk level.
-const K1_CHUNK: f32 = 1.2;
-const B_CHUNK: f32 = 0.75;
+pub(super) const K1_CHUNK: f32 = 1.2;
+pub(super) const B_CHUNK: f32 = 0.75;
 /// BM25 saturation and length normalization, file level.
-const K1_FILE: f32 = 1.2;
-const B_FILE: f32 = 0.5;
+pub(super) const K1_FILE: f32 = 1.2;
+pub(super) const B_FILE: f32 = 0.5;
 /// How much a definition's name counts over a mention in the text.
-const W_SYMBOL: f32 = 4.0;
+pub(super) const W_SYMBOL: f32 = 4.0;
 /// Weight of the path field relative to the file's content score.
 const W_PATH: f32 = 1.2;
 /// Weight of a file's best chunk in its score. Below the whole file's BM25 (weight 1): a file
 /// whose chunks together match the prompt (the module that implements it) is better
 /// evidence than one chunk that names most of its words once.
-const W_BEST_CHUNK: f32 = 0.4;
+pub(super) const W_BEST_CHUNK: f32 = 0.4;
 /// Weight of a definition of a prompt term, per unit of the term's weight × definition idf
 /// (file level and chunk level).
-const W_DEFINES: f32 = 1.0;
-const W_DEFINES_CHUNK: f32 = 1.0;
+pub(super) const W_DEFINES: f32 = 1.0;
+pub(super) const W_DEFINES_CHUNK: f32 = 1.0;
 /// Boosts, as multiples of the strongest term's idf, when the prompt names a file: by path,
 /// by file name, by module path, by a stem equal to one of its identifiers.
 const MENTION_PATH: f32 = 6.0;
@@ -61,7 +61,7 @@ const W_PHRASE: f32 = 0.5;
 /// How much a file's [centrality](super::central) (0 to 1) raises its score, for the prompts
 /// [`wants_central`] picks: at most 10%, a tie-breaker between files the prompt matches alike.
 /// Measured on the DEV sets (b1bcc25, percentiles): 0.15 or 0.2 → commits R@10 down.
-const W_CENTRAL: f32 = 0.1;
+pub(super) const W_CENTRAL: f32 = 0.1;
 /// The factor of a file whose path names the side of a mechanism the prompt does not ask
 /// about ([`Query::opposites`]: `client_middlewares.py` for "server-side middleware
 /// execution"). Measured on the DEV sets (0.8): semble 0.8698 → 0.8703, one query
@@ -134,23 +134,23 @@ pub struct FileHit {
     pub signals: Signals,
 }
 
-fn idf(n: f32, df: f32) -> f32 {
+pub(super) fn idf(n: f32, df: f32) -> f32 {
     (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
 }
 
 /// A prompt term the index knows.
 #[derive(Debug, Clone, Copy)]
-struct Term {
-    id: u32,
-    weight: f32,
+pub(super) struct Term {
+    pub(super) id: u32,
+    pub(super) weight: f32,
     /// Matched against paths only (a [`path_forms`] of a prompt word).
-    path_only: bool,
+    pub(super) path_only: bool,
 }
 
 /// Step 1: the prompt's terms the index knows; when there are more than [`MAX_QUERY_TERMS`],
 /// the rarest (ties: first in the prompt), kept in prompt order; then the prompt's phrases
 /// that the index knows as whole identifiers, at [`W_PHRASE`].
-fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
+pub(super) fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
     let mut known: Vec<(Term, usize, usize)> = query
         .terms
         .iter()
@@ -286,18 +286,21 @@ fn path_forms<'a>(word: &'a str, symbols: &[String]) -> Vec<&'a str> {
 }
 
 /// The score accumulators of one query.
-struct Scores {
-    chunk: Vec<f32>,
-    bm25: Vec<f32>,
-    path: Vec<f32>,
-    symbol: Vec<f32>,
-    mention: Vec<f32>,
+pub(super) struct Scores {
+    pub(super) chunk: Vec<f32>,
+    pub(super) bm25: Vec<f32>,
+    pub(super) path: Vec<f32>,
+    pub(super) symbol: Vec<f32>,
+    pub(super) mention: Vec<f32>,
     /// Strongest idf of any term seen (the unit of mention boosts).
-    max_idf: f32,
-    n_chunks: f32,
-    n_files: f32,
-    avg_chunk: f32,
-    avg_file: f32,
+    pub(super) max_idf: f32,
+    pub(super) n_chunks: f32,
+    pub(super) n_files: f32,
+    pub(super) avg_chunk: f32,
+    pub(super) avg_file: f32,
+    /// Files the path field or a mention scored (repeats allowed): the files a pruned ranking
+    /// must look at even when no posting of theirs leads to them.
+    pub(super) named: Vec<u32>,
     /// Scratch: per-file term frequency and the files touched by the current term.
     file_tf: Vec<f32>,
     touched: Vec<u32>,
@@ -358,7 +361,7 @@ impl Drop for Scores {
 }
 
 impl Scores {
-    fn new(index: &Index) -> Scores {
+    pub(super) fn new(index: &Index) -> Scores {
         let n_chunks = index.live_chunks.max(1) as f32;
         let n_files = index.live_files.max(1) as f32;
         let files = index.files.len();
@@ -389,13 +392,29 @@ impl Scores {
             hits,
             defined: Vec::new(),
             defined_ends: Vec::new(),
+            named: Vec::new(),
         }
+    }
+
+    /// One term's BM25F part of a chunk's score (`tf` already weighted by field), the one
+    /// expression both the exhaustive and the pruned ranking use (their scores must be equal
+    /// to the bit).
+    #[inline]
+    pub(super) fn chunk_part(&self, weight: f32, idf_c: f32, tf: f32, len: u32) -> f32 {
+        let norm = K1_CHUNK * (1.0 - B_CHUNK + B_CHUNK * len as f32 / self.avg_chunk);
+        weight * idf_c * tf * (K1_CHUNK + 1.0) / (tf + norm)
+    }
+
+    /// One term's BM25 part of a whole file's score (`tf` summed over the file's chunks).
+    #[inline]
+    pub(super) fn file_part(&self, weight: f32, idf_f: f32, tf: f32, len: u32) -> f32 {
+        let norm = K1_FILE * (1.0 - B_FILE + B_FILE * len as f32 / self.avg_file);
+        weight * idf_f * tf * (K1_FILE + 1.0) / (tf + norm)
     }
 
     /// Step 2: one term's BM25F over chunks, BM25 over whole files, and the path field.
     fn add_term(&mut self, index: &Index, term: Term) {
-        let (w_symbol, k1c, bc, k1f, bf, w_path) =
-            (W_SYMBOL, K1_CHUNK, B_CHUNK, K1_FILE, B_FILE, W_PATH);
+        let w_symbol = W_SYMBOL;
         self.touched.clear();
         self.hits.clear();
         let mut df_chunks = 0f32;
@@ -429,20 +448,25 @@ impl Scores {
         self.defined_ends.push(self.defined.len());
         if df_chunks > 0.0 {
             let idf_c = idf(self.n_chunks, df_chunks);
-            for &(chunk, len, tf) in &self.hits {
-                let norm = k1c * (1.0 - bc + bc * len as f32 / self.avg_chunk);
-                self.chunk[chunk as usize] += term.weight * idf_c * tf * (k1c + 1.0) / (tf + norm);
+            for k in 0..self.hits.len() {
+                let (chunk, len, tf) = self.hits[k];
+                self.chunk[chunk as usize] += self.chunk_part(term.weight, idf_c, tf, len);
             }
             let idf_f = idf(self.n_files, self.touched.len() as f32);
             self.max_idf = self.max_idf.max(idf_f);
-            for &f in &self.touched {
-                let tf = self.file_tf[f as usize];
-                self.file_tf[f as usize] = 0.0;
-                let len = index.file_lens[f as usize] as f32;
-                let norm = k1f * (1.0 - bf + bf * len / self.avg_file);
-                self.bm25[f as usize] += term.weight * idf_f * tf * (k1f + 1.0) / (tf + norm);
+            for k in 0..self.touched.len() {
+                let f = self.touched[k] as usize;
+                let tf = self.file_tf[f];
+                self.file_tf[f] = 0.0;
+                self.bm25[f] += self.file_part(term.weight, idf_f, tf, index.file_lens[f]);
             }
         }
+        self.add_path(index, term);
+    }
+
+    /// Step 2, the path field: one term's idf over the live files whose path holds it.
+    pub(super) fn add_path(&mut self, index: &Index, term: Term) {
+        let w_path = W_PATH;
         let paths = &index.path_postings[term.id as usize];
         let live = paths
             .iter()
@@ -454,6 +478,7 @@ impl Scores {
             for &f in paths {
                 if index.files[f as usize].is_some() {
                     self.path[f as usize] += w_path * term.weight * idf_p;
+                    self.named.push(f);
                 }
             }
         }
@@ -497,7 +522,7 @@ impl Scores {
 
     /// Step 4: files the prompt names, by path or file name, by module path, or whose stem
     /// equals one of its identifiers or word pairs.
-    fn add_mentions(&mut self, index: &Index, query: &Query) {
+    pub(super) fn add_mentions(&mut self, index: &Index, query: &Query) {
         if query.mentions.is_empty() && query.modules.is_empty() && query.names.is_empty() {
             return;
         }
@@ -530,6 +555,9 @@ impl Scores {
             };
             let boost = mention_boost(&rel, query, check_names);
             self.mention[fid] += boost * unit;
+            if boost > 0.0 {
+                self.named.push(fid as u32);
+            }
         }
     }
 }
@@ -613,27 +641,78 @@ fn ends_with_part(s: &str, tail: &str) -> bool {
     s.len() > tail.len() && s.ends_with(tail) && s.as_bytes()[s.len() - tail.len() - 1] == b'/'
 }
 
-/// Step 5: each file's score from its signals and role, and the chunks it shows; only the
-/// best `max_files` files (score, ties by path) are kept, and only they get their chunks.
-fn collect_hits(
-    index: &Index,
-    scores: &Scores,
-    query: &Query,
-    max_files: usize,
-    shown: usize,
-) -> Vec<FileHit> {
-    // A query term can touch every file of a large tree: score each one without allocating,
-    // select the best few, and sort only those.
-    let opposite = opposite_files(index, query);
-    let side_factor = |fid: u32| {
-        if opposite.binary_search(&fid).is_ok() {
+/// The factors of a file's score that do not come from its text: its role for this prompt,
+/// and the side demotion ([`W_OPPOSITE`]).
+pub(super) struct Factors<'a> {
+    index: &'a Index,
+    query: &'a Query,
+    opposite: Vec<u32>,
+    versions: VersionDirs,
+}
+
+impl<'a> Factors<'a> {
+    pub(super) fn new(index: &'a Index, query: &'a Query) -> Factors<'a> {
+        Factors {
+            index,
+            query,
+            opposite: opposite_files(index, query),
+            versions: VersionDirs::default(),
+        }
+    }
+
+    /// The side factor of file `fid`: [`W_OPPOSITE`] or 1.
+    pub(super) fn side(&self, fid: u32) -> f32 {
+        if self.opposite.binary_search(&fid).is_ok() {
             W_OPPOSITE
         } else {
             1.0
         }
-    };
-    let versions = VersionDirs::default();
-    let kept = |meta: &crate::retrieve::index::FileMeta| role_kept(index, meta, &versions);
+    }
+
+    fn kept(&self, meta: &crate::retrieve::index::FileMeta) -> Option<RoleKept> {
+        role_kept(self.index, meta, &self.versions)
+    }
+
+    /// The role factor of a file ([`role_factor`]).
+    pub(super) fn role(&self, meta: &crate::retrieve::index::FileMeta) -> f32 {
+        role_factor(meta, self.query, self.kept(meta))
+    }
+
+    /// The most any file's role and side factors multiply its score by for this prompt
+    /// (their product is at most this).
+    pub(super) fn most(&self) -> f32 {
+        Role::ALL
+            .iter()
+            .map(|r| r.factor(self.query.wanted))
+            .fold(1.0, f32::max)
+    }
+}
+
+/// Step 5: a file's score from its signals and factors; `None` for a file without any (or
+/// without a chunk to show).
+#[inline]
+pub(super) fn file_score(
+    scores: &Scores,
+    fid: u32,
+    meta: &crate::retrieve::index::FileMeta,
+    factors: &Factors<'_>,
+) -> Option<f32> {
+    let f = fid as usize;
+    let base = scores.bm25[f] + scores.path[f] + scores.symbol[f] + scores.mention[f];
+    let top = best_chunk(scores, meta.chunks.clone());
+    if base <= 0.0 && top == 0.0 {
+        return None;
+    }
+    let factor = factors.role(meta);
+    let score = (base + W_BEST_CHUNK * top) * factor * factors.side(fid);
+    // A file without a matching chunk shows its first one: it needs one.
+    (score.is_finite() && score > 0.0 && !meta.chunks.is_empty()).then_some(score)
+}
+
+/// Step 5 over every file: the score of each that has one.
+fn scored_files(index: &Index, scores: &Scores, factors: &Factors<'_>) -> Vec<(u32, f32)> {
+    // A query term can touch every file of a large tree: score each one without allocating,
+    // select the best few, and sort only those.
     let mut scored: Vec<(u32, f32)> = Vec::new();
     for (fid, meta) in index.files.iter().enumerate() {
         let base = scores.bm25[fid] + scores.path[fid] + scores.symbol[fid] + scores.mention[fid];
@@ -642,17 +721,26 @@ fn collect_hits(
             continue;
         }
         let Some(meta) = meta else { continue };
-        let top = best_chunk(scores, meta.chunks.clone());
-        if base <= 0.0 && top == 0.0 {
-            continue;
-        }
-        let factor = role_factor(meta, query, kept(meta));
-        let score = (base + W_BEST_CHUNK * top) * factor * side_factor(fid as u32);
-        // A file without a matching chunk shows its first one: it needs one.
-        if score.is_finite() && score > 0.0 && !meta.chunks.is_empty() {
+        if let Some(score) = file_score(scores, fid as u32, meta, factors) {
             scored.push((fid as u32, score));
         }
     }
+    scored
+}
+
+/// Steps 5 and 6: the files of `scored` (each with its score) get the centrality prior, the
+/// best `max_files` (score, ties by path) are kept, and only they get their chunks.
+fn collect_hits(
+    index: &Index,
+    scores: &Scores,
+    query: &Query,
+    factors: &Factors<'_>,
+    mut scored: Vec<(u32, f32)>,
+    max_files: usize,
+    shown: usize,
+) -> Vec<FileHit> {
+    let side_factor = |fid: u32| factors.side(fid);
+    let kept = |meta: &crate::retrieve::index::FileMeta| factors.kept(meta);
     let central = if wants_central(query) {
         apply_central(index, &mut scored, shown)
     } else {
@@ -1360,24 +1448,82 @@ pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
 /// candidates of [`exact_definitions`]): priors that only reorder the top are applied to the
 /// files that can reach the best `shown`.
 pub fn rank_shown(index: &Index, query: &Query, max_files: usize, shown: usize) -> Vec<FileHit> {
+    rank_with(index, query, max_files, shown, default_pruning())
+}
+
+/// [`Pruning::Auto`], or [`Pruning::Exhaustive`] when the environment variable
+/// `CONTEXT_ENGINE_RANKING` is `exhaustive`: a check for whoever measures or debugs the
+/// ranking (the results are the same, only slower), read once per process.
+fn default_pruning() -> Pruning {
+    static CHOICE: std::sync::OnceLock<Pruning> = std::sync::OnceLock::new();
+    *CHOICE.get_or_init(|| {
+        if std::env::var_os("CONTEXT_ENGINE_RANKING").is_some_and(|v| v == "exhaustive") {
+            Pruning::Exhaustive
+        } else {
+            Pruning::Auto
+        }
+    })
+}
+
+/// How the candidate stage meets the postings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pruning {
+    /// Every posting of every term scored (the reference the pruned ranking must equal).
+    Exhaustive,
+    /// Dynamic pruning ([`super::prune`]): only the files that can still reach the top.
+    Pruned,
+    /// Pruned when the prompt's lists are long enough for it to pay
+    /// ([`super::prune::worth_it`]), else exhaustive.
+    Auto,
+}
+
+/// [`rank_shown`], the candidate stage chosen by `pruning`; every choice gives the same files
+/// in the same order with the same scores.
+pub fn rank_with(
+    index: &Index,
+    query: &Query,
+    max_files: usize,
+    shown: usize,
+    pruning: Pruning,
+) -> Vec<FileHit> {
     let terms = select_terms(index, query);
     let mut scores = Scores::new(index);
-    for &t in &terms {
-        scores.add_term(index, t);
-    }
-    for (k, &t) in terms.iter().enumerate() {
-        scores.add_definitions(k, t);
-    }
-    scores.add_mentions(index, query);
+    let factors = Factors::new(index, query);
     // Twice the files asked for are selected, so that a demoted header's place can be
     // taken by the next file.
-    let mut hits = collect_hits(
-        index,
-        &scores,
-        query,
-        max_files.saturating_mul(2),
-        shown.min(max_files),
-    );
+    let (wanted, shown) = (max_files.saturating_mul(2), shown.min(max_files));
+    let pruned = match pruning {
+        Pruning::Exhaustive => false,
+        Pruning::Pruned => true,
+        Pruning::Auto => super::prune::worth_it(index, &terms),
+    } && super::prune::applies(&terms);
+    let scored = if pruned {
+        let central = wants_central(query) && shown > 0;
+        super::prune::scored_files(
+            index,
+            query,
+            &terms,
+            &mut scores,
+            &factors,
+            super::prune::Keep {
+                wanted,
+                shown: if central { shown } else { 0 },
+            },
+        )
+    } else {
+        for &t in &terms {
+            scores.add_term(index, t);
+        }
+        for (k, &t) in terms.iter().enumerate() {
+            scores.add_definitions(k, t);
+        }
+        scores.add_mentions(index, query);
+        let scored = scored_files(index, &scores, &factors);
+        #[cfg(test)]
+        super::prune::note_scored(scored.len());
+        scored
+    };
+    let mut hits = collect_hits(index, &scores, query, &factors, scored, wanted, shown);
     if demote_companion_headers(index, &mut hits) {
         sort_hits(index, &mut hits);
     }
