@@ -16,8 +16,11 @@
 //! the smallest ones whose bounds together cannot reach the threshold only looked up for
 //! files the others bring (they never bring one); a file, and every file after it up to the
 //! nearest block end, is passed over when its blocks' maxima together stay below the
-//! threshold; else it is scored exactly, in the exhaustive ranking's own order of additions
-//! (the scores are equal to the bit, so ties and the order by path are too). The threshold
+//! threshold (the lists jump over the blocks between, undecoded); else the lists that bring
+//! files read their postings in it and count what they add to it exactly, the others their
+//! block maxima, and the file is passed over if that stays below; else it is scored exactly,
+//! in the exhaustive ranking's own order of additions (the scores are equal to the bit, so
+//! ties and the order by path are too). The threshold
 //! is the lowest score the exhaustive ranking could still keep: the least of the
 //! `wanted`-th best score so far and, when the centrality prior applies, the `shown`-th best
 //! divided by the prior's largest factor (a file below it can be neither lifted into the
@@ -367,6 +370,28 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// The most this term adds to file `fid`, whose postings of it are `list` (per unit of
+    /// weight): [`summarize`]'s bound of one file.
+    fn part(&self, list: &[Posting], fid: u32, index: &Index, norms: &Norms) -> f32 {
+        if list.is_empty() {
+            return 0.0;
+        }
+        let (mut tf_sum, mut best, mut defines) = (0.0f32, 0.0f32, false);
+        for p in list {
+            let tf = f32::from(p.tf) + W_SYMBOL * f32::from(p.sym);
+            let len = index.chunks[p.chunk as usize].len as f32;
+            let norm = K1_CHUNK * (1.0 - B_CHUNK + B_CHUNK * len / norms.avg_chunk);
+            best = best.max(tf * (K1_CHUNK + 1.0) / (tf + norm));
+            tf_sum += tf;
+            defines |= p.sym > 0;
+        }
+        let len = index.file_lens[fid as usize] as f32;
+        let norm = K1_FILE * (1.0 - B_FILE + B_FILE * len / norms.avg_file);
+        let file = tf_sum * (K1_FILE + 1.0) / (tf_sum + norm);
+        let d = if defines { self.idf_d } else { 0.0 };
+        self.idf_f * file + W_BEST_CHUNK * (self.idf_c * best + W_DEFINES_CHUNK * d) + W_DEFINES * d
+    }
+
     /// The most this term adds to the file of chunks `start..end` (per unit of weight), and
     /// the last chunk up to which that bound holds for every file.
     fn bound(&mut self, start: u32, end: u32) -> (f32, u32) {
@@ -503,9 +528,15 @@ pub(super) fn scored_files(
     let mut defs: Vec<(usize, u32)> = Vec::new();
     // Lists `order[..passive]` bring no file: their bounds together stay below the threshold.
     let mut passive = 0usize;
+    let mut active: Vec<bool> = cursors.iter().map(Option::is_some).collect();
+    let mut block_bounds = vec![0.0f32; cursors.len()];
+    let mut bufs: Vec<Vec<Posting>> = vec![Vec::new(); cursors.len()];
     loop {
         let th = threshold(&best, &best_shown);
         while passive < order.len() && prefix[passive + 1] * most * SAFETY < th {
+            if order[passive].0 != NAMED {
+                active[order[passive].0] = false;
+            }
             passive += 1;
         }
         let mut at = u32::MAX;
@@ -533,21 +564,24 @@ pub(super) fn scored_files(
             named_at += 1;
         }
         let is_named = named.get(named_at).is_some_and(|n| n.0 == start);
-        let mut bound = if is_named {
+        let named_part = if is_named {
             named_score(scores, fid)
         } else {
             0.0
         };
+        let mut bound = named_part;
         let mut until = u32::MAX;
         if let Some(&(next, _)) = named.get(named_at + usize::from(is_named)) {
             until = next - 1;
         }
-        for c in cursors.iter_mut().flatten() {
+        for (k, c) in cursors.iter_mut().enumerate() {
+            let Some(c) = c else { continue };
             let (b, u) = c.bound(start, end);
-            bound += c.weight * b;
+            block_bounds[k] = c.weight * b;
+            bound += block_bounds[k];
             until = until.min(u);
         }
-        let skip_to = if bound * most * SAFETY < th {
+        if bound * most * SAFETY < th {
             // This file and those after it up to `until` stay below: skipped whole (a file
             // that `until` ends inside of is not, the bound may not hold for all of it).
             let mut last = until.max(end - 1);
@@ -561,13 +595,7 @@ pub(super) fn scored_files(
                     }
                 }
             }
-            Some(last.saturating_add(1))
-        } else if bound * factors.role(meta) * factors.side(fid) * SAFETY < th {
-            Some(end)
-        } else {
-            None
-        };
-        if let Some(next) = skip_to {
+            let next = last.saturating_add(1);
             for &(k, _) in &order[passive..] {
                 if k != NAMED {
                     if let Some(c) = cursors[k].as_mut() {
@@ -583,36 +611,61 @@ pub(super) fn scored_files(
             }
             continue;
         }
+        while named.get(named_at).is_some_and(|n| n.0 < end) {
+            named_at += 1;
+        }
+        // The lists that bring files are at this one (at or after `start`): their postings
+        // in it, read once, replace their block maxima by what they add to this file.
+        let mut tight = named_part;
+        for (k, c) in cursors.iter_mut().enumerate() {
+            bufs[k].clear();
+            let Some(c) = c else { continue };
+            if !active[k] {
+                tight += block_bounds[k];
+                continue;
+            }
+            while let Some(p) = c.cur.filter(|p| p.chunk < end) {
+                bufs[k].push(p);
+                c.advance(index);
+            }
+            tight += c.weight * c.part(&bufs[k], fid, index, &norms);
+        }
+        if tight * most * SAFETY < th
+            || tight * factors.role(meta) * factors.side(fid) * SAFETY < th
+        {
+            continue;
+        }
         // Scored exactly, with the additions in the exhaustive ranking's order.
         let f = fid as usize;
         defs.clear();
         for (k, c) in cursors.iter_mut().enumerate() {
             let Some(c) = c else { continue };
-            c.seek(start, index);
+            if !active[k] {
+                c.seek(start, index);
+                while let Some(p) = c.cur.filter(|p| p.chunk < end) {
+                    bufs[k].push(p);
+                    c.advance(index);
+                }
+            }
+            if bufs[k].is_empty() {
+                continue;
+            }
             let mut tf_sum = 0.0f32;
-            let mut any = false;
-            while let Some(p) = c.cur.filter(|p| p.chunk < end) {
+            for &p in &bufs[k] {
                 let tf = f32::from(p.tf) + W_SYMBOL * f32::from(p.sym);
                 let len = index.chunks[p.chunk as usize].len;
                 scores.chunk[p.chunk as usize] += scores.chunk_part(c.weight, c.idf_c, tf, len);
                 tf_sum += tf;
-                any = true;
                 if p.sym > 0 {
                     defs.push((k, p.chunk));
                 }
-                c.advance(index);
             }
-            if any {
-                scores.bm25[f] += scores.file_part(c.weight, c.idf_f, tf_sum, index.file_lens[f]);
-            }
+            scores.bm25[f] += scores.file_part(c.weight, c.idf_f, tf_sum, index.file_lens[f]);
         }
         for &(k, chunk) in &defs {
             let c = cursors[k].as_ref().expect("a term with postings");
             scores.chunk[chunk as usize] += W_DEFINES_CHUNK * c.weight * c.idf_d;
             scores.symbol[f] = scores.symbol[f].max(W_DEFINES * c.weight * c.idf_d);
-        }
-        while named.get(named_at).is_some_and(|n| n.0 < end) {
-            named_at += 1;
         }
         #[cfg(test)]
         note_scored(1);
