@@ -1471,6 +1471,7 @@ pub enum Pruning {
     /// Every posting of every term scored (the reference the pruned ranking must equal).
     Exhaustive,
     /// Dynamic pruning ([`super::prune`]): only the files that can still reach the top.
+    #[cfg_attr(not(test), allow(dead_code))] // the tests ask for it; `Auto` picks it
     Pruned,
     /// Pruned when the prompt's lists are long enough for it to pay
     /// ([`super::prune::worth_it`]), else exhaustive.
