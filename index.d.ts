@@ -97,7 +97,7 @@ export declare class ContextEngine {
   /** `unwatchWorkspace` for this engine's cache. */
   unwatchWorkspace(workspacePath: string): boolean
   /** `retrieve` on this engine's own indexes. */
-  retrieve(request: ContextRetrievalRequest, options?: CallOptions): Promise<ContextSnippet[]>
+  retrieve(request: ContextRetrievalRequest | MultiRootRetrievalRequest, options?: CallOptions): Promise<ContextSnippet[]>
   /** `indexStatus` on this engine. */
   indexStatus(rootPath: string): IndexStatus
   /** `prepareIndex` on this engine. */
@@ -454,6 +454,8 @@ export interface ContextRetrievalRequest {
   sessionId: string
   /** Absolute path of the repository root; nothing outside it is read. */
   rootPath: string
+  /** Not with `rootPath`: a request over several roots is a `MultiRootRetrievalRequest`. */
+  rootPaths?: never
   /** The provider; echoed in each snippet's `provider`. */
   providerId: ContextProviderId
   /** Snippets wanted: default 20, capped to 100. */
@@ -476,7 +478,12 @@ export interface ContextSnippet {
   id: string
   /** The request's `providerId`. */
   provider: ContextProviderId
-  /** Path relative to `rootPath`, `/`-separated. */
+  /**
+   * The root the snippet belongs to, as the request gave it: its `rootPath`, or one of its
+   * `rootPaths`.
+   */
+  root: string
+  /** Path relative to `root`, `/`-separated. */
   path: string
   /** `path:startLine-endLine`. */
   source: string
@@ -1219,6 +1226,39 @@ export interface MaxCharsOptions {
   redact?: boolean
 }
 
+/**
+ * A retrieval request over several roots at once (the folders of a multi-root workspace, the
+ * roots an MCP client lists, the packages of a monorepo): the same fields as
+ * `ContextRetrievalRequest` with `rootPaths` in place of `rootPath`. The roots are ranked as
+ * one collection (a term weighs the same in every root, so scores compare across them); each
+ * snippet says its `root`, and its `path` is relative to it.
+ */
+export interface MultiRootRetrievalRequest {
+  /** What the agent is asked to do (as `ContextRetrievalRequest.prompt`). */
+  prompt: string
+  /** The caller's space (required by the contract). At most 1 KiB. */
+  spaceId: string
+  /** The caller's session (required by the contract). At most 1 KiB. */
+  sessionId: string
+  /**
+   * Absolute paths of the roots, 1 to 64; each is a directory, confined as `rootPath` is.
+   * A root listed twice (also through a symlink) counts once; a root inside another root
+   * of the list is dropped (its files are the outer root's and are ranked once, under it).
+   * More distinct roots than the engine's `maxRoots` reject with `invalid_request`.
+   */
+  rootPaths: Array<string>
+  /** Not with `rootPaths`. */
+  rootPath?: never
+  /** The provider; echoed in each snippet's `provider`. */
+  providerId: ContextProviderId
+  /** Snippets wanted over all the roots: default 20, capped to 100. */
+  limit?: number
+  /** When true, each snippet carries the `signals` that scored it. Default false. */
+  explain?: boolean
+  /** Replace suspected secrets (as `ContextRetrievalRequest.redact`). Default true. */
+  redact?: boolean
+}
+
 /** One problem reported by a validation tool. */
 export interface ParsedError {
   /** The file as the tool printed it (relative to where it ran, or absolute). */
@@ -1381,12 +1421,14 @@ export interface RepoStats {
 /**
  * Ranked snippets of `request.rootPath` for `request.prompt` (Context Retrieval Contract
  * v1). The first call for a root indexes it (concurrent first calls share one build); later
- * calls see changed, added and deleted files. `[]` when nothing matches. Rejects with
- * `invalid_request` for a malformed request or a root that is not an absolute path to a
- * directory. `options.signal` aborts the call (an `AbortError`); an aborted first build
- * leaves no index.
+ * calls see changed, added and deleted files. `[]` when nothing matches. With `rootPaths`
+ * instead (a `MultiRootRetrievalRequest`), the roots are ranked as one collection and each
+ * snippet says its `root`; each root keeps its own index. Rejects with `invalid_request`
+ * for a malformed request (neither or both of `rootPath` and `rootPaths`) or a root that is
+ * not an absolute path to a directory. `options.signal` aborts the call (an
+ * `AbortError`); an aborted first build leaves no index.
  */
-export declare function retrieve(request: ContextRetrievalRequest, options?: CallOptions): Promise<ContextSnippet[]>
+export declare function retrieve(request: ContextRetrievalRequest | MultiRootRetrievalRequest, options?: CallOptions): Promise<ContextSnippet[]>
 
 /** What `buildReviewContext` returns. */
 export interface ReviewContext {

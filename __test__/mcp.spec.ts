@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 
 import { countTokens } from '../lib/index.js'
-import { type Result, BIN, ok, serverEnv, text, write } from './support/mcp'
+import { type Result, BIN, ok, resultTokens, serverEnv, text, write } from './support/mcp'
 import { jsonSchema } from '../lib/mcp/args'
 import { toolsFor } from '../lib/mcp/tools'
 import { startGitea, startHound, TOKEN, type Running } from './support/remote-servers'
@@ -341,6 +341,55 @@ test('client roots replace the working directory; --root stays allowed', async (
   } finally {
     await e.client.close()
     rmSync(other, { recursive: true, force: true })
+  }
+})
+
+test('search_code without root searches every client root: one merged answer, each hit with its root, within the budget', async () => {
+  const web = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-web-')))
+  const billing = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-billing-')))
+  write(web, 'src/checkout.ts', 'import { chargeInvoice } from "billing"\nexport function checkoutPage() {\n  return chargeInvoice(cart.total)\n}\n')
+  write(web, 'src/router.ts', ROUTER)
+  write(billing, 'src/invoice.ts', 'export function chargeInvoice(total: number) {\n  // charge the invoice total to the card\n  return stripe.charge(total)\n}\n')
+  for (const r of [web, billing]) git(r, 'init', '-q')
+  const c = await connect({ cwd: web, roots: [web, billing] })
+  try {
+    const progress: Array<{ progress: number; total?: number }> = []
+    const r = await c.client.callTool(
+      { name: 'search_code', arguments: { query: 'charge the invoice total at checkout', limit: 5 } },
+      { onprogress: (p) => progress.push(p) },
+    )
+    // The roots' indexing is reported as one count, which only grows.
+    for (let i = 1; i < progress.length; i++) assert.ok(progress[i].progress > progress[i - 1].progress, 'progress increases')
+    const out = ok(r)
+    assert.deepEqual(
+      out.results
+        .slice(0, 2)
+        .map((x: { root: string; path: string }) => `${x.root}|${x.path}`)
+        .sort(),
+      [`${billing}|src/invoice.ts`, `${web}|src/checkout.ts`].sort(),
+    )
+    const t = text(r)
+    const webLabel = web.split('/').pop()
+    const billingLabel = billing.split('/').pop()
+    const first = out.results[0].root === web ? `[${webLabel}] src/checkout.ts:1-` : `[${billingLabel}] src/invoice.ts:1-`
+    assert.ok(t.startsWith(`Searched 2 roots: [${webLabel}] = ${web}; [${billingLabel}] = ${billing}\n\n${first}`), t.slice(0, 300))
+    assert.ok(t.includes(`[${webLabel}] src/checkout.ts:`) && t.includes(`[${billingLabel}] src/invoice.ts:`))
+    // A result's root is what the other tools take.
+    const hit = out.results.find((x: { path: string }) => x.path === 'src/invoice.ts')
+    const read = await c.client.callTool({ name: 'file_context', arguments: { path: hit.path, root: hit.root } })
+    assert.ok(text(read).includes('stripe.charge'))
+    // Within the budget: a small maxTokens stops the merged list and says how to continue.
+    const tight = await c.client.callTool({ name: 'search_code', arguments: { query: 'charge invoice checkout router match', limit: 20, maxTokens: 300 } })
+    assert.ok((await resultTokens(tight)) <= 300, `${await resultTokens(tight)} tokens`)
+    assert.equal(ok(tight).truncated, true)
+    // With a root argument, one root and no labels.
+    const one = await c.client.callTool({ name: 'search_code', arguments: { query: 'chargeInvoice', root: billing } })
+    assert.equal(ok(one).results[0].root, undefined)
+    assert.ok(text(one).startsWith('src/invoice.ts:'))
+  } finally {
+    await c.client.close()
+    rmSync(web, { recursive: true, force: true })
+    rmSync(billing, { recursive: true, force: true })
   }
 })
 

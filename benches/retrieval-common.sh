@@ -18,3 +18,23 @@ run() { # run NAME OUT QUERIES -- CMD...
   rm -rf "$out"
   python3 "$BENCH/run_engine.py" --queries "$q" --out "$out" --name "$name" -- "$@" >/dev/null
 }
+
+# commit_sets SET: the commit-message sets DATA/SET/<repo>/queries.jsonl of every repository in
+# REPOS, through the engine (and with BASELINES=1 BM25 over whole files and the ripgrep ranker),
+# scored together into RUNS/NAME.SET.json.
+commit_sets() {
+  local set=$1 r q e
+  local -a runs=()
+  for r in $REPOS; do
+    q=$DATA/$set/$r/queries.jsonl
+    run "$NAME" "$RUNS/$NAME/$set/$r" "$q" -- "${ENGINE[@]}"
+    if [ "${BASELINES:-0}" = 1 ]; then
+      run bm25_files "$RUNS/bm25/$set/$r" "$q" -- python3 "$BENCH/engines/bm25_files.py"
+      run grep_rank "$RUNS/grep/$set/$r" "$q" -- python3 "$BENCH/engines/grep_rank.py"
+    fi
+  done
+  for e in bm25 grep "$NAME"; do
+    for r in $REPOS; do [ -d "$RUNS/$e/$set/$r" ] && runs+=("$RUNS/$e/$set/$r"); done
+  done
+  python3 "$BENCH/score.py" "${runs[@]}" --json "$RUNS/$NAME.$set.json"
+}

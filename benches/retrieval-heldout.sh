@@ -19,16 +19,4 @@ REPOS=${REPOS:-"httpx axum axios"}
 # shellcheck source=benches/retrieval-common.sh
 source "$HERE/benches/retrieval-common.sh"
 
-for r in $REPOS; do
-  q=$DATA/heldout/$r/queries.jsonl
-  run "$NAME" "$RUNS/$NAME/heldout/$r" "$q" -- "${ENGINE[@]}"
-  if [ "${BASELINES:-0}" = 1 ]; then
-    run bm25_files "$RUNS/bm25/heldout/$r" "$q" -- python3 "$BENCH/engines/bm25_files.py"
-    run grep_rank "$RUNS/grep/heldout/$r" "$q" -- python3 "$BENCH/engines/grep_rank.py"
-  fi
-done
-runs=()
-for e in bm25 grep "$NAME"; do
-  for r in $REPOS; do [ -d "$RUNS/$e/heldout/$r" ] && runs+=("$RUNS/$e/heldout/$r"); done
-done
-python3 "$BENCH/score.py" "${runs[@]}" --json "$RUNS/$NAME.heldout.json"
+commit_sets heldout

@@ -44,6 +44,9 @@ pub struct ContextRetrievalRequest {
     pub session_id: String,
     /// Absolute path of the repository root; nothing outside it is read.
     pub root_path: String,
+    /// Not with `rootPath`: a request over several roots is a `MultiRootRetrievalRequest`.
+    #[napi(ts_type = "never")]
+    pub root_paths: Option<Vec<String>>,
     /// The provider; echoed in each snippet's `provider`.
     pub provider_id: ContextProviderId,
     /// Snippets wanted: default 20, capped to 100.
@@ -52,6 +55,39 @@ pub struct ContextRetrievalRequest {
     pub explain: Option<bool>,
     /// Replace suspected secrets by `[REDACTED:<kind>]` and report them in each snippet's
     /// `redactions`. Default true; `false` returns the file text as it is.
+    pub redact: Option<bool>,
+}
+
+/// A retrieval request over several roots at once (the folders of a multi-root workspace, the
+/// roots an MCP client lists, the packages of a monorepo): the same fields as
+/// `ContextRetrievalRequest` with `rootPaths` in place of `rootPath`. The roots are ranked as
+/// one collection (a term weighs the same in every root, so scores compare across them); each
+/// snippet says its `root`, and its `path` is relative to it.
+// Declares the TypeScript type; read field by field with `args`, as the single-root request.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false)]
+pub struct MultiRootRetrievalRequest {
+    /// What the agent is asked to do (as `ContextRetrievalRequest.prompt`).
+    pub prompt: String,
+    /// The caller's space (required by the contract). At most 1 KiB.
+    pub space_id: String,
+    /// The caller's session (required by the contract). At most 1 KiB.
+    pub session_id: String,
+    /// Absolute paths of the roots, 1 to 64; each is a directory, confined as `rootPath` is.
+    /// A root listed twice (also through a symlink) counts once; a root inside another root
+    /// of the list is dropped (its files are the outer root's and are ranked once, under it).
+    /// More distinct roots than the engine's `maxRoots` reject with `invalid_request`.
+    pub root_paths: Vec<String>,
+    /// Not with `rootPaths`.
+    #[napi(ts_type = "never")]
+    pub root_path: Option<String>,
+    /// The provider; echoed in each snippet's `provider`.
+    pub provider_id: ContextProviderId,
+    /// Snippets wanted over all the roots: default 20, capped to 100.
+    pub limit: Option<u32>,
+    /// When true, each snippet carries the `signals` that scored it. Default false.
+    pub explain: Option<bool>,
+    /// Replace suspected secrets (as `ContextRetrievalRequest.redact`). Default true.
     pub redact: Option<bool>,
 }
 
@@ -101,7 +137,10 @@ pub struct ContextSnippet {
     pub id: String,
     /// The request's `providerId`.
     pub provider: ContextProviderId,
-    /// Path relative to `rootPath`, `/`-separated.
+    /// The root the snippet belongs to, as the request gave it: its `rootPath`, or one of its
+    /// `rootPaths`.
+    pub root: String,
+    /// Path relative to `root`, `/`-separated.
     pub path: String,
     /// `path:startLine-endLine`.
     pub source: String,
@@ -217,12 +256,31 @@ fn id_string(f: &Fields<'_>, key: &str) -> CoreResult<String> {
     Ok(s)
 }
 
-fn request_args(request: Unknown<'_>) -> CoreResult<(Request, Provider, SnippetOptions)> {
+/// The roots a request names: its `rootPath`, or its `rootPaths` (exactly one of them).
+enum Roots {
+    One(String),
+    Many(Vec<String>),
+}
+
+fn request_args(request: Unknown<'_>) -> CoreResult<(Request, Roots, Provider, SnippetOptions)> {
     let f = Fields::of(request, "request")?;
     let prompt = args::string_max(f.required("prompt")?, "prompt", retrieve::MAX_PROMPT_BYTES)?;
     id_string(&f, "spaceId")?;
     id_string(&f, "sessionId")?;
-    let root = root_arg(f.required("rootPath")?)?;
+    let roots = match (f.get("rootPath")?, f.get("rootPaths")?) {
+        (Some(root), None) => Roots::One(root_arg(root)?),
+        (None, Some(list)) => Roots::Many(roots_arg(list)?),
+        _ => {
+            return Err(args::bad(
+                "request",
+                "must have exactly one of rootPath (a root) and rootPaths (an array of roots)",
+            ))
+        }
+    };
+    let root = match &roots {
+        Roots::One(r) => r.clone(),
+        Roots::Many(_) => String::new(),
+    };
     let provider = match args::string_max(f.required("providerId")?, "providerId", 64)?.as_str() {
         "mcp" => Provider::Mcp,
         "filesystem" => Provider::Filesystem,
@@ -245,18 +303,50 @@ fn request_args(request: Unknown<'_>) -> CoreResult<(Request, Provider, SnippetO
             root,
             limit,
         },
+        roots,
         provider,
         shape,
     ))
 }
 
-fn to_js(s: Snippet, provider: Provider) -> ContextSnippet {
+/// `rootPaths`: an array of 1 to [`retrieve::MAX_ROOTS_PER_CALL`] non-empty strings.
+fn roots_arg(list: Unknown<'_>) -> CoreResult<Vec<String>> {
+    let roots = args::string_list(
+        list,
+        "request.rootPaths",
+        retrieve::MAX_ROOTS_PER_CALL as u32,
+    )?;
+    if roots.is_empty() {
+        return Err(args::bad(
+            "request.rootPaths",
+            "must list at least one root",
+        ));
+    }
+    for (i, r) in roots.iter().enumerate() {
+        if r.trim().is_empty() {
+            return Err(args::bad(
+                &format!("request.rootPaths[{i}]"),
+                "must not be empty",
+            ));
+        }
+        if r.len() > 64 * 1024 {
+            return Err(args::too_large(
+                &format!("request.rootPaths[{i}]"),
+                64 * 1024,
+            ));
+        }
+    }
+    Ok(roots)
+}
+
+fn to_js(s: Snippet, root: String, provider: Provider) -> ContextSnippet {
     ContextSnippet {
         id: s.id,
         provider: match provider {
             Provider::Filesystem => ContextProviderId::Filesystem,
             Provider::Mcp => ContextProviderId::Mcp,
         },
+        root,
         path: s.path,
         source: s.source,
         content: s.content,
@@ -289,12 +379,35 @@ fn retrieve_on<'env>(
 ) -> napi::Result<PromiseRaw<'env, Vec<ContextSnippet>>> {
     let parsed =
         request_args(request).and_then(|r| Ok((r, bridge::call_options(options, "options")?)));
-    bridge::or_reject(env, parsed, |((request, provider, shape), call)| {
+    bridge::or_reject(env, parsed, |((request, roots, provider, shape), call)| {
         bridge::spawn_call(
             env,
             call.with_timeout(engine.options().timeout),
-            move |cancel| engine.retrieve_with(&request, &shape, cancel),
-            move |_, snippets| Ok(snippets.into_iter().map(|s| to_js(s, provider)).collect()),
+            move |cancel| match roots {
+                Roots::One(root) => Ok(engine
+                    .retrieve_with(&request, &shape, cancel)?
+                    .into_iter()
+                    .map(|s| (root.clone(), s))
+                    .collect::<Vec<_>>()),
+                Roots::Many(roots) => {
+                    let request = retrieve::RootsRequest {
+                        prompt: request.prompt,
+                        roots,
+                        limit: request.limit,
+                    };
+                    Ok(engine
+                        .retrieve_roots(&request, &shape, cancel)?
+                        .into_iter()
+                        .map(|s| (s.root, s.snippet))
+                        .collect())
+                }
+            },
+            move |_, snippets| {
+                Ok(snippets
+                    .into_iter()
+                    .map(|(root, s)| to_js(s, root, provider))
+                    .collect())
+            },
         )
     })
 }
@@ -452,13 +565,15 @@ fn file_ranks_on<'env>(
 exports! {
     #[doc = " Ranked snippets of `request.rootPath` for `request.prompt` (Context Retrieval Contract"]
     #[doc = " v1). The first call for a root indexes it (concurrent first calls share one build); later"]
-    #[doc = " calls see changed, added and deleted files. `[]` when nothing matches. Rejects with"]
-    #[doc = " `invalid_request` for a malformed request or a root that is not an absolute path to a"]
-    #[doc = " directory. `options.signal` aborts the call (an `AbortError`); an aborted first build"]
-    #[doc = " leaves no index."]
+    #[doc = " calls see changed, added and deleted files. `[]` when nothing matches. With `rootPaths`"]
+    #[doc = " instead (a `MultiRootRetrievalRequest`), the roots are ranked as one collection and each"]
+    #[doc = " snippet says its `root`; each root keeps its own index. Rejects with `invalid_request`"]
+    #[doc = " for a malformed request (neither or both of `rootPath` and `rootPaths`) or a root that is"]
+    #[doc = " not an absolute path to a directory. `options.signal` aborts the call (an"]
+    #[doc = " `AbortError`); an aborted first build leaves no index."]
     #[method = "`retrieve` on this engine's own indexes."]
     #[napi(
-        ts_args_type = "request: ContextRetrievalRequest, options?: CallOptions",
+        ts_args_type = "request: ContextRetrievalRequest | MultiRootRetrievalRequest, options?: CallOptions",
         ts_return_type = "Promise<ContextSnippet[]>"
     )]
     async fn retrieve(request; options) -> Vec<ContextSnippet> = retrieve_on;

@@ -52,3 +52,40 @@ repo_git_dir() {
 have_commit() {
   git --git-dir="$1" cat-file -e "$2^{commit}" 2>/dev/null
 }
+
+# extract_corpora OUT_DIR SOURCE REPOS_JSON [NAME...]: for each repository of a semble-style
+# repos.json (name, repo, commit, benchmark_root), the folder asked about at the pinned commit,
+# extracted to OUT_DIR/<name>/<benchmark_root>, with OUT_DIR/<name>.commit holding the commit
+# (the layout the harness's semble_eval.py takes as --corpora). NAME...: only these
+# repositories (default: all). Only benchmark_root is extracted: a whole-tree archive can stop
+# at a blob the git directory lacks outside that folder. Returns 1 when any repository failed.
+extract_corpora() {
+  local out=$1 src=$2 repos=$3 want fail=0 name repo commit root g d
+  shift 3
+  want=" $* "
+  while read -r name repo commit root; do
+    [ "$want" = "  " ] || [[ $want == *" $name "* ]] || continue
+    if ! g=$(repo_git_dir "$src" "$repo" "$out/.git"); then
+      fail=1; continue
+    fi
+    if ! have_commit "$g" "$commit"; then
+      echo "$name: $repo lacks commit $commit" >&2; fail=1; continue
+    fi
+    d="$out/$name"
+    rm -rf "$d" "$out/$name.commit"
+    mkdir -p "$d"
+    if [ "$root" = "." ]; then
+      git --git-dir="$g" archive "$commit" | tar -x -C "$d"
+    else
+      git --git-dir="$g" archive "$commit" -- "$root" | tar -x -C "$d"
+    fi
+    echo "$commit" >"$out/$name.commit"
+    echo "$name $repo ${commit:0:12} $root: $(find "$d" -type f | wc -l) files"
+  done < <(python3 - "$repos" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1])):
+    print(r["name"], r["repo"], r["commit"], r.get("benchmark_root") or ".")
+PY
+)
+  return $fail
+}

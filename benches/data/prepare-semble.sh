@@ -20,30 +20,6 @@ shift 2
 need_bench
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-want=" $* "
 fail=0
-while read -r name repo commit root; do
-  [ "$want" = "  " ] || [[ $want == *" $name "* ]] || continue
-  if ! g=$(repo_git_dir "$src" "$repo" "$out/.git"); then
-    fail=1; continue
-  fi
-  if ! have_commit "$g" "$commit"; then
-    echo "$name: $repo lacks commit $commit" >&2; fail=1; continue
-  fi
-  d="$out/$name"
-  rm -rf "$d" "$out/$name.commit"
-  mkdir -p "$d"
-  if [ "$root" = "." ]; then
-    git --git-dir="$g" archive "$commit" | tar -x -C "$d"
-  else
-    git --git-dir="$g" archive "$commit" -- "$root" | tar -x -C "$d"
-  fi
-  echo "$commit" >"$out/$name.commit"
-  echo "$name $repo ${commit:0:12} $root: $(find "$d" -type f | wc -l) files"
-done < <(python3 - "$BENCH/semble/repos.json" <<'PY'
-import json, sys
-for r in json.load(open(sys.argv[1])):
-    print(r["name"], r["repo"], r["commit"], r.get("benchmark_root") or ".")
-PY
-)
+extract_corpora "$out" "$src" "$BENCH/semble/repos.json" "$@" || fail=1
 exit $fail

@@ -239,19 +239,34 @@ function exitWithInput(transport: StdioServerTransport, handle: { close(): Promi
 }
 
 /**
- * Sends `notifications/progress` (files read of the total, with a message) while `root` is
- * being indexed, when the client asked for progress, and a last one when the wait ends.
- * Returns the function that stops it.
+ * Sends `notifications/progress` (files read of the total, with a message) while `root` (or
+ * the roots of a search over several, counted together) is being indexed, when the client
+ * asked for progress, and a last one when the wait ends. Returns the function that stops it.
  */
 function watchIndex(
   engine: ContextEngine,
-  root: string,
+  root: string | string[],
   progressToken: string | number | undefined,
   ctx: ServerContext,
 ): () => void {
   if (progressToken === undefined) return () => {}
+  const roots = typeof root === 'string' ? [root] : root
+  // The roots' statuses as one: files read and to read summed, building while any is.
+  const status = () => {
+    const all = roots.map((r) => engine.indexStatus(r))
+    return {
+      state: all.some((s) => s.state === 'building')
+        ? 'building'
+        : all.every((s) => s.state === 'ready')
+          ? 'ready'
+          : 'absent',
+      filesTotal: all.reduce((n, s) => n + Math.max(s.filesTotal, s.filesRead), 0),
+      filesRead: all.reduce((n, s) => n + s.filesRead, 0),
+      files: all.reduce((n, s) => n + s.files, 0),
+    }
+  }
   try {
-    if (engine.indexStatus(root).state === 'ready') return () => {}
+    if (status().state === 'ready') return () => {}
   } catch {
     return () => {}
   }
@@ -259,7 +274,7 @@ function watchIndex(
   let last = -1
   const send = (final: boolean) => {
     try {
-      const s = engine.indexStatus(root)
+      const s = status()
       const total = Math.max(s.filesTotal, s.filesRead)
       // Nothing to show before the files to read are known, nor twice the same count. While
       // the index is still building, progress stays below the total (every file may be read

@@ -20,8 +20,8 @@ export interface ToolContext {
   sessionId: string
   signal: AbortSignal
   symbols: Symbols
-  /** Reports indexing progress of `root` to the client while a call waits for it; returns the stop function. */
-  watchIndex(root: string): () => void
+  /** Reports indexing progress of `root` (or of several, together) to the client while a call waits for it; returns the stop function. */
+  watchIndex(root: string | string[]): () => void
 }
 
 export interface ToolOutput {
@@ -64,6 +64,12 @@ const MORE_TOKENS = 'or raise maxTokens (at most 25000)'
 // search_code
 
 const snippetPlace = z.object({
+  root: z
+    .string()
+    .optional()
+    .describe(
+      'The root the path is relative to; only when the search covered several roots (pass it as root to the other tools).',
+    ),
   path: z.string(),
   startLine: z.int(),
   endLine: z.int(),
@@ -72,16 +78,25 @@ const snippetPlace = z.object({
   cut: z.boolean().optional().describe('True when the snippet was shortened to fit the budget.'),
 })
 
-function renderSnippet(s: ContextSnippet, lines: string[] | undefined, cutTo?: number): string {
+function renderSnippet(s: ContextSnippet, lines: string[] | undefined, cutTo?: number, label?: string): string {
   const start = s.startLine ?? 1
   const end = s.endLine ?? start
   const body = lines === undefined ? s.content : lines.join('\n')
-  const head = `${s.path}:${start}-${cutTo === undefined ? end : start + cutTo - 1}  score ${s.score.toFixed(3)}`
+  const where = label === undefined ? '' : `[${label}] `
+  const head = `${where}${s.path}:${start}-${cutTo === undefined ? end : start + cutTo - 1}  score ${s.score.toFixed(3)}`
   const note =
     cutTo === undefined
       ? ''
       : `\n[... snippet cut at the token budget: lines ${start + cutTo}-${end} not shown; read them with file_context]`
   return `${head}\n${fence(body.split('\n').map(clipLine).join('\n'), s.language)}${note}`
+}
+
+/** Short labels of several roots: each one's folder name, or its full path when two share a name. */
+function rootLabels(roots: string[]): Map<string, string> {
+  const name = (r: string) => r.split(/[\\/]/).filter(Boolean).pop() ?? r
+  const count = new Map<string, number>()
+  for (const r of roots) count.set(name(r), (count.get(name(r)) ?? 0) + 1)
+  return new Map(roots.map((r) => [r, count.get(name(r)) === 1 ? name(r) : r]))
 }
 
 const searchCode = tool({
@@ -94,6 +109,7 @@ const searchCode = tool({
     'Returns ranked snippets (`path:start-end`, score, the code with secrets redacted), best first, within maxTokens; ' +
     'when more results exist it says the offset to ask for next. ' +
     'The first call on a large repository may wait for indexing (progress is reported); later calls, and later sessions, are fast and see file changes. ' +
+    'Without root, it searches every root of the workspace at once (one ranking; with several roots each result names its root). ' +
     'Follow up with expand_chunk to widen a snippet or file_context to read a file.',
   input: z
     .object({
@@ -120,29 +136,37 @@ const searchCode = tool({
     truncated: z.boolean().describe('True when the token budget stopped the results.'),
   }),
   async handler(args, ctx) {
-    const root = await ctx.ws.resolveRoot(args.root)
+    const roots = args.root === undefined ? await ctx.ws.searchRoots() : [await ctx.ws.resolveRoot(args.root)]
     const want = Math.min(100, args.offset + args.limit + 1)
-    const stop = ctx.watchIndex(root)
+    const stop = ctx.watchIndex(roots)
+    const common = {
+      prompt: args.query,
+      spaceId: 'mcp',
+      sessionId: ctx.sessionId,
+      providerId: 'mcp',
+      limit: want,
+    } as const
     let all: ContextSnippet[]
     try {
       all = await ctx.engine.retrieve(
-        {
-          prompt: args.query,
-          spaceId: 'mcp',
-          sessionId: ctx.sessionId,
-          rootPath: root,
-          providerId: 'mcp',
-          limit: want,
-        },
+        roots.length === 1 ? { ...common, rootPath: roots[0] } : { ...common, rootPaths: roots },
         { signal: ctx.signal },
       )
     } finally {
       stop()
     }
+    // Several roots: each result is labelled with its root's folder name (its full path when
+    // two roots share a name), and a legend line maps the labels to the roots.
+    const labels = roots.length > 1 ? rootLabels(roots) : undefined
+    const labelOf = (s: ContextSnippet) => labels?.get(s.root)
+    const legend = labels
+      ? `Searched ${roots.length} roots: ${[...labels].map(([r, l]) => (l === r ? r : `[${l}] = ${r}`)).join('; ')}`
+      : undefined
     const page = all.slice(args.offset, args.offset + args.limit)
     const moreAfterPage = all.length > args.offset + args.limit
     const place = (s: ContextSnippet, cut?: number) => {
       const r: z.infer<typeof snippetPlace> = {
+        ...(labels ? { root: s.root } : {}),
         path: s.path,
         startLine: s.startLine ?? 1,
         endLine: cut === undefined ? (s.endLine ?? s.startLine ?? 1) : (s.startLine ?? 1) + cut - 1,
@@ -153,12 +177,12 @@ const searchCode = tool({
       return r
     }
     const reserve = await structuredCost({ results: [], offset: args.offset, nextOffset: 100, truncated: true })
-    let budget = args.maxTokens - reserve - 60
+    let budget = args.maxTokens - reserve - 60 - (legend ? (await tokens(legend)) + 2 : 0)
     const parts: string[] = []
     const results: Array<z.infer<typeof snippetPlace>> = []
     let truncated = false
     for (const s of page) {
-      const text = renderSnippet(s, undefined)
+      const text = renderSnippet(s, undefined, undefined, labelOf(s))
       // Each result costs its text and its place in the structured content.
       const t = (await tokens(text)) + (await tokens(JSON.stringify(place(s, 1))))
       if (t + 2 <= budget) {
@@ -172,10 +196,10 @@ const searchCode = tool({
         // Not even the first snippet fits: show its head.
         const lines = s.content.split('\n')
         const fit = await largestFitting(lines.length, budget - (await tokens(JSON.stringify(place(s, 1)))), (k) =>
-          renderSnippet(s, lines.slice(0, k), k),
+          renderSnippet(s, lines.slice(0, k), k, labelOf(s)),
         )
         if (fit.k > 0) {
-          parts.push(renderSnippet(s, lines.slice(0, fit.k), fit.k))
+          parts.push(renderSnippet(s, lines.slice(0, fit.k), fit.k, labelOf(s)))
           results.push(place(s, fit.k))
         }
       }
@@ -188,6 +212,7 @@ const searchCode = tool({
       : args.offset > 0 && page.length === 0
         ? 'No more results.'
         : 'No matching code.'
+    if (legend && parts.length) text = `${legend}\n\n${text}`
     if (truncated && nextOffset !== undefined)
       text += `\n\n[stopped at the token budget (${args.maxTokens}): call search_code again with offset ${nextOffset} for the next results, ${MORE_TOKENS}]`
     else if (nextOffset !== undefined && nextOffset < 100)

@@ -9,6 +9,9 @@ import { fileURLToPath } from 'node:url'
 import { ContextEngine, type ContextSnippet, type ExpandedChunk } from '../index.js'
 import { invalid, type ToolError } from './args.js'
 
+/** Most roots one search covers (the engine's limit of roots per call). */
+export const MAX_SEARCH_ROOTS = 64
+
 /** Files larger than this are not read by the file tools (the engine's read limit). */
 export const MAX_FILE_BYTES = 8 * 1024 * 1024
 
@@ -52,12 +55,25 @@ export class Workspace {
     return out
   }
 
+  /**
+   * The roots a search without a `root` argument covers: every root this server may read (the
+   * client's roots and `--root`, else the working directory), the default first, at most
+   * `MAX_SEARCH_ROOTS`.
+   */
+  async searchRoots(): Promise<string[]> {
+    await this.settled
+    const first = this.defaultRoot()
+    return [first, ...this.allowed().filter((r) => r !== first)].slice(0, MAX_SEARCH_ROOTS)
+  }
+
   /** The engine confined to the current roots (a new one when the roots change). */
   engine(): ContextEngine {
     const roots = this.allowed()
     const key = JSON.stringify(roots)
     if (this.current?.key !== key) {
-      this.current = { key, engine: new ContextEngine({ allowedRoots: roots, indexCacheDir: this.cacheDir }) }
+      // It keeps the index of every root a search covers (8 at least, as by default).
+      const maxRoots = Math.max(8, Math.min(MAX_SEARCH_ROOTS, roots.length))
+      this.current = { key, engine: new ContextEngine({ allowedRoots: roots, indexCacheDir: this.cacheDir, maxRoots }) }
     }
     return this.current.engine
   }

@@ -180,6 +180,26 @@ impl Engine {
             .retrieve_cancellable(request, options, &cancel)
     }
 
+    /// Retrieval over several roots ranked as one
+    /// ([`crate::retrieve::Retrieval::retrieve_roots`]) within the engine's limits: every root
+    /// must lie in the engine's `allowed_roots`.
+    pub fn retrieve_roots(
+        &self,
+        request: &crate::retrieve::RootsRequest,
+        options: &SnippetOptions,
+        cancel: &Cancel,
+    ) -> Result<Vec<crate::retrieve::RootSnippet>> {
+        // The list's own checks (count, each a directory) first, then each against
+        // `allowed_roots`.
+        crate::retrieve::check_roots(&request.roots)?;
+        for (i, root) in request.roots.iter().enumerate() {
+            self.check_root(Path::new(root), &format!("rootPaths[{i}]"))?;
+        }
+        let cancel = self.deadline(cancel);
+        cancel.check()?;
+        self.retrieval.retrieve_roots(request, options, &cancel)
+    }
+
     /// Indexes `root` (or brings its index up to date) within the engine's limits, returning
     /// the index status. An aborted first build leaves the root `absent`.
     pub fn prepare_index(&self, root: &str, cancel: &Cancel) -> Result<IndexStatus> {

@@ -23,6 +23,7 @@
 //! [`secrets::redact`](crate::secrets::redact) before it leaves the engine.
 
 pub(crate) mod index;
+mod multi;
 mod query;
 mod tokenize;
 
@@ -39,6 +40,7 @@ use crate::{Error, Result};
 
 pub(crate) use index::Index;
 pub use index::{Coverage, Freshness, IndexStats, SkippedFiles};
+pub use multi::{check_roots, RootSnippet, RootsRequest, MAX_ROOTS_PER_CALL};
 pub(crate) use query::rank::Query;
 pub use query::rank::Signals;
 pub use query::roles::Role;
@@ -537,6 +539,11 @@ impl Retrieval {
     /// Drops least recently used roots (never `keep`) while all indexes together hold more
     /// than [`RetrievalOptions::max_index_bytes`].
     fn enforce_budget(&self, keep: &Arc<Slot>) {
+        self.enforce_budget_keeping(std::slice::from_ref(keep));
+    }
+
+    /// [`Retrieval::enforce_budget`] that never drops any of `keep` (the roots of one call).
+    fn enforce_budget_keeping(&self, keep: &[Arc<Slot>]) {
         let Some(budget) = self.options.max_index_bytes else {
             return;
         };
@@ -549,7 +556,7 @@ impl Retrieval {
             let victim = roots
                 .iter()
                 .enumerate()
-                .filter(|(_, e)| !Arc::ptr_eq(&e.slot, keep))
+                .filter(|(_, e)| !keep.iter().any(|k| Arc::ptr_eq(&e.slot, k)))
                 .min_by_key(|(_, e)| e.used)
                 .map(|(i, _)| i);
             match victim {

@@ -19,6 +19,9 @@ struct Found<'t> {
     name: String,
     name_node: Node<'t>,
     range: Node<'t>,
+    /// Where the definition ends when not at `range`'s end: the body a C parse error left
+    /// beside the declarator.
+    body: Option<Node<'t>>,
 }
 
 /// Longest name kept, in bytes.
@@ -44,7 +47,15 @@ impl Walk<'_> {
         let own_name;
         let (child_container, child_in_type) = match self.classify(node, in_type) {
             Some(f) => {
-                let (start, end) = self.lines_with_preamble(f.range);
+                let (start, mut end) = self.lines_with_preamble(f.range);
+                if let Some(body) = f.body {
+                    end = end.max(node_lines(body).1);
+                }
+                let c_function = matches!(self.lang, Lang::C | Lang::Cpp)
+                    && matches!(f.kind, DefKind::Function | DefKind::Method);
+                if c_function && (node.has_error() || f.body.is_some()) {
+                    end = self.c_body_end(f.name_node, end);
+                }
                 let pos = f.name_node.start_position();
                 let line_start = f.name_node.start_byte() - pos.column;
                 let column = std::str::from_utf8(&self.src[line_start..f.name_node.start_byte()])
@@ -59,7 +70,13 @@ impl Walk<'_> {
                     line: (pos.row + 1).clamp(start, end),
                     column,
                 });
-                (Some(own_name.as_str()), f.kind.is_container())
+                if c_function {
+                    // C and C++ have no nested functions: what a parse error put inside one
+                    // (the rest of the file, after a macro it misread) is not its member.
+                    (container, in_type)
+                } else {
+                    (Some(own_name.as_str()), f.kind.is_container())
+                }
             }
             None => (container, in_type),
         };
@@ -97,6 +114,7 @@ impl Walk<'_> {
             name,
             name_node,
             range,
+            body: None,
         })
     }
 
@@ -108,6 +126,9 @@ impl Walk<'_> {
     // One arm per grammar node kind across the registry: a table, not a procedure.
     #[allow(clippy::too_many_lines)]
     fn classify<'t>(&self, node: Node<'t>, in_type: bool) -> Option<Found<'t>> {
+        if node.is_error() && matches!(self.lang, Lang::C | Lang::Cpp) {
+            return self.c_broken_function(node);
+        }
         if node.is_error() || node.is_missing() {
             return None;
         }
@@ -423,6 +444,13 @@ impl Walk<'_> {
         };
         match kind {
             "function_definition" => {
+                // `for_each_entry(pos, head) stmt;` in a body: a loop macro the grammar reads
+                // as a definition typed by a macro, not a function.
+                let macro_typed = node.child_by_field_name("type").map(|t| t.kind())
+                    == Some("macro_type_specifier");
+                if macro_typed && node.parent().map(|p| p.kind()) == Some("compound_statement") {
+                    return None;
+                }
                 let (name, qualified) = declarator_name(node.child_by_field_name("declarator")?)?;
                 let kind = if in_type || qualified {
                     DefKind::Method
@@ -448,6 +476,47 @@ impl Walk<'_> {
             }
             _ => None,
         }
+    }
+
+    /// A C function whose header a parse error swallowed: an error node holding its
+    /// declarator, its body the next sibling.
+    fn c_broken_function<'t>(&self, node: Node<'t>) -> Option<Found<'t>> {
+        let body = node
+            .next_named_sibling()
+            .filter(|b| b.kind() == "compound_statement")?;
+        let declarator = node
+            .named_children(&mut node.walk())
+            .find(|c| c.kind() == "function_declarator")?;
+        let (name, qualified) = declarator_name(declarator)?;
+        let kind = if qualified {
+            DefKind::Method
+        } else {
+            DefKind::Function
+        };
+        let mut found = self.found(kind, name, node)?;
+        found.body = Some(body);
+        Some(found)
+    }
+
+    /// The last line of a C function whose parse went wrong (its node runs past its real end
+    /// after a macro the grammar misread): the first line after its name that starts with `}`,
+    /// as C's top-level closing braces do, or `end` when none comes before it.
+    fn c_body_end(&self, name: Node<'_>, end: usize) -> usize {
+        let from = name.end_byte();
+        let mut line = name.end_position().row + 1;
+        let mut i = from;
+        while let Some(off) = memchr::memchr(b'\n', &self.src[i..]) {
+            let at = i + off;
+            line += 1;
+            if line > end {
+                break;
+            }
+            if self.src.get(at + 1) == Some(&b'}') {
+                return line;
+            }
+            i = at + 1;
+        }
+        end
     }
 
     /// Elixir defines with macros: `defmodule Name do`, `def name(args) do`...

@@ -386,3 +386,25 @@ mod random {
         }
     }
 }
+
+/// A loop macro without braces (`for_each_entry(x) stmt;`) is a parse error in C's grammar
+/// that swallows the rest of the file into the function holding it: the functions after it
+/// still come out whole, top-level, and with their own lines.
+#[test]
+fn c_functions_after_a_loop_macro_keep_their_lines_and_scope() {
+    let src = "static void set_skip_buddy(struct sched_entity *se)\n{\n\tfor_each_sched_entity(se)\n\t\tcfs_rq_of(se)->skip = se;\n}\n\n/*\n * Preempt.\n */\nstatic void check_preempt_wakeup(struct rq *rq, int wake_flags)\n{\n\tint x = 1;\n\tif (x)\n\t\treturn;\n}\n\nstatic int other(void)\n{\n\treturn 0;\n}\n";
+    assert_eq!(
+        defs(src, Lang::C),
+        [
+            "function set_skip_buddy 1-5",
+            "function check_preempt_wakeup 7-15",
+            "function other 17-20"
+        ]
+    );
+    assert!(definitions(src, Lang::C)
+        .iter()
+        .all(|d| d.container.is_none()));
+    // Well-formed C is untouched: a function's own braces decide its end.
+    let ok = "int f(void)\n{\n\tif (1) {\n\t\treturn 1;\n}\n\treturn 0;\n}\n";
+    assert_eq!(defs(ok, Lang::C), ["function f 1-7"]);
+}

@@ -884,10 +884,10 @@ mod tests {
             let q = Query::parse(prompt);
             for (max, shown) in [(1, 1), (5, 5), (10, 10), (20, 20), (100, 20), (40, 3)] {
                 SCORED.with(|s| s.set(0));
-                let pruned = rank_with(index, &q, max, shown, Pruning::Pruned);
+                let pruned = rank_with(index, &q, max, shown, None, Pruning::Pruned);
                 scored += SCORED.with(std::cell::Cell::get);
                 SCORED.with(|s| s.set(0));
-                let all = rank_with(index, &q, max, shown, Pruning::Exhaustive);
+                let all = rank_with(index, &q, max, shown, None, Pruning::Exhaustive);
                 exhaustive += SCORED.with(std::cell::Cell::get);
 
                 assert!(

@@ -57,7 +57,7 @@ const EXTRA_FRACTION: f32 = 0.3;
 const EXTRA_MIN_RATIO: f32 = 0.5;
 /// Weight of a phrase of the prompt that the index knows as a whole identifier ("reflection
 /// equals" meeting `reflectionEquals`), relative to a prose word.
-const W_PHRASE: f32 = 0.5;
+pub(crate) const W_PHRASE: f32 = 0.5;
 /// How much a file's [centrality](super::central) (0 to 1) raises its score, for the prompts
 /// [`wants_central`] picks: at most 10%, a tie-breaker between files the prompt matches alike.
 /// Measured on the DEV sets (b1bcc25, percentiles): 0.15 or 0.2 → commits R@10 down.
@@ -68,7 +68,7 @@ pub(super) const W_CENTRAL: f32 = 0.1;
 /// (aiohttp/005 0.62 → 0.85), commits and DEV-issue answered as before.
 const W_OPPOSITE: f32 = 0.8;
 /// Most distinct query terms used (long prompts keep their rarest terms).
-const MAX_QUERY_TERMS: usize = 64;
+pub(crate) const MAX_QUERY_TERMS: usize = 64;
 
 /// The parts of a file's score (before the role factor, except `total`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -134,7 +134,7 @@ pub struct FileHit {
     pub signals: Signals,
 }
 
-pub(super) fn idf(n: f32, df: f32) -> f32 {
+pub(crate) fn idf(n: f32, df: f32) -> f32 {
     (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
 }
 
@@ -145,6 +145,57 @@ pub(super) struct Term {
     pub(super) weight: f32,
     /// Matched against paths only (a [`path_forms`] of a prompt word).
     pub(super) path_only: bool,
+    /// The term's idfs over a larger collection this index is ranked in ([`Collection`]);
+    /// `None`: from the index's own counts.
+    pub(super) shared: Option<SharedIdf>,
+}
+
+/// The idfs of a term over a [`Collection`]: of its chunks, of its files as wholes, of the
+/// paths that name it, of the files that define it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct SharedIdf {
+    pub chunks: f32,
+    pub files: f32,
+    pub paths: f32,
+    pub defs: f32,
+}
+
+/// The statistics of a collection an index is ranked as part of (the indexes of several
+/// roots ranked as one, `retrieve::multi`): counts summed over all of it in place of the
+/// index's own, so a term weighs the same in every root and scores compare across roots.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Collection {
+    /// Live chunks and files of the whole collection (at least 1).
+    pub n_chunks: f32,
+    pub n_files: f32,
+    /// Average chunk and file length, in tokens (at least 1).
+    pub avg_chunk: f32,
+    pub avg_file: f32,
+    /// Strongest idf of any selected term that something matched (the unit of mention boosts).
+    pub max_idf: f32,
+    /// The query's terms selected over the whole collection (as [`select_terms`] selects them
+    /// in one index), in ranking order: (term, weight, path only, idfs).
+    pub terms: Vec<(String, f32, bool, SharedIdf)>,
+    /// The weight of each word of the prompt's messages over the collection
+    /// ([`word_weight`]).
+    pub word_weights: rustc_hash::FxHashMap<String, f32>,
+}
+
+impl Collection {
+    /// The collection's terms that `index` knows, as that index numbers them.
+    fn terms_in(&self, index: &Index) -> Vec<Term> {
+        self.terms
+            .iter()
+            .filter_map(|(t, weight, path_only, idfs)| {
+                Some(Term {
+                    id: index.terms.get(t.as_str())?,
+                    weight: *weight,
+                    path_only: *path_only,
+                    shared: Some(*idfs),
+                })
+            })
+            .collect()
+    }
 }
 
 /// Step 1: the prompt's terms the index knows; when there are more than [`MAX_QUERY_TERMS`],
@@ -163,6 +214,7 @@ pub(super) fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
                     id,
                     weight: *w,
                     path_only: false,
+                    shared: None,
                 },
                 df,
                 k,
@@ -191,6 +243,7 @@ pub(super) fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
                     id,
                     weight: w * W_PATH_FORM,
                     path_only: true,
+                    shared: None,
                 });
             }
         }
@@ -204,6 +257,7 @@ pub(super) fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
                     id,
                     weight: W_PHRASE,
                     path_only: false,
+                    shared: None,
                 });
             }
         }
@@ -215,7 +269,7 @@ pub(super) fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
 /// relative to the word (its path field only). Above a path match of the word itself: such a
 /// part names the concept in the tree's own words (`connect.c` for "connection"). Measured on
 /// the DEV sets: 1.2 → semble 0.857, 1.5 → 0.859, 2 → 0.860, commits unchanged.
-const W_PATH_FORM: f32 = 1.5;
+pub(crate) const W_PATH_FORM: f32 = 1.5;
 /// Shortest stem left by a derivational ending (`servic` is not `serv`+`ic`).
 const MIN_DERIVED_STEM: usize = 5;
 /// Word endings that make a noun or adjective of a stem (`connect`+`ion`, `util`+`ity`,
@@ -265,7 +319,7 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
 /// The path parts a prompt word (a term: lowercase, stemmed) may also name: its stem before
 /// a derivational ending (at least [`MIN_DERIVED_STEM`] bytes), and the abbreviation of the
 /// word it is. Not for the symbols of a short prompt (`symbols`): they are meant as typed.
-fn path_forms<'a>(word: &'a str, symbols: &[String]) -> Vec<&'a str> {
+pub(crate) fn path_forms<'a>(word: &'a str, symbols: &[String]) -> Vec<&'a str> {
     let mut out = Vec::new();
     if !word.is_ascii() || word.contains('_') || symbols.iter().any(|n| n == word) {
         return out;
@@ -447,12 +501,16 @@ impl Scores {
         );
         self.defined_ends.push(self.defined.len());
         if df_chunks > 0.0 {
-            let idf_c = idf(self.n_chunks, df_chunks);
+            let idf_c = term
+                .shared
+                .map_or_else(|| idf(self.n_chunks, df_chunks), |s| s.chunks);
             for k in 0..self.hits.len() {
                 let (chunk, len, tf) = self.hits[k];
                 self.chunk[chunk as usize] += self.chunk_part(term.weight, idf_c, tf, len);
             }
-            let idf_f = idf(self.n_files, self.touched.len() as f32);
+            let idf_f = term
+                .shared
+                .map_or_else(|| idf(self.n_files, self.touched.len() as f32), |s| s.files);
             self.max_idf = self.max_idf.max(idf_f);
             for k in 0..self.touched.len() {
                 let f = self.touched[k] as usize;
@@ -473,7 +531,9 @@ impl Scores {
             .filter(|&&f| index.files[f as usize].is_some())
             .count();
         if live > 0 {
-            let idf_p = idf(self.n_files, live as f32);
+            let idf_p = term
+                .shared
+                .map_or_else(|| idf(self.n_files, live as f32), |s| s.paths);
             self.max_idf = self.max_idf.max(idf_p);
             for &f in paths {
                 if index.files[f as usize].is_some() {
@@ -511,7 +571,9 @@ impl Scores {
         if self.touched.is_empty() {
             return;
         }
-        let idf_d = idf(self.n_files, self.touched.len() as f32);
+        let idf_d = term
+            .shared
+            .map_or_else(|| idf(self.n_files, self.touched.len() as f32), |s| s.defs);
         for &(chunk, _) in defined {
             self.chunk[chunk as usize] += W_DEFINES_CHUNK * term.weight * idf_d;
         }
@@ -1130,10 +1192,23 @@ fn matches_at(line: &[u8], start: usize, name: &[u8]) -> bool {
 /// [`W_CAPITAL_DEFINITION`]. Reads the text of at most [`EXACT_DEFINITION_FILES`] files plus
 /// the named ones; the order stays deterministic (ties by path).
 pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit]) {
+    let top = hits.first().map_or(0.0, |h| h.score);
+    exact_definitions_in(index, query, hits, top, EXACT_DEFINITION_FILES);
+}
+
+/// [`exact_definitions`] for hits that are part of a longer ranking (several roots ranked as
+/// one): `top` is the score of that ranking's best file, and `window` how many of `hits` are
+/// among its best [`EXACT_DEFINITION_FILES`].
+pub(crate) fn exact_definitions_in(
+    index: &mut Index,
+    query: &Query,
+    hits: &mut [FileHit],
+    top: f32,
+    window: usize,
+) {
     if (query.symbols.is_empty() && query.capitals.is_empty()) || hits.is_empty() {
         return;
     }
-    let top = hits[0].score;
     let capital_names: Vec<String> = query.capitals.iter().map(|c| normalize_name(c)).collect();
     // (hit, capital, match, line) for each file that defines a capital.
     let mut weak: Vec<(usize, usize, f32, usize)> = Vec::new();
@@ -1145,7 +1220,7 @@ pub fn exact_definitions(index: &mut Index, query: &Query, hits: &mut [FileHit])
                     let stem = stem_name(last(&m.rel));
                     (query.symbols.contains(&stem), capital_names.contains(&stem))
                 });
-        if k >= EXACT_DEFINITION_FILES && !named && !named_capital {
+        if k >= window && !named && !named_capital {
             continue;
         }
         let c_family = index.files[hit.file as usize]
@@ -1307,18 +1382,39 @@ const MAX_MESSAGE_LINES: usize = 256;
 /// the file's own units, so a test, a changelog or a translation catalog that repeats the
 /// message gains less.
 pub fn message_strings(index: &mut Index, query: &Query, hits: &mut [FileHit]) {
+    let top = hits.first().map_or(0.0, |h| h.score);
+    message_strings_in(index, query, hits, top, MESSAGE_FILES, None);
+}
+
+/// [`message_strings`] for hits that are part of a longer ranking (several roots ranked as
+/// one): `top` is the score of its best file, `window` how many of `hits` are among its best
+/// [`MESSAGE_FILES`], and `collection` weighs the message words over all of it.
+pub(crate) fn message_strings_in(
+    index: &mut Index,
+    query: &Query,
+    hits: &mut [FileHit],
+    top: f32,
+    window: usize,
+    collection: Option<&Collection>,
+) {
     if query.messages.is_empty() || hits.is_empty() {
         return;
     }
-    let top = hits[0].score;
     let weights: Vec<Vec<f32>> = query
         .messages
         .iter()
-        .map(|m| m.iter().map(|w| word_weight(index, w)).collect())
+        .map(|m| {
+            m.iter()
+                .map(|w| match collection {
+                    Some(c) => c.word_weights.get(w.as_str()).copied().unwrap_or(0.0),
+                    None => word_weight(index, w),
+                })
+                .collect()
+        })
         .collect();
     // Per hit: the best (share, line, message) it holds.
     let mut found: Vec<(usize, f32, usize, usize)> = Vec::new();
-    for (k, hit) in hits.iter().enumerate().take(MESSAGE_FILES) {
+    for (k, hit) in hits.iter().enumerate().take(window) {
         let Some(text) = index.text(hit.file) else {
             continue;
         };
@@ -1448,7 +1544,26 @@ pub fn rank(index: &Index, query: &Query, max_files: usize) -> Vec<FileHit> {
 /// candidates of [`exact_definitions`]): priors that only reorder the top are applied to the
 /// files that can reach the best `shown`.
 pub fn rank_shown(index: &Index, query: &Query, max_files: usize, shown: usize) -> Vec<FileHit> {
-    rank_with(index, query, max_files, shown, default_pruning())
+    rank_shown_in(index, query, max_files, shown, None)
+}
+
+/// [`rank_shown`] with the statistics of a larger `collection` the index is part of (see
+/// [`Collection`]) instead of its own, when given.
+pub(crate) fn rank_shown_in(
+    index: &Index,
+    query: &Query,
+    max_files: usize,
+    shown: usize,
+    collection: Option<&Collection>,
+) -> Vec<FileHit> {
+    rank_with(
+        index,
+        query,
+        max_files,
+        shown,
+        collection,
+        default_pruning(),
+    )
 }
 
 /// [`Pruning::Auto`], or [`Pruning::Exhaustive`] when the environment variable
@@ -1478,17 +1593,29 @@ pub enum Pruning {
     Auto,
 }
 
-/// [`rank_shown`], the candidate stage chosen by `pruning`; every choice gives the same files
-/// in the same order with the same scores.
-pub fn rank_with(
+/// [`rank_shown_in`], the candidate stage chosen by `pruning`; every choice gives the same
+/// files in the same order with the same scores. A ranking over a larger collection is
+/// exhaustive: the pruning's bounds are made from the index's own statistics.
+pub(crate) fn rank_with(
     index: &Index,
     query: &Query,
     max_files: usize,
     shown: usize,
+    collection: Option<&Collection>,
     pruning: Pruning,
 ) -> Vec<FileHit> {
-    let terms = select_terms(index, query);
+    let terms = match collection {
+        Some(c) => c.terms_in(index),
+        None => select_terms(index, query),
+    };
     let mut scores = Scores::new(index);
+    if let Some(c) = collection {
+        scores.n_chunks = c.n_chunks;
+        scores.n_files = c.n_files;
+        scores.avg_chunk = c.avg_chunk;
+        scores.avg_file = c.avg_file;
+        scores.max_idf = c.max_idf;
+    }
     let factors = Factors::new(index, query);
     // Twice the files asked for are selected, so that a demoted header's place can be
     // taken by the next file.
@@ -1497,7 +1624,8 @@ pub fn rank_with(
         Pruning::Exhaustive => false,
         Pruning::Pruned => true,
         Pruning::Auto => super::prune::worth_it(index, &terms),
-    } && super::prune::applies(&terms);
+    } && collection.is_none()
+        && super::prune::applies(&terms);
     let scored = if pruned {
         let central = wants_central(query) && shown > 0;
         super::prune::scored_files(
