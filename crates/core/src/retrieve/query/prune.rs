@@ -12,7 +12,7 @@
 //! at most the sum of their best chunks, and a file's best definition at most the sum of its
 //! definitions, so the sum of the terms' bounds bounds the file.
 //!
-//! The walk is MaxScore over files, with block maxima: lists sorted by their largest bound,
+//! The walk is `MaxScore` over files, with block maxima: lists sorted by their largest bound,
 //! the smallest ones whose bounds together cannot reach the threshold only looked up for
 //! files the others bring (they never bring one); a file, and every file after it up to the
 //! nearest block end, is passed over when its blocks' maxima together stay below the
@@ -319,6 +319,9 @@ pub(super) struct Keep {
     pub shown: usize,
 }
 
+/// The place of the named files' list among the lists of [`scored_files`].
+const NAMED: usize = usize::MAX;
+
 /// A term's place in its list during the walk.
 struct Cursor<'a> {
     term: u32,
@@ -475,6 +478,7 @@ impl Best {
 /// Step 2 to 5 pruned: the scores of a set of files that holds every file the exhaustive
 /// ranking could keep (with `keep`), each exactly as the exhaustive ranking scores it; the
 /// signals of those files are left in `scores` for the steps after.
+#[allow(clippy::too_many_lines)] // one walk, whose steps share its cursors and bounds
 pub(super) fn scored_files(
     index: &Index,
     query: &Query,
@@ -533,7 +537,6 @@ pub(super) fn scored_files(
     let mut named_at = 0usize;
 
     // The lists by their largest bound, least first; the named files' list is `NAMED`.
-    const NAMED: usize = usize::MAX;
     let mut order: Vec<(usize, f32)> = cursors
         .iter()
         .enumerate()
@@ -780,14 +783,14 @@ mod tests {
         let mut out = String::new();
         match ext {
             "md" => {
-                for _ in 0..1 + rng.below(12) {
+                for _ in 0..=rng.below(12) {
                     let line: Vec<&str> = (0..3 + rng.below(10)).map(|_| rng.word()).collect();
                     out.push_str(&line.join(" "));
                     out.push_str("\n\n");
                 }
             }
             "json" => {
-                for _ in 0..1 + rng.below(6) {
+                for _ in 0..=rng.below(6) {
                     out.push_str(&format!(
                         "\"{}\": \"{} {}\",\n",
                         rng.camel(2),
@@ -797,13 +800,13 @@ mod tests {
                 }
             }
             _ => {
-                for _ in 0..1 + rng.below(5) {
+                for _ in 0..=rng.below(5) {
                     let parts = 1 + rng.below(3);
                     let name = rng.camel(parts);
                     out.push_str(&format!("export function {name}(a, b) {{\n"));
                     let most = if rng.below(8) == 0 { 60 } else { 8 };
-                    for _ in 0..1 + rng.below(most) {
-                        let line: Vec<&str> = (0..1 + rng.below(7)).map(|_| rng.word()).collect();
+                    for _ in 0..=rng.below(most) {
+                        let line: Vec<&str> = (0..=rng.below(7)).map(|_| rng.word()).collect();
                         out.push_str(&format!("  const x = {}\n", line.join(" + ")));
                     }
                     out.push_str("}\n\n");
@@ -852,7 +855,7 @@ mod tests {
                 2 => format!("the {} {} types", rng.word(), rng.word()),
                 3 => format!("{} {} test", rng.word(), rng.word()),
                 4 => format!("server side {} {}", rng.word(), rng.word()),
-                _ => (0..1 + rng.below(8))
+                _ => (0..=rng.below(8))
                     .map(|_| rng.word())
                     .collect::<Vec<_>>()
                     .join(" "),
