@@ -1,6 +1,6 @@
 // The context-engine command line: the addon's retrieval for people, scripts and agent hosts.
 //
-//   context-engine query "<prompt>" [--root DIR] [--limit N] [--json] [--explain]
+//   context-engine query "<prompt>" [--root DIR]... [--limit N] [--json] [--explain]
 //   context-engine index [--root DIR]
 //   context-engine serve --stdio
 //   context-engine mcp [--root DIR]
@@ -23,10 +23,16 @@ import { join, resolve } from 'node:path'
 import * as readline from 'node:readline'
 
 import { resolveCacheDir } from './cachedir.js'
-import { ContextEngine, type ContextRetrievalRequest, type IndexStatus, type SnippetSignals } from './index.js'
+import {
+  ContextEngine,
+  type ContextRetrievalRequest,
+  type IndexStatus,
+  type MultiRootRetrievalRequest,
+  type SnippetSignals,
+} from './index.js'
 
 const USAGE = `usage:
-  context-engine query "<prompt>" [--root DIR] [--limit N] [--json] [--explain]
+  context-engine query "<prompt>" [--root DIR]... [--limit N] [--json] [--explain]
   context-engine index [--root DIR]
   context-engine serve --stdio
   context-engine mcp [--root DIR]
@@ -49,6 +55,8 @@ interface Parsed {
     help?: boolean
     noCache?: boolean
     root?: string
+    /** Every `--root`, in order (`root` is the first). */
+    roots?: string[]
     limit?: string
     cacheDir?: string
   }
@@ -67,8 +75,10 @@ export function parseArgs(argv: string[]): Parsed {
     else if (a === '--root' || a === '--limit' || a === '--cache-dir') {
       if (i + 1 >= argv.length) fail(`${a} needs a value`)
       const v = argv[++i]
-      if (a === '--root') flags.root = v
-      else if (a === '--limit') flags.limit = v
+      if (a === '--root') {
+        flags.root ??= v
+        flags.roots = [...(flags.roots ?? []), v]
+      } else if (a === '--limit') flags.limit = v
       else flags.cacheDir = v
     } else if (a.startsWith('--')) fail(`unknown option ${a}`)
     else positional.push(a)
@@ -92,23 +102,28 @@ function cacheDir(flags: Parsed['flags']): string | undefined {
 }
 
 /**
- * Shows indexing progress of `root` on stderr while `work` runs, when stderr is a terminal:
- * a bar, files read of the total, and the time so far. Nothing is shown when the index is
- * ready (or loaded from the cache) within a moment.
+ * Shows indexing progress of `root` (or of several roots, counted together) on stderr while
+ * `work` runs, when stderr is a terminal: a bar, files read of the total, and the time so far.
+ * Nothing is shown when the index is ready (or loaded from the cache) within a moment.
  */
-async function withProgress<T>(engine: ContextEngine, root: string, work: Promise<T>): Promise<T> {
+async function withProgress<T>(engine: ContextEngine, root: string | string[], work: Promise<T>): Promise<T> {
+  const roots = typeof root === 'string' ? [root] : root
   const tty = process.stderr.isTTY
   if (!tty) return work
   const started = Date.now()
   let shown = false
   const draw = () => {
-    let s: IndexStatus
+    let all: IndexStatus[]
     try {
-      s = engine.indexStatus(root)
+      all = roots.map((r) => engine.indexStatus(r))
     } catch {
       return
     }
-    if (s.state !== 'building') return
+    if (!all.some((x) => x.state === 'building')) return
+    const s = {
+      filesRead: all.reduce((n, x) => n + x.filesRead, 0),
+      filesTotal: all.reduce((n, x) => n + Math.max(x.filesTotal, x.filesRead), 0),
+    }
     const total = Math.max(s.filesTotal, s.filesRead)
     const width = 30
     const done = total > 0 ? Math.round((width * s.filesRead) / total) : 0
@@ -138,6 +153,19 @@ function request(
   return r
 }
 
+/** `request` over several roots, ranked as one. */
+function requestRoots(
+  prompt: string,
+  roots: string[],
+  limit: number | undefined,
+  explain: boolean | undefined,
+): MultiRootRetrievalRequest {
+  const r: MultiRootRetrievalRequest = { prompt, spaceId: 'cli', sessionId: 'cli', rootPaths: roots, providerId: 'mcp' }
+  if (limit !== undefined) r.limit = limit
+  if (explain) r.explain = true
+  return r
+}
+
 function signalsLine(g: SnippetSignals): string {
   const f = (x: number) => x.toFixed(2)
   return `bm25 ${f(g.bm25)} chunk ${f(g.chunk)} path ${f(g.path)} symbol ${f(g.symbol)} mention ${f(g.mention)}${g.message ? ` message ${f(g.message)}` : ''} role ${g.role} x${f(g.roleFactor)}${g.roleKept ? ` (kept: ${g.roleKept})` : ''}`
@@ -157,18 +185,26 @@ async function query(engine: ContextEngine, positional: string[], flags: Parsed[
     limit = Number(flags.limit)
     if (!Number.isInteger(limit) || limit < 1) fail('--limit must be a whole number >= 1')
   }
-  const root = resolve(flags.root ?? process.cwd())
+  // Several --root: one ranking over all of them, each snippet headed by its root.
+  const roots = (flags.roots ?? [process.cwd()]).map((r) => resolve(r))
+  const many = roots.length > 1
   const started = process.hrtime.bigint()
-  const snippets = await withProgress(engine, root, engine.retrieve(request(prompt, root, limit, flags.explain)))
+  const snippets = await withProgress(
+    engine,
+    roots,
+    engine.retrieve(
+      many ? requestRoots(prompt, roots, limit, flags.explain) : request(prompt, roots[0], limit, flags.explain),
+    ),
+  )
   const ms = Number(process.hrtime.bigint() - started) / 1e6
-  printWarnings(engine, root)
+  for (const root of roots) printWarnings(engine, root)
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(snippets, null, 2)}\n`)
     return
   }
   const out: string[] = []
   for (const s of snippets) {
-    out.push(`── ${s.path}:${s.startLine}-${s.endLine}  score ${s.score.toFixed(3)}`)
+    out.push(`── ${many ? `${s.root}: ` : ''}${s.path}:${s.startLine}-${s.endLine}  score ${s.score.toFixed(3)}`)
     if (s.signals) out.push(`   [${signalsLine(s.signals)}]`)
     out.push(
       s.content
@@ -189,6 +225,7 @@ async function index(
   cache: string | undefined,
 ): Promise<void> {
   if (positional.length > 1) fail('index takes only --root DIR')
+  if ((flags.roots?.length ?? 0) > 1) fail('index takes one --root DIR')
   const root = resolve(flags.root ?? process.cwd())
   const started = Date.now()
   const s = await withProgress(engine, root, engine.prepareIndex(root))
@@ -259,8 +296,15 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     }
     const command = positional[0]
     if (command === 'mcp') {
-      if (positional.length > 1 || flags.limit !== undefined || flags.json || flags.stdio || flags.explain)
-        fail('mcp takes only --root DIR, --cache-dir DIR and --no-cache')
+      if (
+        positional.length > 1 ||
+        flags.limit !== undefined ||
+        flags.json ||
+        flags.stdio ||
+        flags.explain ||
+        (flags.roots?.length ?? 0) > 1
+      )
+        fail('mcp takes only --root DIR (once; the client lists more roots), --cache-dir DIR and --no-cache')
       const { runMcp } = await import('./mcp/server.js')
       const cache = resolveCacheDir({ dir: flags.cacheDir, disabled: flags.noCache }, (m) =>
         process.stderr.write(`context-engine mcp: ${m}\n`),

@@ -78,7 +78,7 @@ pub(crate) fn resolve(roots: &[String], max_kept: usize) -> Result<Roots> {
     check_roots(roots)?;
     let mut scopes: Vec<(Scope, String)> = Vec::with_capacity(roots.len());
     for (i, root) in roots.iter().enumerate() {
-        let scope = Scope::new(root).map_err(|e| renamed(e, i))?;
+        let scope = Scope::new(root).map_err(|e| renamed(&e, i))?;
         if scopes.iter().any(|(s, _)| s.root() == scope.root()) {
             continue;
         }
@@ -103,7 +103,7 @@ pub(crate) fn resolve(roots: &[String], max_kept: usize) -> Result<Roots> {
 }
 
 /// A root's error named after its place in the list (`rootPaths[2] is not a directory`).
-fn renamed(e: Error, i: usize) -> Error {
+fn renamed(e: &Error, i: usize) -> Error {
     let message = e
         .message()
         .replacen("rootPath", &format!("rootPaths[{i}]"), 1);
@@ -124,6 +124,53 @@ pub(crate) fn collection(indexes: &[&Index], query: &Query) -> Collection {
     let avg_chunk = (sum(|i| i.live_chunk_tokens) as f32 / n_chunks).max(1.0);
     let avg_file = (sum(|i| i.live_file_tokens) as f32 / n_files).max(1.0);
     let ids = |t: &str| -> Vec<Option<u32>> { indexes.iter().map(|i| i.terms.get(t)).collect() };
+    // The counts of each selected term over every root, as step 2 counts them in one.
+    let mut max_idf = 0.0f32;
+    let mut terms = Vec::new();
+    for (t, weight, path_only) in selected_terms(indexes, query) {
+        let (mut chunks, mut files, mut paths, mut defs) = (0usize, 0usize, 0usize, 0usize);
+        for (index, id) in indexes.iter().zip(ids(&t)) {
+            let Some(id) = id else { continue };
+            if !path_only {
+                let c = counts(index, id);
+                chunks += c.0;
+                files += c.1;
+                defs += c.2;
+            }
+            paths += index.path_postings[id as usize]
+                .iter()
+                .filter(|&&f| index.files[f as usize].is_some())
+                .count();
+        }
+        let idfs = SharedIdf {
+            chunks: idf(n_chunks, chunks as f32),
+            files: idf(n_files, files as f32),
+            paths: idf(n_files, paths as f32),
+            defs: idf(n_files, defs as f32),
+        };
+        if chunks > 0 {
+            max_idf = max_idf.max(idfs.files);
+        }
+        if paths > 0 {
+            max_idf = max_idf.max(idfs.paths);
+        }
+        terms.push((t, weight, path_only, idfs));
+    }
+    Collection {
+        n_chunks,
+        n_files,
+        avg_chunk,
+        avg_file,
+        max_idf,
+        terms,
+        word_weights: word_weights(indexes, query, n_chunks),
+    }
+}
+
+/// Step 1 of the ranking over the union of `indexes`: the known terms (the rarest when there
+/// are too many), then the path forms of words no path holds, then the phrases, as
+/// (term, weight, path only).
+fn selected_terms(indexes: &[&Index], query: &Query) -> Vec<(String, f32, bool)> {
     let known_anywhere = |t: &str| indexes.iter().any(|i| i.terms.get(t).is_some());
     let in_paths = |t: &str| {
         indexes.iter().any(|i| {
@@ -132,8 +179,6 @@ pub(crate) fn collection(indexes: &[&Index], query: &Query) -> Collection {
                 .is_some_and(|id| !i.path_postings[id as usize].is_empty())
         })
     };
-    // Step 1 of the ranking over the union: the known terms (the rarest when there are too
-    // many), then the path forms of words no path holds, then the phrases.
     let mut known: Vec<(String, f32, usize, usize)> = query
         .terms
         .iter()
@@ -173,39 +218,16 @@ pub(crate) fn collection(indexes: &[&Index], query: &Query) -> Collection {
             selected.push((p.clone(), rank::W_PHRASE, false));
         }
     }
-    // The counts of each selected term over every root, as step 2 counts them in one.
-    let mut max_idf = 0.0f32;
-    let mut terms = Vec::with_capacity(selected.len());
-    for (t, weight, path_only) in selected {
-        let (mut chunks, mut files, mut paths, mut defs) = (0usize, 0usize, 0usize, 0usize);
-        for (index, id) in indexes.iter().zip(ids(&t)) {
-            let Some(id) = id else { continue };
-            if !path_only {
-                let c = counts(index, id);
-                chunks += c.0;
-                files += c.1;
-                defs += c.2;
-            }
-            paths += index.path_postings[id as usize]
-                .iter()
-                .filter(|&&f| index.files[f as usize].is_some())
-                .count();
-        }
-        let idfs = SharedIdf {
-            chunks: idf(n_chunks, chunks as f32),
-            files: idf(n_files, files as f32),
-            paths: idf(n_files, paths as f32),
-            defs: idf(n_files, defs as f32),
-        };
-        if chunks > 0 {
-            max_idf = max_idf.max(idfs.files);
-        }
-        if paths > 0 {
-            max_idf = max_idf.max(idfs.paths);
-        }
-        terms.push((t, weight, path_only, idfs));
-    }
-    // The words of the prompt's messages, weighed as `word_weight` weighs them in one index.
+    selected
+}
+
+/// The words of the prompt's messages, weighed over all of `indexes` as `word_weight` weighs
+/// them in one index.
+fn word_weights(
+    indexes: &[&Index],
+    query: &Query,
+    n_chunks: f32,
+) -> rustc_hash::FxHashMap<String, f32> {
     let mut word_weights = rustc_hash::FxHashMap::default();
     for word in query.messages.iter().flatten() {
         if word_weights.contains_key(word.as_str()) {
@@ -223,15 +245,7 @@ pub(crate) fn collection(indexes: &[&Index], query: &Query) -> Collection {
         }
         word_weights.insert(word.clone(), weight);
     }
-    Collection {
-        n_chunks,
-        n_files,
-        avg_chunk,
-        avg_file,
-        max_idf,
-        terms,
-        word_weights,
-    }
+    word_weights
 }
 
 /// A term's live chunks, the files they are in, and the files with a chunk that defines it.
@@ -332,73 +346,8 @@ impl Retrieval {
         if indexes.len() != slots.len() {
             return Err(Error::internal("internal error: an index was not built"));
         }
-        let shared = {
-            let all: Vec<&Index> = indexes.iter().map(|i| &**i).collect();
-            collection(&all, &query)
-        };
-        let candidates = if !query.symbols.is_empty() {
-            limit.max(rank::EXACT_DEFINITION_CANDIDATES)
-        } else if !query.capitals.is_empty() {
-            limit.max(rank::EXACT_DEFINITION_FILES)
-        } else {
-            limit
-        };
-        let candidates = if query.messages.is_empty() {
-            candidates
-        } else {
-            candidates.max(rank::MESSAGE_FILES)
-        };
-        let mut per_root: Vec<Vec<FileHit>> = indexes
-            .iter()
-            .map(|index| rank::rank_shown_in(index, &query, candidates, limit, Some(&shared)))
-            .collect();
-        cancel.check()?;
-        let (window, top) = windows(&per_root, rank::EXACT_DEFINITION_FILES);
-        for ((index, hits), &w) in indexes.iter_mut().zip(&mut per_root).zip(&window) {
-            rank::exact_definitions_in(index, &query, hits, top, w);
-        }
-        let (window, top) = windows(&per_root, rank::MESSAGE_FILES);
-        for ((index, hits), &w) in indexes.iter_mut().zip(&mut per_root).zip(&window) {
-            rank::message_strings_in(index, &query, hits, top, w, Some(&shared));
-        }
-        for hits in &mut per_root {
-            hits.truncate(limit);
-        }
-        // Only the chunks among the best `limit` of all the roots are read (as one root reads
-        // only its best `limit`): score, then root, then chunk, as the snippets are ordered.
-        let mut chunks: Vec<(f32, usize, u32)> = per_root
-            .iter()
-            .enumerate()
-            .flat_map(|(r, hits)| {
-                hits.iter()
-                    .flat_map(move |h| h.chunks.iter().map(move |&(c, s)| (s, r, c)))
-            })
-            .collect();
-        chunks.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-        chunks.truncate(limit);
-        let mut out: Vec<(usize, usize, Snippet)> = Vec::new();
-        for (r, (index, hits)) in indexes.iter_mut().zip(&mut per_root).enumerate() {
-            for h in hits.iter_mut() {
-                h.chunks
-                    .retain(|&(c, _)| chunks.iter().any(|&(_, cr, cc)| cr == r && cc == c));
-            }
-            hits.retain(|h| !h.chunks.is_empty());
-            if hits.is_empty() {
-                index.bound_residency();
-                continue;
-            }
-            let snippets = query::snippet::snippets(index, hits, limit, *options);
-            out.extend(snippets.into_iter().enumerate().map(|(k, s)| (r, k, s)));
-            index.bound_residency();
-        }
-        // Best first; ties by root (canonical order), then as the root's own list has them.
-        out.sort_by(|a, b| {
-            b.2.score
-                .total_cmp(&a.2.score)
-                .then(a.0.cmp(&b.0))
-                .then(a.1.cmp(&b.1))
-        });
-        out.truncate(limit);
+        let per_root = rank_roots(&mut indexes, &query, limit, cancel)?;
+        let out = merged_snippets(&mut indexes, per_root, limit, *options);
         drop(indexes);
         drop(guards);
         for (canonical, slot) in &slots {
@@ -413,6 +362,96 @@ impl Retrieval {
             })
             .collect())
     }
+}
+
+/// The ranked files of each root (as `indexes` lists them), scored with the statistics of all
+/// of them, then lifted by exact definitions and pasted messages relative to the merged
+/// ranking's best file.
+fn rank_roots(
+    indexes: &mut [&mut Index],
+    query: &Query,
+    limit: usize,
+    cancel: &Cancel,
+) -> Result<Vec<Vec<FileHit>>> {
+    let shared = {
+        let all: Vec<&Index> = indexes.iter().map(|i| &**i).collect();
+        collection(&all, query)
+    };
+    let candidates = if !query.symbols.is_empty() {
+        limit.max(rank::EXACT_DEFINITION_CANDIDATES)
+    } else if !query.capitals.is_empty() {
+        limit.max(rank::EXACT_DEFINITION_FILES)
+    } else {
+        limit
+    };
+    let candidates = if query.messages.is_empty() {
+        candidates
+    } else {
+        candidates.max(rank::MESSAGE_FILES)
+    };
+    let mut per_root: Vec<Vec<FileHit>> = indexes
+        .iter()
+        .map(|index| rank::rank_shown_in(index, query, candidates, limit, Some(&shared)))
+        .collect();
+    cancel.check()?;
+    let (window, top) = windows(&per_root, rank::EXACT_DEFINITION_FILES);
+    for ((index, hits), &w) in indexes.iter_mut().zip(&mut per_root).zip(&window) {
+        rank::exact_definitions_in(index, query, hits, top, w);
+    }
+    let (window, top) = windows(&per_root, rank::MESSAGE_FILES);
+    for ((index, hits), &w) in indexes.iter_mut().zip(&mut per_root).zip(&window) {
+        rank::message_strings_in(index, query, hits, top, w, Some(&shared));
+    }
+    Ok(per_root)
+}
+
+/// The snippets of the best `limit` chunks of all the roots, best first (ties by root, then as
+/// the root's own list has them), each with its root's place in `indexes` and in its list.
+fn merged_snippets(
+    indexes: &mut [&mut Index],
+    mut per_root: Vec<Vec<FileHit>>,
+    limit: usize,
+    options: SnippetOptions,
+) -> Vec<(usize, usize, Snippet)> {
+    for hits in &mut per_root {
+        hits.truncate(limit);
+    }
+    // Only the chunks among the best `limit` of all the roots are read (as one root reads
+    // only its best `limit`): score, then root, then chunk, as the snippets are ordered.
+    let mut chunks: Vec<(f32, usize, u32)> = per_root
+        .iter()
+        .enumerate()
+        .flat_map(|(r, hits)| {
+            hits.iter()
+                .flat_map(move |h| h.chunks.iter().map(move |&(c, s)| (s, r, c)))
+        })
+        .collect();
+    chunks.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    chunks.truncate(limit);
+    let mut out: Vec<(usize, usize, Snippet)> = Vec::new();
+    for (r, (index, hits)) in indexes.iter_mut().zip(&mut per_root).enumerate() {
+        for h in hits.iter_mut() {
+            h.chunks
+                .retain(|&(c, _)| chunks.iter().any(|&(_, cr, cc)| cr == r && cc == c));
+        }
+        hits.retain(|h| !h.chunks.is_empty());
+        if hits.is_empty() {
+            index.bound_residency();
+            continue;
+        }
+        let snippets = query::snippet::snippets(index, hits, limit, options);
+        out.extend(snippets.into_iter().enumerate().map(|(k, s)| (r, k, s)));
+        index.bound_residency();
+    }
+    // Best first; ties by root (canonical order), then as the root's own list has them.
+    out.sort_by(|a, b| {
+        b.2.score
+            .total_cmp(&a.2.score)
+            .then(a.0.cmp(&b.0))
+            .then(a.1.cmp(&b.1))
+    });
+    out.truncate(limit);
+    out
 }
 
 #[cfg(test)]
