@@ -393,6 +393,24 @@ test('search_code without root searches every client root: one merged answer, ea
   }
 })
 
+test('every client root is indexed in the background before any call, the default root first', async () => {
+  const one = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-prep-a-')))
+  const two = realpathSync(mkdtempSync(join(tmpdir(), 'ce-mcp-prep-b-')))
+  write(one, 'src/a.ts', 'export function alpha() {\n  return 1\n}\n')
+  write(two, 'src/b.ts', 'export function beta() {\n  return 2\n}\n')
+  for (const r of [one, two]) git(r, 'init', '-q')
+  const c = await connect({ cwd: one, roots: [one, two] })
+  try {
+    await waitFor(() => c.stderr().includes(`index of ${one} ready`) && c.stderr().includes(`index of ${two} ready`))
+    const log = c.stderr()
+    assert.ok(log.indexOf(`index of ${one} ready`) < log.indexOf(`index of ${two} ready`), log)
+  } finally {
+    await c.client.close()
+    rmSync(one, { recursive: true, force: true })
+    rmSync(two, { recursive: true, force: true })
+  }
+})
+
 test('two sessions at once answer independently', async () => {
   const [a, b] = await Promise.all([connect({ root: repo }), connect({ root: outside })])
   try {

@@ -7,9 +7,9 @@
 //   `allowedRoots`, so it refuses any root or file outside them (symlinks included).
 // - Indexes are saved in the per-user cache folder (see ../cachedir.ts) and loaded by the next
 //   session, which then re-reads only the files changed since.
-// - The default root's index is prepared in the background as soon as the server runs; a call
-//   that waits for an indexing reports progress (`progress` of `total` files, and a message)
-//   when the client sent a progressToken.
+// - The indexes of the roots a search covers (the default root's first) are prepared in the
+//   background as soon as the server runs; a call that waits for an indexing reports progress
+//   (`progress` of `total` files, and a message) when the client sent a progressToken.
 // - End of stdin ends the process.
 
 import type { ServerContext } from '@modelcontextprotocol/server'
@@ -83,16 +83,19 @@ class McpApp {
     }))
   }
 
-  /** Indexes `root` in the background (at most MAX_PREPARED_ROOTS roots per engine). */
-  private prepare(root: string): void {
+  /**
+   * Indexes `root` in the background (at most MAX_PREPARED_ROOTS roots per engine); resolves
+   * when it is ready or failed, never rejects.
+   */
+  private prepare(root: string): Promise<void> {
     const engine = this.ws.engine()
     const set = this.prepared.get(engine) ?? new Set<string>()
     this.prepared.set(engine, set)
-    if (set.has(root) || set.size >= MAX_PREPARED_ROOTS) return
+    if (set.has(root) || set.size >= MAX_PREPARED_ROOTS) return Promise.resolve()
     set.add(root)
     const started = Date.now()
     const cache = this.options.cacheDir ? '' : ' (no cache folder)'
-    engine
+    return engine
       .prepareIndex(root)
       .then((s) =>
         log(`index of ${root} ready in ${Date.now() - started} ms: ${s.files} files, ${s.filesRead} read now${cache}`),
@@ -100,15 +103,18 @@ class McpApp {
       .catch((err) => log(`indexing failed: ${errorCode(err) ?? 'error'}`))
   }
 
-  /** Prepares the default root once the client's roots (if it offers any) are known. */
+  /**
+   * Prepares the roots a search without `root` covers, once the client's roots (if it offers
+   * any) are known: the default root first, then the others one after another (one build at a
+   * time leaves the machine's other cores to the host).
+   */
   prepareDefault(): void {
-    this.ws.settled.then(() => {
-      try {
-        this.prepare(this.ws.defaultRoot())
-      } catch (err) {
-        log(`cannot prepare the index: ${(err as Error)?.message ?? err}`)
-      }
-    })
+    this.ws
+      .searchRoots()
+      .then(async (roots) => {
+        for (const root of roots) await this.prepare(root)
+      })
+      .catch((err) => log(`cannot prepare the index: ${(err as Error)?.message ?? err}`))
   }
 
   /** Runs a `tools/call`: checks the name and arguments, then the tool's typed handler. */
