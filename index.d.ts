@@ -79,7 +79,7 @@ export declare class ContextEngine {
    * A new engine. Throws `invalid_request` for malformed options (and when called without
    * `new`).
    */
-  constructor(options?: ContextEngineOptions)
+  constructor(options?: ContextEngineOptions | undefined | null)
   /** `expandChunk` on this engine's file cache. */
   expandChunk(workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions & CallOptions): Promise<string>
   /** `expandChunkDetailed` on this engine's file cache. */
@@ -117,7 +117,7 @@ export declare class GiteaClient {
    * Settings default from `GITEA_URL`, `GITEA_TOKEN` (or `~/.config/gitea/token`) and
    * `GITEA_TIMEOUT`. Throws `invalid_request` for a bad setting.
    */
-  constructor(config?: GiteaClientConfig)
+  constructor(config?: GiteaClientConfig | undefined | null)
   /** The server URL, with a trailing slash. */
   get baseUrl(): string
   /** Whether a token is configured (the token itself is never readable). */
@@ -141,7 +141,7 @@ export declare class GitHubClient {
    * Settings default from `GITHUB_API_URL`, `GITHUB_TOKEN` (or `GH_TOKEN`) and
    * `GITHUB_TIMEOUT`. Throws `invalid_request` for a bad setting.
    */
-  constructor(config?: GitHubClientConfig)
+  constructor(config?: GitHubClientConfig | undefined | null)
   /** The API URL, with a trailing slash. */
   get baseUrl(): string
   /** The web root that links point to (`https://github.com/` for the public API). */
@@ -166,7 +166,7 @@ export declare class HoundClient {
    * Settings default from `HOUND_URL` and `HOUND_TIMEOUT`. Throws `invalid_request` for a
    * bad setting.
    */
-  constructor(config?: HoundClientConfig)
+  constructor(config?: HoundClientConfig | undefined | null)
   /** The server URL, with a trailing slash. */
   get baseUrl(): string
   /**
@@ -204,7 +204,7 @@ export declare class SymbolIndex {
    * An empty index, or with `cacheDir` the one kept there (loaded by the first call, not
    * here). Throws `invalid_request` for bad options.
    */
-  constructor(options?: SymbolIndexOptions)
+  constructor(options?: SymbolIndexOptions | undefined | null)
   /**
    * Replaces the symbols of `repo` with those of `files` (files of other languages are
    * skipped). Only files new to `repo` or whose content changed are parsed. Resolves to
@@ -212,7 +212,7 @@ export declare class SymbolIndex {
    * `invalid_request` for a bad repo name or file list, and as Node's APIs do when
    * `options.signal` aborts (the index then unchanged).
    */
-  indexFiles(repo: string, files: SourceFileInput[], options?: { signal?: AbortSignal }): Promise<IndexedCount>
+  indexFiles(repo: string, files: Array<SourceFileInput>, options?: CallOptions): Promise<IndexedCount>
   /**
    * Updates `repo` with `files`: each file named has its symbols replaced by those of its
    * content now, the repository's other files keep theirs (a repository not indexed yet
@@ -221,14 +221,14 @@ export declare class SymbolIndex {
    * later batch brings back unchanged are not parsed again), and for changed files from
    * webhooks. Resolves to the files and symbols of this call, and the files it parsed.
    */
-  updateFiles(repo: string, files: SourceFileInput[], options?: { signal?: AbortSignal }): Promise<IndexedCount>
+  updateFiles(repo: string, files: Array<SourceFileInput>, options?: CallOptions): Promise<IndexedCount>
   /**
    * Replaces the symbols of `repo` with those of the files under `rootPath` (absolute),
    * listed like retrieval lists them (`.gitignore` honoured, vendored and generated files
    * left out) and read inside the root only. Every file is read; only those whose
    * content changed are parsed.
    */
-  indexRoot(repo: string, rootPath: string, options?: { signal?: AbortSignal }): Promise<IndexedCount>
+  indexRoot(repo: string, rootPath: string, options?: CallOptions): Promise<IndexedCount>
   /**
    * Symbols matching `query`, in a deterministic order, a page at a time (`offset`,
    * `limit`; `hasMore` and `nextOffset` say where the next page starts). Rejects with
@@ -305,7 +305,7 @@ export interface BuilderRedaction {
  * `parseValidationOutput` does). Paths resolve inside `repoPath` (default: the current
  * directory); paths outside it are ignored with a warning.
  */
-export declare function buildFixContext(validationOutput: ValidationOutput | string, files: string[], repoPath?: string | null, options?: BuilderOptions & CallOptions): Promise<FixContext>
+export declare function buildFixContext(validationOutput: ValidationOutput | string, files: Array<string>, repoPath?: string | null, options?: BuilderOptions & CallOptions): Promise<FixContext>
 
 /**
  * The context of an implementation agent: `tasks` (the task file, relative to
@@ -343,6 +343,23 @@ export declare function cancelCall(token: ExternalObject<'CancelToken'>): void
  */
 export declare function cancelToken(): ExternalObject<'CancelToken'>
 
+/**
+ * The chunk argument of `expandChunk`: a `TextChunk` or a `KnowledgeChunk` (whose other
+ * fields are not read).
+ */
+export interface ChunkInput {
+  /** The chunk's text. */
+  content: string
+  /** Its file, relative to the workspace. */
+  filePath: string
+  /** First line, 1-based. */
+  startLine: number
+  /** Last line, 1-based, inclusive. */
+  endLine: number
+  /** Its language, if known. */
+  language?: string
+}
+
 /** Empties the default engine's file cache; returns how many files were dropped. */
 export declare function clearFileCache(): number
 
@@ -366,13 +383,13 @@ export interface CommitInfo {
  * redacted before the cut unless `redact: false`. Runs off the JS thread; sources may hold
  * 8 Mi characters in all.
  */
-export declare function composeContext(sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions): Promise<ComposedContext>
+export declare function composeContext(sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions | undefined | null): Promise<ComposedContext>
 
 /**
  * Synchronous twin of `composeContext` for small inputs: at most 256 Ki characters of
  * sources in all (`invalid_request`, reason `too_large`, beyond; use `composeContext`).
  */
-export declare function composeContextSync(sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions): ComposedContext
+export declare function composeContextSync(sources: Array<Omit<ContextSource, 'redactions'> & { redactions?: Array<Redaction> }>, options?: MaxCharsOptions | undefined | null): ComposedContext
 
 /** What `composeContext` returns. */
 export interface ComposedContext {
@@ -390,6 +407,21 @@ export interface ComposedContext {
    * `text`), never the value.
    */
   redactions: Array<Redaction>
+}
+
+/**
+ * A source handed to `composeContext` (a `ContextSource`; its `redactions`, if any, are not
+ * read).
+ */
+export interface ComposeSource {
+  /** What it is. */
+  kind: ContextSourceKind
+  /** A short name for its heading (at most 4096 bytes). */
+  label: string
+  /** Its text. */
+  content: string
+  /** Whether `content` was already cut. Default false. */
+  truncated?: boolean
 }
 
 /** Options of `new ContextEngine()`. All optional; `null` means the same as absent. */
@@ -531,14 +563,14 @@ export type ContextSourceKind = 'dir' | 'file' | 'pr' | 'diff'
  * Exact number of BPE tokens of `text` for `encoding` (default `'o200k_base'`, the GPT-4o /
  * o-series encoding; `'cl100k_base'` for GPT-4 / GPT-3.5). Runs off the JS thread.
  */
-export declare function countTokens(text: string, encoding?: TokenEncoding): Promise<number>
+export declare function countTokens(text: string, encoding?: TokenEncoding | undefined | null): Promise<number>
 
 /**
  * Synchronous twin of `countTokens`, for small strings: at most 256 Ki characters
  * (`invalid_request`, reason `too_large`, beyond; use `countTokens`), so the JS thread is
  * blocked only briefly.
  */
-export declare function countTokensSync(text: string, encoding?: TokenEncoding): number
+export declare function countTokensSync(text: string, encoding?: TokenEncoding | undefined | null): number
 
 /**
  * The working tree's staged and unstaged changes (the design's `generate_diff_context`), cut at
@@ -829,7 +861,7 @@ export interface FileRanksOptions {
  * larger sections first when the budget cannot hold every section's minimum. When anything
  * changed, the result carries `_metadata`. Keys keep their input order.
  */
-export declare function fitToBudget<K extends string>(sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions): Promise<FittedSections<K>>
+export declare function fitToBudget<K extends string>(sections: Record<K, string>, budget?: number | undefined | null, options?: FitToBudgetOptions | undefined | null): Promise<FittedSections<K>>
 
 /** Options of `fitToBudget`. All optional; `null` means the same as absent. */
 export interface FitToBudgetOptions {
@@ -851,7 +883,7 @@ export interface FitToBudgetOptions {
  * Synchronous twin of `fitToBudget` for small inputs: at most 256 Ki characters of sections
  * in all (`invalid_request`, reason `too_large`, beyond; use `fitToBudget`).
  */
-export declare function fitToBudgetSync<K extends string>(sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions): FittedSections<K>
+export declare function fitToBudgetSync<K extends string>(sections: Record<K, string>, budget?: number | undefined | null, options?: FitToBudgetOptions | undefined | null): FittedSections<K>
 
 /** What `buildFixContext` returns. */
 export interface FixContext {
@@ -916,7 +948,8 @@ export interface GitHubClientConfig {
 
 /**
  * A GitHub issue (the fields `gh issue view --json` gives; labels may be names or
- * `{ name }` objects, assignees logins or `{ login }` objects).
+ * `{ name }` objects, assignees logins or `{ login }` objects: the package entry passes the
+ * names on).
  */
 export interface GitHubIssue {
   /** The issue number. */
@@ -1418,6 +1451,14 @@ export interface RepoStats {
   languages: Record<string, LanguageStats>
 }
 
+/** What `repoStats` counts: exactly one of `root` and `files`. */
+export interface RepoStatsInput {
+  /** An absolute directory, walked like retrieval walks it. */
+  root?: string
+  /** Files handed in. */
+  files?: Array<SourceFileInput>
+}
+
 /**
  * Ranked snippets of `request.rootPath` for `request.prompt` (Context Retrieval Contract
  * v1). The first call for a root indexes it (concurrent first calls share one build); later
@@ -1514,6 +1555,12 @@ export interface SnippetSignals {
    * sentence of the prompt (a pasted error): the lift it gave, already counted in `total`; 0 otherwise.
    */
   message: number
+  /**
+   * The prompt's words for the file's role (`test`, `docs`...) are the project's own
+   * vocabulary (a source file is named after them, or most source files use them: a test
+   * framework's reports speak of tests), so they did not lift the role's demotion.
+   */
+  roleUnasked: boolean
 }
 
 /** A file handed to `SymbolIndex.indexFiles` or `repoStats`. */
@@ -1641,13 +1688,13 @@ export interface TruncatedFile {
  * meaningful would survive, the first and last lines are kept and the text says so. Lines over
  * 2000 characters are cut and end in `...`.
  */
-export declare function truncateFile(content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions): Promise<string>
+export declare function truncateFile(content: string, maxLines: number, aroundLines?: Array<number> | undefined | null, options?: TruncateFileOptions | undefined | null): Promise<string>
 
 /**
  * Like `truncateFile`, but also says whether the text was truncated, whether the truncation
  * was severe (only the first and last lines survived), and how many lines were kept.
  */
-export declare function truncateFileDetailed(content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions): Promise<TruncatedFile>
+export declare function truncateFileDetailed(content: string, maxLines: number, aroundLines?: Array<number> | undefined | null, options?: TruncateFileOptions | undefined | null): Promise<TruncatedFile>
 
 /** Options of `truncateFile`. All optional; `null` means the same as absent. */
 export interface TruncateFileOptions {
@@ -1659,7 +1706,7 @@ export interface TruncateFileOptions {
  * Synchronous twin of `truncateFile`, for content of at most 1 Mi characters
  * (`invalid_request`, reason `too_large`, beyond; use `truncateFile`).
  */
-export declare function truncateFileSync(content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions): string
+export declare function truncateFileSync(content: string, maxLines: number, aroundLines?: Array<number> | undefined | null, options?: TruncateFileOptions | undefined | null): string
 
 /**
  * What `fitToBudget` reports when it changed anything. The first four keys are the
@@ -1699,7 +1746,7 @@ export interface ValidationOutput {
 /** One stage of a validation run. */
 export interface ValidationStage {
   /** The stage's name (`lint`, `typecheck`, `test`). */
-  name: string
+  name?: string
   /** Whether it passed, when known. */
   passed?: boolean
   /** Its problems. When empty, `output` is parsed instead. */

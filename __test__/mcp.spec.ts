@@ -433,8 +433,9 @@ test('a first indexing reports progress to a client that asks for it; cancelling
   }
   write(big, 'target/needle.ts', 'nothing here\n')
   write(big, 'src/needle.ts', 'export function findTheNeedleInTheHaystack() {}\n')
-  // The server prepares only its default root (the client's first root) in the background, so
-  // the first search of the second root indexes it and must report progress.
+  // The server prepares the client's roots in the background one after another, the first
+  // (small) one first: the first search of the second root waits for its indexing and must
+  // report its progress, to the end, whether the call or the background started the build.
   const c = await connect({ cwd: outside, roots: [outside, big] })
   try {
     const progress: Array<{ progress: number; total?: number; message?: string }> = []

@@ -520,6 +520,7 @@ test('explain adds each snippet its signals, and is validated', async () => {
   assert.equal(explained[0].path, 'src/cookie.ts')
   assert.equal(g.role, 'source')
   assert.ok(g.bm25 > 0 && g.symbol > 0 && g.roleFactor === 1)
+  assert.equal(g.roleUnasked, false)
   assert.ok(Math.abs(g.total - explained[0].score) < 1e-3)
   await rejectsWith(retrieve(req(root, 'x', { explain: 'yes' as unknown as boolean })), 'invalid_request')
 })

@@ -5,14 +5,21 @@
 //   npm run bench:boundary                      # the package entry (lib/index.ts over the addon)
 //   CE_ADDON=/path/to/other.node npm run bench:boundary   # another build or entry, e.g. before a change
 //
+// With an entry (a `lib/index.ts`), the async rows are also run on the binding it wraps (the
+// `index.js` beside its `lib/`), in the same process, to show what the entry itself costs.
+//
 // Build with `npm run build` first; debug builds are far slower.
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
+import { performance } from 'node:perf_hooks'
 
-const addonPath = process.env.CE_ADDON ? resolve(process.env.CE_ADDON) : '../lib/index.js'
+const addonPath = process.env.CE_ADDON ? resolve(process.env.CE_ADDON) : resolve(__dirname, '../lib/index.ts')
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const ce: any = require(addonPath)
+/** The binding under the entry, when `addonPath` is an entry (`lib/index.*`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const raw: any = basename(dirname(addonPath)) === 'lib' ? require(join(dirname(addonPath), '..', 'index.js')) : undefined
 
 function rate(label: string, n: number, f: () => unknown): void {
   for (let i = 0; i < Math.min(n, 10_000); i++) f()
@@ -27,15 +34,25 @@ function rate(label: string, n: number, f: () => unknown): void {
   console.log(`${label.padEnd(58)} ${Math.round(runs[2]).toLocaleString('en-US').padStart(12)} calls/s (median of 5 x ${n})`)
 }
 
+/**
+ * Calls per second, 100 in flight, and the JS thread's busy time per call (the event loop's
+ * active time, which a loaded machine's scheduling of the worker threads does not move).
+ */
 async function asyncRate(label: string, n: number, f: () => Promise<unknown>): Promise<void> {
   const runs: number[] = []
+  const busy: number[] = []
   for (let r = 0; r < 5; r++) {
+    const e0 = performance.eventLoopUtilization()
     const t0 = process.hrtime.bigint()
     for (let i = 0; i < n; i += 100) await Promise.all(Array.from({ length: 100 }, f))
     runs.push(n / (Number(process.hrtime.bigint() - t0) / 1e9))
+    busy.push((performance.eventLoopUtilization(e0).active * 1000) / n)
   }
   runs.sort((a, b) => a - b)
-  console.log(`${label.padEnd(58)} ${Math.round(runs[2]).toLocaleString('en-US').padStart(12)} calls/s (median of 5 x ${n})`)
+  busy.sort((a, b) => a - b)
+  console.log(
+    `${label.padEnd(58)} ${Math.round(runs[2]).toLocaleString('en-US').padStart(12)} calls/s (median of 5 x ${n}), JS thread ${busy[2].toFixed(1)} us/call`,
+  )
 }
 
 /** Milliseconds the call holds the JS thread (until it returns), the worst of 3. */
@@ -97,6 +114,13 @@ async function main(): Promise<void> {
   await asyncRate("await countTokens('hello world') with no options", 50_000, () => ce.countTokens('hello world'))
   await asyncRate('await dirContext(root, { signal }) (abort listener)', 5_000, () => ce.dirContext(root, { signal: ac.signal }))
   await asyncRate('await dirContext(root) (no signal)', 5_000, () => ce.dirContext(root))
+  if (raw) {
+    // The same calls on the binding alone: what the entry adds (run after, and again before, the
+    // entry's own rows to see the order's effect).
+    await asyncRate('  binding alone: await dirContext(root)', 5_000, () => raw.dirContext(root))
+    await asyncRate("  binding alone: await countTokens('hello world')", 50_000, () => raw.countTokens('hello world'))
+    await asyncRate('await dirContext(root) (no signal), again', 5_000, () => ce.dirContext(root))
+  }
 
   console.log('-- worst inputs: time the call holds the JS thread --')
   for (const [name, text] of [['ASCII', big], ['Latin-1', latin1], ['two-byte', twoByte], ['CJK', cjk]] as const) {

@@ -1,67 +1,43 @@
-// How every export calls the binding: arguments read once into plain values (a throwing getter
-// or Proxy trap becomes `invalid_request` here, so the binding only ever sees plain data),
-// errors shaped in one place (`fromBinding`), and the per-call controls of async exports: the
+// How every export calls the binding: arguments checked against their declaration and read
+// once (a throwing getter or Proxy trap becomes `invalid_request` here, so the binding only ever
+// sees plain data of the types it declares), errors shaped in one place (`fromBinding`), and the per-call controls of async exports: the
 // caller's `AbortSignal` and the engine's deadline, raced here and passed on to the binding as
 // a cancellation token that stops the engine's work.
 
-import { abortError, codedError, expected, fromBinding, unreadable } from './errors.js'
+import { abortError, codedError, expected, fromBinding, isEngineError, unreadable } from './errors.js'
 import { native } from './native.js'
+import type { Check } from './schema.js'
 
-/** Nesting read into plain values; deeper values are passed on as they are. */
-const MAX_DEPTH = 8
-/** Longest array copied; a longer one is passed on for the binding to refuse by its length. */
-const MAX_COPIED_ITEMS = 1 << 22
-
-/** Whether `value` is an object literal (or `Object.create(null)`), which is read into a copy. */
-function isRecord(value: object): boolean {
-  const proto = Object.getPrototypeOf(value)
-  return proto === Object.prototype || proto === null
-}
+/** An export's declared arguments (lib/schema.ts): name and check of each, in order. */
+export type ArgChecks = ReadonlyArray<readonly [string, Check<unknown>]>
 
 /**
- * `value` with every plain object and array in it read once into a fresh copy: own enumerable
- * string keys only (an inherited key, such as one added to `Object.prototype`, is never read),
- * each getter run once. Other objects (an `AbortSignal`, a `Date`, a class instance) are passed
- * on as they are. Throws `invalid_request` naming `name` when a getter or a Proxy trap throws.
+ * The arguments to pass on: each checked by its declared check (lib/args.ts), which reads it
+ * once and rebuilds it with only the fields of its type. Anything a check did not expect to
+ * throw (a revoked Proxy asked whether it is an array) is `{name} could not be read`. Without a
+ * declaration (the test addon's diagnostic exports) the arguments go to the binding as they
+ * are, and napi's own conversion errors reach `fromBinding`.
  */
-export function plain(value: unknown, name: string, depth = 0): unknown {
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value
+export function readArgs(args: readonly unknown[], checks: ArgChecks | undefined): unknown[] {
+  if (checks === undefined) return [...args]
+  return checks.map(([name, c], i) => {
+    try {
+      return c(args[i], name)
+    } catch (error) {
+      throw isEngineError(error) ? error : unreadable(name)
+    }
+  })
+}
+
+/** A sync export: checked arguments in, errors shaped by `fromBinding`. */
+export function callSync<T>(
+  f: (...args: never[]) => T,
+  self: unknown,
+  args: readonly unknown[],
+  checks?: ArgChecks,
+): T {
   try {
-    if (Array.isArray(value)) {
-      const length = value.length
-      if (length > MAX_COPIED_ITEMS) return value
-      const copy: unknown[] = new Array(length)
-      for (let i = 0; i < length; i++) copy[i] = plain(value[i], name, depth + 1)
-      return copy
-    }
-    if (!isRecord(value)) return value
-    const copy: Record<string, unknown> = {}
-    for (const key of Object.keys(value)) {
-      copy[key] = plain((value as Record<string, unknown>)[key], name, depth + 1)
-    }
-    return copy
-  } catch (error) {
-    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'invalid_request') {
-      throw error
-    }
-    throw unreadable(name)
-  }
-}
-
-/** The names arguments have in messages, by position (the binding names them the same way). */
-function argName(i: number): string {
-  return `argument ${i + 1}`
-}
-
-/** The arguments as plain values (see `plain`). */
-function plainArgs(args: readonly unknown[]): unknown[] {
-  return args.map((a, i) => plain(a, argName(i)))
-}
-
-/** A sync export: plain arguments in, errors shaped by `fromBinding`. */
-export function callSync<T>(f: (...args: never[]) => T, self: unknown, args: readonly unknown[]): T {
-  try {
-    return Reflect.apply(f, self, plainArgs(args)) as T
+    return Reflect.apply(f, self, readArgs(args, checks)) as T
   } catch (error) {
     throw fromBinding(error)
   }
@@ -73,6 +49,8 @@ export interface Controls {
   optionsAt?: number
   /** The engine's `timeoutMs`. */
   timeoutMs?: number
+  /** The export's declared arguments. */
+  checks?: ArgChecks
 }
 
 /** The caller's `AbortSignal` from an options object, checked; `undefined` when absent. */
@@ -106,7 +84,7 @@ export function callAsync<T>(
   let argv: unknown[]
   let signal: AbortSignal | undefined
   try {
-    argv = plainArgs(args)
+    argv = readArgs(args, controls.checks)
     if (controls.optionsAt !== undefined) signal = signalOf(argv[controls.optionsAt])
   } catch (error) {
     return Promise.reject(fromBinding(error))
@@ -117,7 +95,8 @@ export function callAsync<T>(
   }
   const token = native.cancelToken()
   const options = argv[optionsAt]
-  argv[optionsAt] = { ...(typeof options === 'object' && options !== null ? options : {}), signal: token }
+  // Without a prototype, so the binding never reads an inherited key as an option.
+  argv[optionsAt] = Object.assign(Object.create(null), typeof options === 'object' ? options : null, { signal: token })
   if (signal?.aborted) {
     native.cancelCall(token)
     return Promise.reject(abortError(signal))

@@ -168,7 +168,7 @@ function requestRoots(
 
 function signalsLine(g: SnippetSignals): string {
   const f = (x: number) => x.toFixed(2)
-  return `bm25 ${f(g.bm25)} chunk ${f(g.chunk)} path ${f(g.path)} symbol ${f(g.symbol)} mention ${f(g.mention)}${g.message ? ` message ${f(g.message)}` : ''} role ${g.role} x${f(g.roleFactor)}${g.roleKept ? ` (kept: ${g.roleKept})` : ''}`
+  return `bm25 ${f(g.bm25)} chunk ${f(g.chunk)} path ${f(g.path)} symbol ${f(g.symbol)} mention ${f(g.mention)}${g.message ? ` message ${f(g.message)}` : ''} role ${g.role} x${f(g.roleFactor)}${g.roleKept ? ` (kept: ${g.roleKept})` : ''}${g.roleUnasked ? ' (not asked: the project vocabulary)' : ''}`
 }
 
 function printWarnings(engine: ContextEngine, root: string): void {

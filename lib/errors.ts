@@ -48,6 +48,14 @@ export function unreadable(name: string): CodedError {
 }
 
 /**
+ * napi's statuses of a value it could not convert (`InvalidArg`, `StringExpected`,
+ * `ObjectExpected`, `NumberExpected`, `ArrayExpected`...): the `code` of its argument errors.
+ * Matched on the status alone, never on the message, which names Rust types and may echo the
+ * value.
+ */
+const NAPI_ARGUMENT_STATUSES = /^(InvalidArg|[A-Za-z]+Expected)$/
+
+/**
  * What the binding threw or rejected with, as this package's error. The engine's own errors
  * (a `code` of the contract) pass through; napi's conversion errors (`code` a napi status such
  * as `InvalidArg`, a message naming Rust types and perhaps echoing the value) become a short
@@ -61,7 +69,7 @@ export function fromBinding(error: unknown): unknown {
       return error
     }
     if (code === 'ABORT_ERR') return error
-    if (code === 'InvalidArg' || code === 'NumberExpected' || code === 'StringExpected' || code === 'ObjectExpected') {
+    if (typeof code === 'string' && NAPI_ARGUMENT_STATUSES.test(code)) {
       return codedError('invalid_request', 'an argument has the wrong type')
     }
   }

@@ -4,9 +4,11 @@
 // caller's `AbortSignal` and the engine's deadline raced here (lib/call.ts), and classes that
 // answer misuse (a call without `new`, a method on a foreign `this`) with `invalid_request`.
 
-import { type Controls, callAsync, callSync, plain } from './call.js'
+import * as declaredArgs from './args.js'
+import { type ArgChecks, type Controls, callAsync, callSync, readArgs } from './call.js'
 import { codedError, fromBinding } from './errors.js'
 import { type Binding, native } from './native.js'
+import type * as s from './schema.js'
 
 export type * from '../index.js'
 
@@ -14,55 +16,70 @@ export type * from '../index.js'
 
 type AnyFn = (...args: never[]) => unknown
 
-/** A sync export of the binding, called through `callSync`. */
-function syncExport<F extends AnyFn>(f: F): F {
-  const wrapped = (...args: unknown[]) => callSync(f, undefined, args)
+/** An export's declared arguments (lib/args.ts) as `callSync`/`callAsync` take them. */
+function declared(list: readonly (readonly [string, unknown])[]): ArgChecks {
+  return list as unknown as ArgChecks
+}
+
+/** The position of the options argument (`options` or `config`), whose `signal` a call races. */
+function optionsAt(checks: ArgChecks): number | undefined {
+  const i = checks.findIndex(([name]) => name === 'options' || name === 'config')
+  return i < 0 ? undefined : i
+}
+
+/** A sync export of the binding, called through `callSync` with its declared arguments. */
+function syncExport<F extends AnyFn>(f: F, list: s.Args<F>): F {
+  const checks = declared(list)
+  const wrapped = (...args: unknown[]) => callSync(f, undefined, args, checks)
   return Object.defineProperty(wrapped, 'name', { value: f.name }) as unknown as F
 }
 
-/** An async export of the binding, called through `callAsync` (`optionsAt`: its options). */
-function asyncExport<F extends AnyFn>(f: F, optionsAt?: number): F {
+/** An async export of the binding, called through `callAsync` with its declared arguments. */
+function asyncExport<F extends AnyFn>(f: F, list: s.Args<F>): F {
+  const checks = declared(list)
+  const controls = { optionsAt: optionsAt(checks), checks }
   const wrapped = (...args: unknown[]) =>
-    callAsync(f as unknown as (...a: never[]) => Promise<unknown>, undefined, args, { optionsAt })
+    callAsync(f as unknown as (...a: never[]) => Promise<unknown>, undefined, args, controls)
   return Object.defineProperty(wrapped, 'name', { value: f.name }) as unknown as F
 }
 
-export const buildFixContext = asyncExport(native.buildFixContext, 3)
-export const buildImplementationContext = asyncExport(native.buildImplementationContext, 2)
-export const buildIssueContext = asyncExport(native.buildIssueContext, 2)
-export const buildReviewContext = asyncExport(native.buildReviewContext, 2)
-export const clearFileCache = syncExport(native.clearFileCache)
-export const composeContext = asyncExport(native.composeContext)
-export const composeContextSync = syncExport(native.composeContextSync)
-export const countTokens = asyncExport(native.countTokens)
-export const countTokensSync = syncExport(native.countTokensSync)
-export const diffContext = asyncExport(native.diffContext, 1)
-export const dirContext = asyncExport(native.dirContext, 1)
-export const estimateTokens = syncExport(native.estimateTokens)
-export const expandChunk = asyncExport(native.expandChunk, 3)
-export const expandChunkDetailed = asyncExport(native.expandChunkDetailed, 3)
-export const fileCacheStats = syncExport(native.fileCacheStats)
-export const fileContext = asyncExport(native.fileContext, 1)
-export const fileRanks = asyncExport(native.fileRanks, 1)
-export const fitToBudget = asyncExport(native.fitToBudget)
-export const fitToBudgetSync = syncExport(native.fitToBudgetSync)
-export const indexStatus = syncExport(native.indexStatus)
-export const invalidateDirectory = syncExport(native.invalidateDirectory)
-export const invalidateFile = syncExport(native.invalidateFile)
-export const languages = syncExport(native.languages)
-export const parseValidationOutput = asyncExport(native.parseValidationOutput)
-export const parseValidationOutputSync = syncExport(native.parseValidationOutputSync)
-export const prContext = asyncExport(native.prContext, 2)
-export const prepareIndex = asyncExport(native.prepareIndex, 1)
-export const redactSecrets = asyncExport(native.redactSecrets)
-export const remoteFileContext = asyncExport(native.remoteFileContext, 1)
-export const repoStats = asyncExport(native.repoStats)
-export const retrieve = asyncExport(native.retrieve, 1)
-export const truncateFile = asyncExport(native.truncateFile)
-export const truncateFileDetailed = asyncExport(native.truncateFileDetailed)
-export const truncateFileSync = syncExport(native.truncateFileSync)
-export const unwatchWorkspace = syncExport(native.unwatchWorkspace)
-export const watchWorkspace = asyncExport(native.watchWorkspace)
+const A = declaredArgs.functions
+export const buildFixContext = asyncExport(native.buildFixContext, A.buildFixContext)
+export const buildImplementationContext = asyncExport(native.buildImplementationContext, A.buildImplementationContext)
+export const buildIssueContext = asyncExport(native.buildIssueContext, A.buildIssueContext)
+export const buildReviewContext = asyncExport(native.buildReviewContext, A.buildReviewContext)
+export const clearFileCache = syncExport(native.clearFileCache, A.clearFileCache)
+export const composeContext = asyncExport(native.composeContext, A.composeContext)
+export const composeContextSync = syncExport(native.composeContextSync, A.composeContextSync)
+export const countTokens = asyncExport(native.countTokens, A.countTokens)
+export const countTokensSync = syncExport(native.countTokensSync, A.countTokensSync)
+export const diffContext = asyncExport(native.diffContext, A.diffContext)
+export const dirContext = asyncExport(native.dirContext, A.dirContext)
+export const estimateTokens = syncExport(native.estimateTokens, A.estimateTokens)
+export const expandChunk = asyncExport(native.expandChunk, A.expandChunk)
+export const expandChunkDetailed = asyncExport(native.expandChunkDetailed, A.expandChunkDetailed)
+export const fileCacheStats = syncExport(native.fileCacheStats, A.fileCacheStats)
+export const fileContext = asyncExport(native.fileContext, A.fileContext)
+export const fileRanks = asyncExport(native.fileRanks, A.fileRanks)
+export const fitToBudget = asyncExport(native.fitToBudget, A.fitToBudget)
+export const fitToBudgetSync = syncExport(native.fitToBudgetSync, A.fitToBudgetSync)
+export const indexStatus = syncExport(native.indexStatus, A.indexStatus)
+export const invalidateDirectory = syncExport(native.invalidateDirectory, A.invalidateDirectory)
+export const invalidateFile = syncExport(native.invalidateFile, A.invalidateFile)
+export const languages = syncExport(native.languages, A.languages)
+export const parseValidationOutput = asyncExport(native.parseValidationOutput, A.parseValidationOutput)
+export const parseValidationOutputSync = syncExport(native.parseValidationOutputSync, A.parseValidationOutputSync)
+export const prContext = asyncExport(native.prContext, A.prContext)
+export const prepareIndex = asyncExport(native.prepareIndex, A.prepareIndex)
+export const redactSecrets = asyncExport(native.redactSecrets, A.redactSecrets)
+export const remoteFileContext = asyncExport(native.remoteFileContext, A.remoteFileContext)
+export const repoStats = asyncExport(native.repoStats, A.repoStats)
+export const retrieve = asyncExport(native.retrieve, A.retrieve)
+export const truncateFile = asyncExport(native.truncateFile, A.truncateFile)
+export const truncateFileDetailed = asyncExport(native.truncateFileDetailed, A.truncateFileDetailed)
+export const truncateFileSync = syncExport(native.truncateFileSync, A.truncateFileSync)
+export const unwatchWorkspace = syncExport(native.unwatchWorkspace, A.unwatchWorkspace)
+export const watchWorkspace = asyncExport(native.watchWorkspace, A.watchWorkspace)
 
 // The binding's string enums: their types are unions of strings; napi also exports each as an
 // object of its values, kept here for callers that read them.
@@ -95,40 +112,64 @@ function guardCall<C extends abstract new (...args: never[]) => unknown>(C: C, n
   })
 }
 
-/** A new native object of class `C` from the constructor's arguments read into plain values. */
-function construct<T>(C: new (...args: never[]) => T, options: unknown): T {
+/** A constructor's options, checked by `check` (a bad one throws `invalid_request`). */
+function readOptions<T>(value: unknown, check: s.Check<T>): T {
   try {
-    return new C(...([plain(options, 'options')] as never[]))
+    return readArgs([value], [['options', check as s.Check<unknown>]])[0] as T
   } catch (error) {
     throw fromBinding(error)
   }
 }
 
+/** A new native object of class `C` from the constructor's options, checked by `check`. */
+function construct<T, O>(C: new (...args: never[]) => T, value: unknown, check: s.Check<O>): T {
+  return constructRead(C, readOptions(value, check))
+}
+
+/** A new native object of class `C` from options already read. */
+function constructRead<T>(C: new (...args: never[]) => T, read: unknown): T {
+  try {
+    return new C(...([read] as never[]))
+  } catch (error) {
+    throw fromBinding(error)
+  }
+}
+
+/** The declared arguments of a class's methods, by name. */
+type MethodTable = Record<string, readonly (readonly [string, unknown])[]>
+
 /**
- * The methods of a wrapper: each calls the same method of the wrapped native object, sync or
- * async (with `Controls`). `of` returns the native object of `self`, or throws `misuse`.
+ * The methods of a wrapper: each calls the same method of the wrapped native object with its
+ * declared arguments (`table`), sync or async (with `Controls`). `of` returns the native object
+ * of `self`, or throws `misuse`.
  */
-function methods<N extends object>(of: (self: unknown) => { native: N; timeoutMs?: number }) {
+function methods<N extends object, M extends MethodTable>(
+  of: (self: unknown) => { native: N; timeoutMs?: number },
+  table: M,
+) {
   type Method = (this: N, ...args: never[]) => unknown
+  const pick = (o: N, name: keyof M & string) => (o as unknown as Record<string, Method>)[name]
   return {
-    sync(self: unknown, pick: (n: N) => Method, args: unknown[]) {
+    sync(self: unknown, name: keyof M & string, args: unknown[]) {
       const o = of(self).native
-      return callSync(pick(o), o, args)
+      return callSync(pick(o, name), o, args, declared(table[name]))
     },
-    async(self: unknown, pick: (n: N) => Method, args: unknown[], optionsAt?: number) {
+    async(self: unknown, name: keyof M & string, args: unknown[]) {
+      const checks = declared(table[name])
+      const at = optionsAt(checks)
       let o: { native: N; timeoutMs?: number }
       try {
         o = of(self)
       } catch (error) {
         return Promise.reject(error)
       }
-      const controls: Controls = { optionsAt, timeoutMs: optionsAt === undefined ? undefined : o.timeoutMs }
-      return callAsync(pick(o.native) as (...a: never[]) => Promise<unknown>, o.native, args, controls)
+      const controls: Controls = { optionsAt: at, timeoutMs: at === undefined ? undefined : o.timeoutMs, checks }
+      return callAsync(pick(o.native, name) as (...a: never[]) => Promise<unknown>, o.native, args, controls)
     },
-    get<V>(self: unknown, pick: (n: N) => V): V {
+    get<V>(self: unknown, get: (n: N) => V): V {
       const o = of(self).native
       try {
-        return pick(o)
+        return get(o)
       } catch (error) {
         throw fromBinding(error)
       }
@@ -141,9 +182,9 @@ class ContextEngineImpl {
   readonly #timeoutMs: number | undefined
 
   constructor(options?: unknown) {
-    const read = plain(options, 'options') as { timeoutMs?: unknown } | null | undefined
-    this.#native = construct(native.ContextEngine, read)
-    this.#timeoutMs = typeof read?.timeoutMs === 'number' ? read.timeoutMs : undefined
+    const read = readOptions(options, declaredArgs.classes.ContextEngine.options)
+    this.#native = constructRead(native.ContextEngine, read)
+    this.#timeoutMs = read?.timeoutMs
   }
 
   static #of(self: unknown) {
@@ -152,59 +193,65 @@ class ContextEngineImpl {
     return { native: e.#native, timeoutMs: e.#timeoutMs }
   }
 
-  static readonly #m = methods<Binding.ContextEngine>((self) => ContextEngineImpl.#of(self))
+  static readonly #m = methods<Binding.ContextEngine, typeof declaredArgs.classes.ContextEngine.methods>(
+    (self) => ContextEngineImpl.#of(self),
+    declaredArgs.classes.ContextEngine.methods,
+  )
 
   expandChunk(...args: unknown[]) {
-    return ContextEngineImpl.#m.async(this, (n) => n.expandChunk, args, 3)
+    return ContextEngineImpl.#m.async(this, 'expandChunk', args)
   }
   expandChunkDetailed(...args: unknown[]) {
-    return ContextEngineImpl.#m.async(this, (n) => n.expandChunkDetailed, args, 3)
+    return ContextEngineImpl.#m.async(this, 'expandChunkDetailed', args)
   }
   clearFileCache(...args: unknown[]) {
-    return ContextEngineImpl.#m.sync(this, (n) => n.clearFileCache, args)
+    return ContextEngineImpl.#m.sync(this, 'clearFileCache', args)
   }
   invalidateFile(...args: unknown[]) {
-    return ContextEngineImpl.#m.sync(this, (n) => n.invalidateFile, args)
+    return ContextEngineImpl.#m.sync(this, 'invalidateFile', args)
   }
   invalidateDirectory(...args: unknown[]) {
-    return ContextEngineImpl.#m.sync(this, (n) => n.invalidateDirectory, args)
+    return ContextEngineImpl.#m.sync(this, 'invalidateDirectory', args)
   }
   fileCacheStats(...args: unknown[]) {
-    return ContextEngineImpl.#m.sync(this, (n) => n.fileCacheStats, args)
+    return ContextEngineImpl.#m.sync(this, 'fileCacheStats', args)
   }
   watchWorkspace(...args: unknown[]) {
-    return ContextEngineImpl.#m.async(this, (n) => n.watchWorkspace, args)
+    return ContextEngineImpl.#m.async(this, 'watchWorkspace', args)
   }
   unwatchWorkspace(...args: unknown[]) {
-    return ContextEngineImpl.#m.sync(this, (n) => n.unwatchWorkspace, args)
+    return ContextEngineImpl.#m.sync(this, 'unwatchWorkspace', args)
   }
   retrieve(...args: unknown[]) {
-    return ContextEngineImpl.#m.async(this, (n) => n.retrieve, args, 1)
+    return ContextEngineImpl.#m.async(this, 'retrieve', args)
   }
   indexStatus(...args: unknown[]) {
-    return ContextEngineImpl.#m.sync(this, (n) => n.indexStatus, args)
+    return ContextEngineImpl.#m.sync(this, 'indexStatus', args)
   }
   prepareIndex(...args: unknown[]) {
-    return ContextEngineImpl.#m.async(this, (n) => n.prepareIndex, args, 1)
+    return ContextEngineImpl.#m.async(this, 'prepareIndex', args)
   }
   fileRanks(...args: unknown[]) {
-    return ContextEngineImpl.#m.async(this, (n) => n.fileRanks, args, 1)
+    return ContextEngineImpl.#m.async(this, 'fileRanks', args)
   }
   evict(...args: unknown[]) {
-    return ContextEngineImpl.#m.sync(this, (n) => n.evict, args)
+    return ContextEngineImpl.#m.sync(this, 'evict', args)
   }
 }
 
 class GiteaClientImpl {
   readonly #native: Binding.GiteaClient
   constructor(config?: unknown) {
-    this.#native = construct(native.GiteaClient, config)
+    this.#native = construct(native.GiteaClient, config, declaredArgs.classes.GiteaClient.options)
   }
   static #of(self: unknown) {
     if (typeof self !== 'object' || self === null || !(#native in self)) throw misuse('GiteaClient')
     return { native: (self as GiteaClientImpl).#native }
   }
-  static readonly #m = methods<Binding.GiteaClient>((self) => GiteaClientImpl.#of(self))
+  static readonly #m = methods<Binding.GiteaClient, typeof declaredArgs.classes.GiteaClient.methods>(
+    (self) => GiteaClientImpl.#of(self),
+    declaredArgs.classes.GiteaClient.methods,
+  )
 
   get baseUrl() {
     return GiteaClientImpl.#m.get(this, (n) => n.baseUrl)
@@ -213,20 +260,23 @@ class GiteaClientImpl {
     return GiteaClientImpl.#m.get(this, (n) => n.hasToken)
   }
   getRawFile(...args: unknown[]) {
-    return GiteaClientImpl.#m.async(this, (n) => n.getRawFile, args, 3)
+    return GiteaClientImpl.#m.async(this, 'getRawFile', args)
   }
 }
 
 class GitHubClientImpl {
   readonly #native: Binding.GitHubClient
   constructor(config?: unknown) {
-    this.#native = construct(native.GitHubClient, config)
+    this.#native = construct(native.GitHubClient, config, declaredArgs.classes.GitHubClient.options)
   }
   static #of(self: unknown) {
     if (typeof self !== 'object' || self === null || !(#native in self)) throw misuse('GitHubClient')
     return { native: (self as GitHubClientImpl).#native }
   }
-  static readonly #m = methods<Binding.GitHubClient>((self) => GitHubClientImpl.#of(self))
+  static readonly #m = methods<Binding.GitHubClient, typeof declaredArgs.classes.GitHubClient.methods>(
+    (self) => GitHubClientImpl.#of(self),
+    declaredArgs.classes.GitHubClient.methods,
+  )
 
   get baseUrl() {
     return GitHubClientImpl.#m.get(this, (n) => n.baseUrl)
@@ -238,72 +288,78 @@ class GitHubClientImpl {
     return GitHubClientImpl.#m.get(this, (n) => n.hasToken)
   }
   getRawFile(...args: unknown[]) {
-    return GitHubClientImpl.#m.async(this, (n) => n.getRawFile, args, 3)
+    return GitHubClientImpl.#m.async(this, 'getRawFile', args)
   }
 }
 
 class HoundClientImpl {
   readonly #native: Binding.HoundClient
   constructor(config?: unknown) {
-    this.#native = construct(native.HoundClient, config)
+    this.#native = construct(native.HoundClient, config, declaredArgs.classes.HoundClient.options)
   }
   static #of(self: unknown) {
     if (typeof self !== 'object' || self === null || !(#native in self)) throw misuse('HoundClient')
     return { native: (self as HoundClientImpl).#native }
   }
-  static readonly #m = methods<Binding.HoundClient>((self) => HoundClientImpl.#of(self))
+  static readonly #m = methods<Binding.HoundClient, typeof declaredArgs.classes.HoundClient.methods>(
+    (self) => HoundClientImpl.#of(self),
+    declaredArgs.classes.HoundClient.methods,
+  )
 
   get baseUrl() {
     return HoundClientImpl.#m.get(this, (n) => n.baseUrl)
   }
   search(...args: unknown[]) {
-    return HoundClientImpl.#m.async(this, (n) => n.search, args, 1)
+    return HoundClientImpl.#m.async(this, 'search', args)
   }
   repos(...args: unknown[]) {
-    return HoundClientImpl.#m.async(this, (n) => n.repos, args, 0)
+    return HoundClientImpl.#m.async(this, 'repos', args)
   }
   repoKey(...args: unknown[]) {
-    return HoundClientImpl.#m.async(this, (n) => n.repoKey, args)
+    return HoundClientImpl.#m.async(this, 'repoKey', args)
   }
   repoName(...args: unknown[]) {
-    return HoundClientImpl.#m.async(this, (n) => n.repoName, args)
+    return HoundClientImpl.#m.async(this, 'repoName', args)
   }
   excludes(...args: unknown[]) {
-    return HoundClientImpl.#m.async(this, (n) => n.excludes, args, 1)
+    return HoundClientImpl.#m.async(this, 'excludes', args)
   }
 }
 
 class SymbolIndexImpl {
   readonly #native: Binding.SymbolIndex
   constructor(options?: unknown) {
-    this.#native = construct(native.SymbolIndex, options)
+    this.#native = construct(native.SymbolIndex, options, declaredArgs.classes.SymbolIndex.options)
   }
   static #of(self: unknown) {
     if (typeof self !== 'object' || self === null || !(#native in self)) throw misuse('SymbolIndex')
     return { native: (self as SymbolIndexImpl).#native }
   }
-  static readonly #m = methods<Binding.SymbolIndex>((self) => SymbolIndexImpl.#of(self))
+  static readonly #m = methods<Binding.SymbolIndex, typeof declaredArgs.classes.SymbolIndex.methods>(
+    (self) => SymbolIndexImpl.#of(self),
+    declaredArgs.classes.SymbolIndex.methods,
+  )
 
   indexFiles(...args: unknown[]) {
-    return SymbolIndexImpl.#m.async(this, (n) => n.indexFiles, args, 2)
+    return SymbolIndexImpl.#m.async(this, 'indexFiles', args)
   }
   updateFiles(...args: unknown[]) {
-    return SymbolIndexImpl.#m.async(this, (n) => n.updateFiles, args, 2)
+    return SymbolIndexImpl.#m.async(this, 'updateFiles', args)
   }
   indexRoot(...args: unknown[]) {
-    return SymbolIndexImpl.#m.async(this, (n) => n.indexRoot, args, 2)
+    return SymbolIndexImpl.#m.async(this, 'indexRoot', args)
   }
   search(...args: unknown[]) {
-    return SymbolIndexImpl.#m.async(this, (n) => n.search, args)
+    return SymbolIndexImpl.#m.async(this, 'search', args)
   }
   flush(...args: unknown[]) {
-    return SymbolIndexImpl.#m.async(this, (n) => n.flush, args)
+    return SymbolIndexImpl.#m.async(this, 'flush', args)
   }
   removeRepo(...args: unknown[]) {
-    return SymbolIndexImpl.#m.sync(this, (n) => n.removeRepo, args)
+    return SymbolIndexImpl.#m.sync(this, 'removeRepo', args)
   }
   repos(...args: unknown[]) {
-    return SymbolIndexImpl.#m.sync(this, (n) => n.repos, args)
+    return SymbolIndexImpl.#m.sync(this, 'repos', args)
   }
 }
 

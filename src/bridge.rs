@@ -10,10 +10,9 @@
 use std::time::Duration;
 
 use napi::bindgen_prelude::*;
-use napi::Env;
+use napi::{sys, Env, ValueType};
 use napi_derive::napi;
 
-use super::args::{self, Fields};
 use context_engine_core::cancel::Cancel;
 use context_engine_core::error::{catch_panic, Error as CoreError, Result as CoreResult};
 
@@ -37,13 +36,9 @@ pub(crate) fn to_js_error(env: &Env, error: &CoreError) -> napi::Error {
 }
 
 /// Runs a sync export's core work on the JS thread: a panic becomes `internal`, a core error
-/// becomes a thrown `Error` with its `code`. Any JavaScript exception left pending by argument
-/// reading is cleared first, so the thrown error is always ours.
+/// becomes a thrown `Error` with its `code`.
 pub(crate) fn run_sync<T>(env: &Env, work: impl FnOnce() -> CoreResult<T>) -> napi::Result<T> {
-    catch_panic(work).map_err(|e| {
-        args::clear_exception(env.raw());
-        to_js_error(env, &e)
-    })
+    catch_panic(work).map_err(|e| to_js_error(env, &e))
 }
 
 /// A new cancellation token for one call, made by the package entry for each async call that
@@ -59,10 +54,55 @@ pub fn cancel_call(token: &External<Cancel>) {
     token.cancel();
 }
 
+/// The options argument of an async export: its fields `T` and the call's controls, read from
+/// its `signal` field (the token of [`cancel_token`] the package entry puts in place of the
+/// caller's `AbortSignal`). Declare it with `#[napi(ts_arg_type = "options?: X & CallOptions")]`.
+pub struct CallOptions<T> {
+    pub(crate) options: T,
+    pub(crate) call: Call,
+}
+
+impl<T> TypeName for CallOptions<T> {
+    fn type_name() -> &'static str {
+        "object"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl<T> ValidateNapiValue for CallOptions<T> {}
+
+impl<T: FromNapiValue> FromNapiValue for CallOptions<T> {
+    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
+        // SAFETY: napi hands a conversion a live value of `env`; both conversions check its type.
+        let (options, object) = unsafe {
+            (
+                T::from_napi_value(env, value)?,
+                Object::from_napi_value(env, value)?,
+            )
+        };
+        let mut call = Call::none();
+        if let Some(token) = object.get::<&External<Cancel>>("signal")? {
+            call.cancel = Cancel::clone(token);
+        }
+        Ok(CallOptions { options, call })
+    }
+}
+
+impl<T: Default> CallOptions<T> {
+    /// The fields and the controls of an optional options argument (defaults and no controls
+    /// when absent).
+    pub(crate) fn split(options: Option<CallOptions<T>>) -> (T, Call) {
+        options.map_or_else(|| (T::default(), Call::none()), |o| (o.options, o.call))
+    }
+}
+
 /// The per-call controls of an async export: the entry's token (from the `signal`
 /// field of its last options argument) and a deadline (the engine's `timeoutMs`) that the core
 /// checks in its loops.
-pub(crate) struct Call {
+pub struct Call {
     cancel: Cancel,
     timeout: Option<Duration>,
 }
@@ -74,21 +114,6 @@ impl Call {
             cancel: Cancel::new(),
             timeout: None,
         }
-    }
-
-    /// Reads `signal` from an options object (absent, `undefined` and `null` mean none): the
-    /// token of [`cancel_token`] the package entry put there.
-    pub(crate) fn from_options(options: Option<&Fields<'_>>) -> CoreResult<Call> {
-        let mut call = Call::none();
-        let Some(options) = options else {
-            return Ok(call);
-        };
-        if let Some(value) = options.get("signal")? {
-            let token = <&External<Cancel>>::from_unknown(value)
-                .map_err(|_| args::expected(&options.name("signal"), "an AbortSignal"))?;
-            call.cancel = Cancel::clone(token);
-        }
-        Ok(call)
     }
 
     /// Adds a deadline `timeout` from now (none when `None`), checked by the core's loops.
@@ -162,7 +187,6 @@ where
     T: Send + 'static,
     V: ToNapiValue,
 {
-    args::clear_exception(env.raw());
     let token = call.token();
     let work = work(token.clone());
     let future = async move {
@@ -189,12 +213,10 @@ fn panicked() -> CoreError {
 }
 
 /// Rejects at once with `error` (for arguments that failed validation in an async export).
-/// Never throws: a JavaScript exception left pending by argument reading is cleared first.
 pub(crate) fn reject<V: ToNapiValue>(
     env: &Env,
     error: CoreError,
 ) -> napi::Result<PromiseRaw<'_, V>> {
-    args::clear_exception(env.raw());
     PromiseRaw::reject(env, to_js_error(env, &error))
 }
 
@@ -238,30 +260,13 @@ pub(crate) fn catch_panic_napi<V>(f: impl FnOnce() -> napi::Result<V>) -> napi::
     })
 }
 
-/// The last options argument of an async export: its typed fields and the per-call controls
-/// (`signal`). `undefined`/`null` give the defaults and no signal.
-pub(crate) fn options_call<T: args::FromFields>(
-    value: Option<Unknown<'_>>,
-    name: &str,
-) -> CoreResult<(T, Call)> {
-    match Fields::of_opt(value, name)? {
-        Some(fields) => Ok((T::from_fields(&fields)?, Call::from_options(Some(&fields))?)),
-        None => Ok((T::default(), Call::none())),
-    }
-}
-
 /// Options that are only the per-call controls (`{ signal }`), for exports with no other
 /// option.
 #[derive(Default)]
-pub(crate) struct NoOptions;
+pub struct NoOptions;
 
-impl args::FromFields for NoOptions {
-    fn from_fields(_: &Fields<'_>) -> CoreResult<Self> {
+impl FromNapiValue for NoOptions {
+    unsafe fn from_napi_value(_: sys::napi_env, _: sys::napi_value) -> napi::Result<Self> {
         Ok(NoOptions)
     }
-}
-
-/// The per-call controls from an optional `{ signal }` argument.
-pub(crate) fn call_options(value: Option<Unknown<'_>>, name: &str) -> CoreResult<Call> {
-    options_call::<NoOptions>(value, name).map(|(_, call)| call)
 }

@@ -7,7 +7,6 @@ use napi_derive::napi;
 
 use super::args;
 use super::bridge;
-use super::engine::exports;
 use context_engine_core::budget::{
     self, Counter, Encoding, FitOptions as CoreFitOptions, TruncationMetadata,
 };
@@ -17,8 +16,6 @@ use context_engine_core::error::Result as CoreResult;
 const MAX_BUDGET: u64 = 1_000_000_000;
 /// Largest accepted `maxLines` / line number: beyond any file the engine will read.
 const MAX_LINES: u64 = 100_000_000;
-/// Most line numbers `truncateFile` accepts in one call.
-const MAX_AROUND_LINES: u32 = 100_000;
 /// Largest accepted context window of `truncateFile`.
 const MAX_CONTEXT_LINES: u64 = 10_000;
 
@@ -66,8 +63,7 @@ pub enum TokenEncoding {
 #[derive(Default)]
 pub struct FitToBudgetOptions {
     /// BPE encoding of the exact count. Default `'o200k_base'`.
-    #[napi(ts_type = "TokenEncoding")]
-    pub encoding: Option<String>,
+    pub encoding: Option<TokenEncoding>,
     /// Count with `estimateTokens` (characters / 4) instead of the exact BPE count: faster,
     /// but the budget then holds only for the estimate. Default `false`.
     pub estimate: Option<bool>,
@@ -84,16 +80,6 @@ pub struct TruncateFileOptions {
     pub context_lines: Option<f64>,
 }
 
-args::from_fields!(FitToBudgetOptions {
-    encoding: string("encoding"),
-    estimate: boolean("estimate"),
-    min_lines: number("minLines"),
-});
-
-args::from_fields!(TruncateFileOptions {
-    context_lines: number("contextLines"),
-});
-
 impl From<TruncationMetadata> for TruncationMetadataJs {
     fn from(m: TruncationMetadata) -> Self {
         TruncationMetadataJs {
@@ -109,74 +95,54 @@ impl From<TruncationMetadata> for TruncationMetadataJs {
     }
 }
 
-fn encoding_arg(value: Option<String>) -> CoreResult<Encoding> {
-    match value {
-        None => Ok(Encoding::default()),
-        Some(name) => Encoding::parse(&name)
-            .ok_or_else(|| args::expected("encoding", "'o200k_base' or 'cl100k_base'")),
+fn encoding_of(encoding: Option<TokenEncoding>) -> Encoding {
+    match encoding {
+        None | Some(TokenEncoding::O200kBase) => Encoding::O200kBase,
+        Some(TokenEncoding::Cl100kBase) => Encoding::Cl100kBase,
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // estimateTokens / countTokens
 
-exports! {
-    #[doc = " Estimated tokens of `text`: its length in characters (Unicode code points) divided by 4,"]
-    #[doc = " rounded up, exactly as the builder spec defines it. Off by up to about 20% on real"]
-    #[doc = " code; use `countTokens` where a budget must hold."]
-    #[doc = ""]
-    #[doc = " Counted without decoding the text (a long one is read as UTF-16 and its surrogate pairs"]
-    #[doc = " counted), so even an 8 Mi-character text holds the JS thread for a few milliseconds."]
-    #[napi(catch_unwind, ts_args_type = "text: string")]
-    fn estimate_tokens(env, text) -> u32 {
-        let chars = args::text(text, "text").map(|t| t.chars());
-        bridge::run_sync(env, || Ok(args::clamp_u32(chars?.div_ceil(4))))
-    }
+/// Estimated tokens of `text`: its length in characters (Unicode code points) divided by 4,
+/// rounded up, exactly as the builder spec defines it. Off by up to about 20% on real
+/// code; use `countTokens` where a budget must hold.
+///
+/// Counted without decoding the text (a long one is read as UTF-16 and its surrogate pairs
+/// counted), so even an 8 Mi-character text holds the JS thread for a few milliseconds.
+#[napi(catch_unwind)]
+pub fn estimate_tokens(#[napi(ts_arg_type = "string")] text: args::Text) -> u32 {
+    args::clamp_u32(text.chars().div_ceil(4))
 }
 
-/// Largest text of `countTokensSync` and of all sections of `fitToBudgetSync` (exact BPE
-/// counting on the JS thread): 256 Ki characters, a few milliseconds; the async twins take
-/// 8 Mi.
-const MAX_SYNC_COUNT_UNITS: usize = 256 * 1024;
-/// Largest content of `truncateFileSync`: 1 Mi characters (a copy and a line scan).
-const MAX_SYNC_TRUNCATE_UNITS: usize = 1024 * 1024;
-
-fn count_tokens_args(
-    text: Unknown<'_>,
-    encoding: Option<Unknown<'_>>,
-    max_units: usize,
-) -> CoreResult<(args::Text, Encoding)> {
-    let text = args::text_max(text, "text", max_units)?;
-    let encoding = encoding_arg(args::opt_string(encoding, "encoding")?)?;
-    Ok((text, encoding))
+fn count(text: args::Text, encoding: Option<TokenEncoding>) -> u32 {
+    args::clamp_u32(budget::count_tokens(
+        &text.into_string(),
+        encoding_of(encoding),
+    ))
 }
 
-fn count((text, encoding): (args::Text, Encoding)) -> u32 {
-    args::clamp_u32(budget::count_tokens(&text.into_string(), encoding))
+/// Exact number of BPE tokens of `text` for `encoding` (default `'o200k_base'`, the GPT-4o /
+/// o-series encoding; `'cl100k_base'` for GPT-4 / GPT-3.5). Runs off the JS thread.
+#[napi(ts_return_type = "Promise<number>")]
+pub fn count_tokens(
+    env: &Env,
+    #[napi(ts_arg_type = "string")] text: args::Text,
+    encoding: Option<TokenEncoding>,
+) -> napi::Result<PromiseRaw<'_, u32>> {
+    bridge::spawn(env, move || Ok(count(text, encoding)), |_, n| Ok(n))
 }
 
-exports! {
-    #[doc = " Exact number of BPE tokens of `text` for `encoding` (default `'o200k_base'`, the GPT-4o /"]
-    #[doc = " o-series encoding; `'cl100k_base'` for GPT-4 / GPT-3.5). Runs off the JS thread."]
-    #[napi(
-        ts_args_type = "text: string, encoding?: TokenEncoding",
-        ts_return_type = "Promise<number>"
-    )]
-    async fn count_tokens(env, text; encoding) -> u32 {
-        let parsed = count_tokens_args(text, encoding, args::MAX_TEXT_UNITS);
-        bridge::spawn_parsed(env, parsed, |a| Ok(count(a)), |_, n| Ok(n))
-    }
-}
-
-exports! {
-    #[doc = " Synchronous twin of `countTokens`, for small strings: at most 256 Ki characters"]
-    #[doc = " (`invalid_request`, reason `too_large`, beyond; use `countTokens`), so the JS thread is"]
-    #[doc = " blocked only briefly."]
-    #[napi(catch_unwind, ts_args_type = "text: string, encoding?: TokenEncoding")]
-    fn count_tokens_sync(env, text; encoding) -> u32 {
-        let parsed = count_tokens_args(text, encoding, MAX_SYNC_COUNT_UNITS);
-        bridge::run_sync(env, || Ok(count(parsed?)))
-    }
+/// Synchronous twin of `countTokens`, for small strings: at most 256 Ki characters
+/// (`invalid_request`, reason `too_large`, beyond; use `countTokens`), so the JS thread is
+/// blocked only briefly.
+#[napi(catch_unwind)]
+pub fn count_tokens_sync(
+    #[napi(ts_arg_type = "string")] text: args::Text,
+    encoding: Option<TokenEncoding>,
+) -> u32 {
+    count(text, encoding)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -190,21 +156,21 @@ struct TruncateArgs {
 }
 
 fn truncate_args(
-    content: Unknown<'_>,
-    max_lines: Unknown<'_>,
-    around_lines: Option<Unknown<'_>>,
-    options: Option<Unknown<'_>>,
-    max: usize,
+    content: args::Text,
+    max_lines: f64,
+    around_lines: Option<Vec<f64>>,
+    options: Option<TruncateFileOptions>,
 ) -> CoreResult<TruncateArgs> {
-    let content = args::text_max(content, "content", max)?;
-    let max_lines = args::whole(max_lines, "maxLines", 0, MAX_LINES)? as usize;
-    let around = match args::present(around_lines) {
-        Some(v) => args::whole_list(v, "aroundLines", 1, MAX_LINES, MAX_AROUND_LINES)?,
-        None => Vec::new(),
-    };
-    let opts: TruncateFileOptions = args::options(options, "options")?;
+    let max_lines = args::whole_number(max_lines, "maxLines", 0, MAX_LINES)? as usize;
+    let around = around_lines
+        .unwrap_or_default()
+        .into_iter()
+        .map(|n| {
+            args::whole_number(n, "each entry of aroundLines", 1, MAX_LINES).map(|n| n as usize)
+        })
+        .collect::<CoreResult<_>>()?;
     let context = args::opt_whole_number(
-        opts.context_lines,
+        options.unwrap_or_default().context_lines,
         "options.contextLines",
         budget::DEFAULT_CONTEXT_LINES as u64,
         0,
@@ -213,7 +179,7 @@ fn truncate_args(
     Ok(TruncateArgs {
         content,
         max_lines,
-        around: around.into_iter().map(|n| n as usize).collect(),
+        around,
         context,
     })
 }
@@ -250,69 +216,50 @@ pub struct TruncatedFile {
     pub kept_lines: u32,
 }
 
-/// `truncateFile` and `truncateFileDetailed`: reads the arguments on the JS thread, truncates
-/// on the blocking pool and answers with `shape` of the result.
-fn truncate_on<'env, V: ToNapiValue + Send + 'static>(
-    env: &'env Env,
-    content: Unknown<'_>,
-    max_lines: Unknown<'_>,
-    around_lines: Option<Unknown<'_>>,
-    options: Option<Unknown<'_>>,
-    shape: fn(TruncateArgs) -> V,
-) -> napi::Result<PromiseRaw<'env, V>> {
-    let parsed = truncate_args(
-        content,
-        max_lines,
-        around_lines,
-        options,
-        args::MAX_TEXT_UNITS,
-    );
-    bridge::spawn_parsed(env, parsed, move |a| Ok(shape(a)), |_, v| Ok(v))
+/// Shortens `content` to at most `maxLines` lines, keeping the lines around
+/// each 1-based line number in `aroundLines` (`contextLines` each side, default 10; overlapping
+/// windows merged) and putting a `...` line wherever lines were removed. Content within
+/// `maxLines` is returned unchanged; with no `aroundLines` the head is kept. When nothing
+/// meaningful would survive, the first and last lines are kept and the text says so. Lines over
+/// 2000 characters are cut and end in `...`.
+#[napi(ts_return_type = "Promise<string>")]
+pub fn truncate_file(
+    env: &Env,
+    #[napi(ts_arg_type = "string")] content: args::Text,
+    max_lines: f64,
+    around_lines: Option<Vec<f64>>,
+    options: Option<TruncateFileOptions>,
+) -> napi::Result<PromiseRaw<'_, String>> {
+    let parsed = truncate_args(content, max_lines, around_lines, options);
+    bridge::spawn_parsed(env, parsed, |a| Ok(truncate(a)), |_, v| Ok(v))
 }
 
-exports! {
-    #[doc = " Shortens `content` to at most `maxLines` lines, keeping the lines around"]
-    #[doc = " each 1-based line number in `aroundLines` (`contextLines` each side, default 10; overlapping"]
-    #[doc = " windows merged) and putting a `...` line wherever lines were removed. Content within"]
-    #[doc = " `maxLines` is returned unchanged; with no `aroundLines` the head is kept. When nothing"]
-    #[doc = " meaningful would survive, the first and last lines are kept and the text says so. Lines over"]
-    #[doc = " 2000 characters are cut and end in `...`."]
-    #[napi(
-        ts_args_type = "content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions",
-        ts_return_type = "Promise<string>"
-    )]
-    async fn truncate_file(env, content, max_lines; around_lines, options) -> String {
-        truncate_on(env, content, max_lines, around_lines, options, truncate)
-    }
-
-    #[doc = " Like `truncateFile`, but also says whether the text was truncated, whether the truncation"]
-    #[doc = " was severe (only the first and last lines survived), and how many lines were kept."]
-    #[napi(
-        ts_args_type = "content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions",
-        ts_return_type = "Promise<TruncatedFile>"
-    )]
-    async fn truncate_file_detailed(env, content, max_lines; around_lines, options) -> TruncatedFile {
-        truncate_on(env, content, max_lines, around_lines, options, truncate_detailed)
-    }
+/// Like `truncateFile`, but also says whether the text was truncated, whether the truncation
+/// was severe (only the first and last lines survived), and how many lines were kept.
+#[napi(ts_return_type = "Promise<TruncatedFile>")]
+pub fn truncate_file_detailed(
+    env: &Env,
+    #[napi(ts_arg_type = "string")] content: args::Text,
+    max_lines: f64,
+    around_lines: Option<Vec<f64>>,
+    options: Option<TruncateFileOptions>,
+) -> napi::Result<PromiseRaw<'_, TruncatedFile>> {
+    let parsed = truncate_args(content, max_lines, around_lines, options);
+    bridge::spawn_parsed(env, parsed, |a| Ok(truncate_detailed(a)), |_, v| Ok(v))
 }
 
-exports! {
-    #[doc = " Synchronous twin of `truncateFile`, for content of at most 1 Mi characters"]
-    #[doc = " (`invalid_request`, reason `too_large`, beyond; use `truncateFile`)."]
-    #[napi(
-        catch_unwind,
-        ts_args_type = "content: string, maxLines: number, aroundLines?: number[], options?: TruncateFileOptions"
-    )]
-    fn truncate_file_sync(env, content, max_lines; around_lines, options) -> String {
-        let parsed = truncate_args(
-            content,
-            max_lines,
-            around_lines,
-            options,
-            MAX_SYNC_TRUNCATE_UNITS,
-        );
-        bridge::run_sync(env, || parsed.map(truncate))
-    }
+/// Synchronous twin of `truncateFile`, for content of at most 1 Mi characters
+/// (`invalid_request`, reason `too_large`, beyond; use `truncateFile`).
+#[napi(catch_unwind)]
+pub fn truncate_file_sync(
+    env: &Env,
+    #[napi(ts_arg_type = "string")] content: args::Text,
+    max_lines: f64,
+    around_lines: Option<Vec<f64>>,
+    options: Option<TruncateFileOptions>,
+) -> napi::Result<String> {
+    let parsed = truncate_args(content, max_lines, around_lines, options);
+    bridge::run_sync(env, || parsed.map(truncate))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -325,32 +272,31 @@ struct FitArgs {
 }
 
 fn fit_args(
-    sections: Unknown<'_>,
-    budget_arg: Option<Unknown<'_>>,
-    options: Option<Unknown<'_>>,
-    max: usize,
+    sections: &Object<'_>,
+    budget_arg: Option<f64>,
+    options: Option<FitToBudgetOptions>,
 ) -> CoreResult<FitArgs> {
-    let sections = args::string_record(sections, "sections", max)?;
+    let sections = args::text_entries(sections)
+        .map_err(|_| args::expected("sections", "an object whose values are strings"))?;
     if sections.iter().any(|(k, _)| k == "_metadata") {
         return Err(args::bad(
             "sections",
             "must not contain the reserved key _metadata",
         ));
     }
-    let budget = args::opt_whole(
+    let budget = args::opt_whole_number(
         budget_arg,
         "budget",
         budget::DEFAULT_BUDGET as u64,
         0,
         MAX_BUDGET,
     )? as usize;
-    let o: FitToBudgetOptions = args::options(options, "options")?;
+    let o = options.unwrap_or_default();
     let mut core = CoreFitOptions::default();
-    let encoding = encoding_arg(o.encoding)?;
     core.counter = if o.estimate.unwrap_or(false) {
         Counter::Estimate
     } else {
-        Counter::Exact(encoding)
+        Counter::Exact(encoding_of(o.encoding))
     };
     core.min_lines = args::opt_whole_number(
         o.min_lines,
@@ -386,35 +332,39 @@ fn fitted_to_js(env: &Env, fitted: budget::Fitted) -> napi::Result<Object<'_>> {
     Ok(object)
 }
 
-exports! {
-    #[doc = " Fits `sections` into `budget` tokens (default 32,000): unchanged when they already"]
-    #[doc = " fit; otherwise each section is shortened in proportion to its size (head kept, `...` where"]
-    #[doc = " lines were removed) so the total stays within the budget by the exact BPE count,"]
-    #[doc = " larger sections first when the budget cannot hold every section's minimum. When anything"]
-    #[doc = " changed, the result carries `_metadata`. Keys keep their input order."]
-    #[napi(
-        ts_generic_types = "K extends string",
-        ts_args_type = "sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions",
-        ts_return_type = "Promise<FittedSections<K>>"
-    )]
-    async fn fit_to_budget(env, sections; budget, options) -> Object<'env> {
-        let parsed = fit_args(sections, budget, options, args::MAX_TEXT_UNITS);
-        bridge::spawn_parsed(env, parsed, |a| Ok(fit(a)), fitted_to_js)
-    }
+/// Fits `sections` into `budget` tokens (default 32,000): unchanged when they already
+/// fit; otherwise each section is shortened in proportion to its size (head kept, `...` where
+/// lines were removed) so the total stays within the budget by the exact BPE count,
+/// larger sections first when the budget cannot hold every section's minimum. When anything
+/// changed, the result carries `_metadata`. Keys keep their input order.
+#[napi(
+    ts_generic_types = "K extends string",
+    ts_return_type = "Promise<FittedSections<K>>"
+)]
+pub fn fit_to_budget<'env>(
+    env: &'env Env,
+    #[napi(ts_arg_type = "Record<K, string>")] sections: Object<'_>,
+    budget: Option<f64>,
+    options: Option<FitToBudgetOptions>,
+) -> napi::Result<PromiseRaw<'env, Object<'env>>> {
+    let parsed = fit_args(&sections, budget, options);
+    bridge::spawn_parsed(env, parsed, |a| Ok(fit(a)), fitted_to_js)
 }
 
-exports! {
-    #[doc = " Synchronous twin of `fitToBudget` for small inputs: at most 256 Ki characters of sections"]
-    #[doc = " in all (`invalid_request`, reason `too_large`, beyond; use `fitToBudget`)."]
-    #[napi(
-        catch_unwind,
-        ts_generic_types = "K extends string",
-        ts_args_type = "sections: Record<K, string>, budget?: number, options?: FitToBudgetOptions",
-        ts_return_type = "FittedSections<K>"
-    )]
-    fn fit_to_budget_sync(env, sections; budget, options) -> Object<'env> {
-        let parsed = fit_args(sections, budget, options, MAX_SYNC_COUNT_UNITS);
-        let fitted = bridge::run_sync(env, || parsed.map(fit))?;
-        fitted_to_js(env, fitted)
-    }
+/// Synchronous twin of `fitToBudget` for small inputs: at most 256 Ki characters of sections
+/// in all (`invalid_request`, reason `too_large`, beyond; use `fitToBudget`).
+#[napi(
+    catch_unwind,
+    ts_generic_types = "K extends string",
+    ts_return_type = "FittedSections<K>"
+)]
+pub fn fit_to_budget_sync<'env>(
+    env: &'env Env,
+    #[napi(ts_arg_type = "Record<K, string>")] sections: Object<'_>,
+    budget: Option<f64>,
+    options: Option<FitToBudgetOptions>,
+) -> napi::Result<Object<'env>> {
+    let parsed = fit_args(&sections, budget, options);
+    let fitted = bridge::run_sync(env, || parsed.map(fit))?;
+    fitted_to_js(env, fitted)
 }

@@ -3,20 +3,15 @@
 //! and `parseValidationOutput`.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use napi::bindgen_prelude::*;
-use napi::{Env, ValueType};
+use napi::Env;
 use napi_derive::napi;
 
-use super::args::{self, Fields};
+use super::args;
 use super::bridge;
-use super::engine::exports;
 use context_engine_core::builders::{self, BuildOptions, FixSource, Metadata};
 use context_engine_core::error::{Error as CoreError, Result as CoreResult};
-
-/// Most entries accepted in a list argument (files, labels, stages, errors).
-const MAX_LIST: u32 = 100_000;
 
 /// What a builder reports in `_metadata` when anything was truncated, missing, skipped or
 /// suspicious. The first four keys are the spec's, in its `snake_case` spelling.
@@ -161,7 +156,7 @@ pub enum ErrorSeverity {
 }
 
 /// One problem reported by a validation tool.
-#[napi(object, object_from_js = false)]
+#[napi(object)]
 pub struct ParsedError {
     /// The file as the tool printed it (relative to where it ran, or absolute).
     pub file: Option<String>,
@@ -180,13 +175,10 @@ pub struct ParsedError {
 }
 
 /// One stage of a validation run.
-// Declares the TypeScript type; the argument is validated by hand (`validation_arg`,
-// `issue_arg`), so a wrong shape is `invalid_request`.
-#[allow(dead_code)]
-#[napi(object, object_from_js = false)]
+#[napi(object, object_to_js = false)]
 pub struct ValidationStage {
     /// The stage's name (`lint`, `typecheck`, `test`).
-    pub name: String,
+    pub name: Option<String>,
     /// Whether it passed, when known.
     pub passed: Option<bool>,
     /// Its problems. When empty, `output` is parsed instead.
@@ -196,10 +188,7 @@ pub struct ValidationStage {
 }
 
 /// The result of a validation run, stage by stage.
-// Declares the TypeScript type; the argument is validated by hand (`validation_arg`,
-// `issue_arg`), so a wrong shape is `invalid_request`.
-#[allow(dead_code)]
-#[napi(object, object_from_js = false)]
+#[napi(object, object_to_js = false)]
 pub struct ValidationOutput {
     /// The stages, in the order they ran.
     pub stages: Vec<ValidationStage>,
@@ -223,14 +212,12 @@ pub struct FixContext {
 }
 
 /// A GitHub issue (the fields `gh issue view --json` gives; labels may be names or
-/// `{ name }` objects, assignees logins or `{ login }` objects).
-// Declares the TypeScript type; the argument is validated by hand (`validation_arg`,
-// `issue_arg`), so a wrong shape is `invalid_request`.
-#[allow(dead_code)]
-#[napi(object, object_from_js = false)]
+/// `{ name }` objects, assignees logins or `{ login }` objects: the package entry passes the
+/// names on).
+#[napi(object, object_to_js = false)]
 pub struct GitHubIssue {
     /// The issue number.
-    pub number: u32,
+    pub number: f64,
     /// The title.
     pub title: String,
     /// The body (Markdown).
@@ -267,120 +254,54 @@ pub struct IssueContext {
 // ---------------------------------------------------------------------------------------------
 // argument parsing
 
-/// A non-empty path string of at most 4096 bytes.
-pub(crate) fn path_arg(value: Unknown<'_>, name: &str) -> CoreResult<PathBuf> {
-    let s = args::string_max(value, name, 4096)?;
-    if s.is_empty() {
-        return Err(args::bad(name, "must not be empty"));
-    }
-    Ok(PathBuf::from(s))
-}
-
-/// An array of strings or of objects whose `key` is a string (GitHub's label/assignee shapes).
-fn names_list(value: Option<Unknown<'_>>, name: &str, key: &str) -> CoreResult<Vec<String>> {
-    let Some(value) = value else {
-        return Ok(Vec::new());
-    };
-    let what = format!("an array of strings or of objects with a string {key}");
-    args::array(value, name, &what, MAX_LIST)?
-        .into_iter()
-        .map(|v| match args::type_of(&v) {
-            ValueType::String => args::string(v, name),
-            ValueType::Object => {
-                let f = Fields::of(v, name).map_err(|_| args::expected(name, &what))?;
-                args::string(
-                    f.get(key)?.ok_or_else(|| args::expected(name, &what))?,
-                    name,
-                )
-                .map_err(|_| args::expected(name, &what))
-            }
-            _ => Err(args::expected(name, &what)),
-        })
-        .collect()
-}
-
-fn opt_count(f: &Fields<'_>, key: &str, name: &str) -> CoreResult<Option<usize>> {
-    f.get(key)?
-        .map(|v| args::whole(v, name, 0, u64::from(u32::MAX)).map(|n| n as usize))
-        .transpose()
-}
-
-fn parsed_error(value: Unknown<'_>) -> CoreResult<builders::ParsedError> {
-    let f = Fields::of(value, "each error")?;
-    let message = args::string(f.required("message")?, "error.message")?;
-    let severity = match f.string("severity")? {
-        None => builders::Severity::Error,
-        Some(s) => builders::Severity::parse(&s)
-            .ok_or_else(|| args::expected("error.severity", "'error', 'warning' or 'note'"))?,
-    };
-    Ok(builders::ParsedError {
-        file: f.string("file")?,
-        line: opt_count(&f, "line", "error.line")?,
-        column: opt_count(&f, "column", "error.column")?,
-        message,
-        severity,
-        tool: f.string("tool")?,
-        code: f.string("code")?,
-    })
-}
-
-/// `validationOutput` as read on the JS thread: raw output is decoded on the worker.
-enum ValidationArg {
-    Raw(args::Text),
-    Source(FixSource),
-}
-
-impl ValidationArg {
-    fn into_source(self) -> FixSource {
-        match self {
-            ValidationArg::Raw(text) => FixSource::Raw(text.into_string()),
-            ValidationArg::Source(source) => source,
-        }
+fn parsed_error(e: ParsedError) -> builders::ParsedError {
+    builders::ParsedError {
+        file: e.file,
+        line: e.line.map(|n| n as usize),
+        column: e.column.map(|n| n as usize),
+        message: e.message,
+        severity: match e.severity {
+            ErrorSeverity::Error => builders::Severity::Error,
+            ErrorSeverity::Warning => builders::Severity::Warning,
+            ErrorSeverity::Note => builders::Severity::Note,
+        },
+        tool: e.tool,
+        code: e.code,
     }
 }
 
-fn validation_arg(value: Unknown<'_>) -> CoreResult<ValidationArg> {
-    if args::type_of(&value) == ValueType::String {
-        return Ok(ValidationArg::Raw(args::text(value, "validationOutput")?));
-    }
-    let what = "a string or an object with a stages array";
-    let f = Fields::of(value, "validationOutput")
-        .map_err(|_| args::expected("validationOutput", what))?;
-    let stages = f
-        .get("stages")?
-        .ok_or_else(|| args::expected("validationOutput", what))?;
-    let mut out = builders::ValidationOutput::default();
-    for stage in args::array(stages, "validationOutput.stages", "an array", MAX_LIST)? {
-        let s = Fields::of(stage, "each stage")?;
-        let errors = match s.get("errors")? {
-            Some(v) => args::array(v, "stage.errors", "an array", MAX_LIST)?
+fn validation_arg(value: Either<args::Text, ValidationOutput>) -> FixSource {
+    match value {
+        Either::A(text) => FixSource::Raw(text.into_string()),
+        Either::B(output) => FixSource::Structured(builders::ValidationOutput {
+            stages: output
+                .stages
                 .into_iter()
-                .map(parsed_error)
-                .collect::<CoreResult<Vec<_>>>()?,
-            None => Vec::new(),
-        };
-        out.stages.push(builders::ValidationStage {
-            name: s.string("name")?.unwrap_or_default(),
-            passed: s.boolean("passed")?,
-            errors,
-            output: s.string("output")?,
-        });
+                .map(|s| builders::ValidationStage {
+                    name: s.name.unwrap_or_default(),
+                    passed: s.passed,
+                    errors: s
+                        .errors
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(parsed_error)
+                        .collect(),
+                    output: s.output,
+                })
+                .collect(),
+        }),
     }
-    Ok(ValidationArg::Source(FixSource::Structured(out)))
 }
 
-fn issue_arg(value: Unknown<'_>) -> CoreResult<builders::GitHubIssue> {
-    let f = Fields::of(value, "issue")?;
-    let number = args::whole(f.required("number")?, "issue.number", 0, (1u64 << 53) - 1)?;
-    let title = args::string(f.required("title")?, "issue.title")?;
+fn issue_arg(issue: GitHubIssue) -> CoreResult<builders::GitHubIssue> {
     Ok(builders::GitHubIssue {
-        number,
-        title,
-        body: f.string("body")?.unwrap_or_default(),
-        labels: names_list(f.get("labels")?, "issue.labels", "name")?,
-        state: f.string("state")?.unwrap_or_default(),
-        assignees: names_list(f.get("assignees")?, "issue.assignees", "login")?,
-        url: f.string("url")?.unwrap_or_default(),
+        number: args::whole_number(issue.number, "issue.number", 0, (1u64 << 53) - 1)?,
+        title: issue.title,
+        body: issue.body.unwrap_or_default(),
+        labels: issue.labels.unwrap_or_default(),
+        state: issue.state.unwrap_or_default(),
+        assignees: issue.assignees.unwrap_or_default(),
+        url: issue.url.unwrap_or_default(),
     })
 }
 
@@ -423,160 +344,159 @@ pub struct BuilderOptions {
     pub redact: Option<bool>,
 }
 
-args::from_fields!(BuilderOptions {
-    redact: boolean("redact"),
-});
-
 /// The builder options and the per-call controls of a builder's last argument.
-fn builder_options(value: Option<Unknown<'_>>) -> CoreResult<(BuildOptions, bridge::Call)> {
-    let (o, call) = bridge::options_call::<BuilderOptions>(value, "options")?;
+fn builder_options(
+    options: Option<bridge::CallOptions<BuilderOptions>>,
+) -> (BuildOptions, bridge::Call) {
+    let (o, call) = bridge::CallOptions::split(options);
     let defaults = BuildOptions::default();
-    Ok((
+    (
         BuildOptions {
             redact: o.redact.unwrap_or(defaults.redact),
             ..defaults
         },
         call,
-    ))
+    )
 }
 
-exports! {
-    #[doc = " The context of an implementation agent: `tasks` (the task file, relative to"]
-    #[doc = " `repoPath` or absolute inside it), `conventions` (`CLAUDE.md` + `AGENTS.md`), `branch` and"]
-    #[doc = " `recent_commits` (last 10). A missing task file, a missing `git`, a non-repository or an"]
-    #[doc = " empty repository give empty values and a warning in `_metadata`; only a `repoPath` that is"]
-    #[doc = " not an absolute directory rejects (`invalid_request`)."]
-    #[napi(
-        ts_args_type = "taskFile: string, repoPath: string, options?: BuilderOptions & CallOptions",
-        ts_return_type = "Promise<ImplementationContext>"
-    )]
-    async fn build_implementation_context(env, task_file, repo_path; options) -> ImplementationContext {
-        let parsed = (|| {
-            let task = args::string_max(task_file, "taskFile", 4096)?;
-            if task.is_empty() {
-                return Err(args::bad("taskFile", "must not be empty"));
-            }
-            let repo = path_arg(repo_path, "repoPath")?;
-            Ok((task, repo, builder_options(options)?))
-        })();
-        bridge::or_reject(env, parsed, |(task, repo, (opts, call))| {
-            bridge::spawn_async_call(
-                env,
-                call,
-                move |_| async move { builders::build_implementation_context(&task, &repo, &opts).await },
-                |_, c| {
-                    Ok(ImplementationContext {
-                        tasks: c.tasks,
-                        conventions: c.conventions,
-                        branch: c.branch,
-                        recent_commits: c
-                            .recent_commits
-                            .into_iter()
-                            .map(|c| CommitInfo {
-                                hash: c.hash,
-                                author: c.author,
-                                date: c.date,
-                                subject: c.subject,
-                            })
-                            .collect(),
-                        metadata: meta(c.metadata),
-                    })
-                },
-            )
-        })
-    }
+/// The context of an implementation agent: `tasks` (the task file, relative to
+/// `repoPath` or absolute inside it), `conventions` (`CLAUDE.md` + `AGENTS.md`), `branch` and
+/// `recent_commits` (last 10). A missing task file, a missing `git`, a non-repository or an
+/// empty repository give empty values and a warning in `_metadata`; only a `repoPath` that is
+/// not an absolute directory rejects (`invalid_request`).
+#[napi(ts_return_type = "Promise<ImplementationContext>")]
+pub fn build_implementation_context(
+    env: &Env,
+    task_file: String,
+    repo_path: String,
+    #[napi(ts_arg_type = "BuilderOptions & CallOptions")] options: Option<
+        bridge::CallOptions<BuilderOptions>,
+    >,
+) -> napi::Result<PromiseRaw<'_, ImplementationContext>> {
+    let (opts, call) = builder_options(options);
+    let parsed = (|| {
+        if task_file.is_empty() {
+            return Err(args::bad("taskFile", "must not be empty"));
+        }
+        Ok((task_file, args::path(repo_path, "repoPath")?))
+    })();
+    bridge::or_reject(env, parsed, |(task, repo)| {
+        bridge::spawn_async_call(
+            env,
+            call,
+            move |_| async move { builders::build_implementation_context(&task, &repo, &opts).await },
+            |_, c| {
+                Ok(ImplementationContext {
+                    tasks: c.tasks,
+                    conventions: c.conventions,
+                    branch: c.branch,
+                    recent_commits: c
+                        .recent_commits
+                        .into_iter()
+                        .map(|c| CommitInfo {
+                            hash: c.hash,
+                            author: c.author,
+                            date: c.date,
+                            subject: c.subject,
+                        })
+                        .collect(),
+                    metadata: meta(c.metadata),
+                })
+            },
+        )
+    })
 }
 
-exports! {
-    #[doc = " The context of a review agent: the `diff` from the merge base of `baseBranch` and"]
-    #[doc = " HEAD to the work tree, `changed_files` (whole under 500 lines, otherwise around the changed"]
-    #[doc = " hunks; binary files skipped and named in `_metadata.skipped_files`), `conventions` and"]
-    #[doc = " `stats`. No changes give an empty diff and zero stats; an unknown base branch, a missing"]
-    #[doc = " `git` or a non-repository give empty values and a warning. A malformed `baseBranch` (empty,"]
-    #[doc = " starting with `-`, with spaces or `..`) rejects with `invalid_request`."]
-    #[napi(
-        ts_args_type = "repoPath: string, baseBranch: string, options?: BuilderOptions & CallOptions",
-        ts_return_type = "Promise<ReviewContext>"
-    )]
-    async fn build_review_context(env, repo_path, base_branch; options) -> ReviewContext {
-        let parsed = (|| {
-            let repo = path_arg(repo_path, "repoPath")?;
-            let base = args::string_max(base_branch, "baseBranch", 4096)?;
-            builders::validate_branch_name(&base, "baseBranch")?;
-            Ok((repo, base, builder_options(options)?))
-        })();
-        bridge::or_reject(env, parsed, |(repo, base, (opts, call))| {
-            bridge::spawn_async_call(
-                env,
-                call,
-                move |_| async move { builders::build_review_context(&repo, &base, &opts).await },
-                |_, c| {
-                    Ok(ReviewContext {
-                        diff: c.diff,
-                        changed_files: c.changed_files,
-                        conventions: c.conventions,
-                        stats: ReviewStats {
-                            files_changed: args::clamp_u32(c.stats.files_changed),
-                            insertions: args::clamp_u32(c.stats.insertions),
-                            deletions: args::clamp_u32(c.stats.deletions),
-                            binary_files: args::clamp_u32(c.stats.binary_files),
-                        },
-                        metadata: meta(c.metadata),
-                    })
-                },
-            )
-        })
-    }
+/// The context of a review agent: the `diff` from the merge base of `baseBranch` and
+/// HEAD to the work tree, `changed_files` (whole under 500 lines, otherwise around the changed
+/// hunks; binary files skipped and named in `_metadata.skipped_files`), `conventions` and
+/// `stats`. No changes give an empty diff and zero stats; an unknown base branch, a missing
+/// `git` or a non-repository give empty values and a warning. A malformed `baseBranch` (empty,
+/// starting with `-`, with spaces or `..`) rejects with `invalid_request`.
+#[napi(ts_return_type = "Promise<ReviewContext>")]
+pub fn build_review_context(
+    env: &Env,
+    repo_path: String,
+    base_branch: String,
+    #[napi(ts_arg_type = "BuilderOptions & CallOptions")] options: Option<
+        bridge::CallOptions<BuilderOptions>,
+    >,
+) -> napi::Result<PromiseRaw<'_, ReviewContext>> {
+    let (opts, call) = builder_options(options);
+    let parsed = (|| {
+        let repo = args::path(repo_path, "repoPath")?;
+        builders::validate_branch_name(&base_branch, "baseBranch")?;
+        Ok((repo, base_branch))
+    })();
+    bridge::or_reject(env, parsed, |(repo, base)| {
+        bridge::spawn_async_call(
+            env,
+            call,
+            move |_| async move { builders::build_review_context(&repo, &base, &opts).await },
+            |_, c| {
+                Ok(ReviewContext {
+                    diff: c.diff,
+                    changed_files: c.changed_files,
+                    conventions: c.conventions,
+                    stats: ReviewStats {
+                        files_changed: args::clamp_u32(c.stats.files_changed),
+                        insertions: args::clamp_u32(c.stats.insertions),
+                        deletions: args::clamp_u32(c.stats.deletions),
+                        binary_files: args::clamp_u32(c.stats.binary_files),
+                    },
+                    metadata: meta(c.metadata),
+                })
+            },
+        )
+    })
 }
 
-exports! {
-    #[doc = " The context of a fix agent: `errors` (one line per problem), `source_files` (the"]
-    #[doc = " `files` given, then the files the errors name; each whole under 500 lines, otherwise at"]
-    #[doc = " least 10 lines around every error line, overlapping windows merged) and `error_summary`."]
-    #[doc = " `validationOutput` is structured stages or the raw output of the tools (parsed as"]
-    #[doc = " `parseValidationOutput` does). Paths resolve inside `repoPath` (default: the current"]
-    #[doc = " directory); paths outside it are ignored with a warning."]
-    #[napi(
-        ts_args_type = "validationOutput: ValidationOutput | string, files: string[], repoPath?: string | null, options?: BuilderOptions & CallOptions",
-        ts_return_type = "Promise<FixContext>"
-    )]
-    async fn build_fix_context(env, validation_output, files; repo_path, options) -> FixContext {
-        let parsed = (|| {
-            let source = validation_arg(validation_output)?;
-            let files = args::string_list(files, "files", MAX_LIST)?;
-            let repo = match args::present(repo_path) {
-                Some(v) => path_arg(v, "repoPath")?,
-                None => std::env::current_dir().map_err(|e| {
-                    CoreError::invalid_request("the current directory is not accessible; pass repoPath")
-                        .with_source(e)
-                })?,
-            };
-            Ok((source, files, repo, builder_options(options)?))
-        })();
-        bridge::or_reject(env, parsed, |(source, files, repo, (opts, call))| {
-            bridge::spawn_async_call(
-                env,
-                call,
-                move |_| async move {
-                    builders::build_fix_context(source.into_source(), &files, &repo, &opts).await
-                },
-                |_, c| {
-                    Ok(FixContext {
-                        errors: c.errors,
-                        source_files: c.source_files,
-                        error_summary: c.error_summary,
-                        metadata: meta(c.metadata),
-                    })
-                },
-            )
-        })
-    }
+/// The context of a fix agent: `errors` (one line per problem), `source_files` (the
+/// `files` given, then the files the errors name; each whole under 500 lines, otherwise at
+/// least 10 lines around every error line, overlapping windows merged) and `error_summary`.
+/// `validationOutput` is structured stages or the raw output of the tools (parsed as
+/// `parseValidationOutput` does). Paths resolve inside `repoPath` (default: the current
+/// directory); paths outside it are ignored with a warning.
+#[napi(ts_return_type = "Promise<FixContext>")]
+pub fn build_fix_context(
+    env: &Env,
+    #[napi(ts_arg_type = "ValidationOutput | string")] validation_output: Either<
+        args::Text,
+        ValidationOutput,
+    >,
+    files: Vec<String>,
+    #[napi(ts_arg_type = "string | null")] repo_path: Option<String>,
+    #[napi(ts_arg_type = "BuilderOptions & CallOptions")] options: Option<
+        bridge::CallOptions<BuilderOptions>,
+    >,
+) -> napi::Result<PromiseRaw<'_, FixContext>> {
+    let (opts, call) = builder_options(options);
+    let repo = match repo_path {
+        Some(path) => args::path(path, "repoPath"),
+        None => std::env::current_dir().map_err(|e| {
+            CoreError::invalid_request("the current directory is not accessible; pass repoPath")
+                .with_source(e)
+        }),
+    };
+    bridge::or_reject(env, repo, |repo| {
+        bridge::spawn_async_call(
+            env,
+            call,
+            move |_| async move {
+                let source = validation_arg(validation_output);
+                builders::build_fix_context(source, &files, &repo, &opts).await
+            },
+            |_, c| {
+                Ok(FixContext {
+                    errors: c.errors,
+                    source_files: c.source_files,
+                    error_summary: c.error_summary,
+                    metadata: meta(c.metadata),
+                })
+            },
+        )
+    })
 }
-
-/// Largest input of `parseValidationOutputSync`: 64 KiB, which it parses in well under a
-/// millisecond, so the JS thread is never blocked for long; use `parseValidationOutput` (off
-/// the JS thread) for anything larger.
-const MAX_SYNC_VALIDATION_BYTES: usize = 64 * 1024;
 
 fn parse_validation(text: &str) -> Vec<ParsedError> {
     builders::parse_validation_output(text)
@@ -585,65 +505,57 @@ fn parse_validation(text: &str) -> Vec<ParsedError> {
         .collect()
 }
 
-exports! {
-    #[doc = " The problems in a validation tool's output, in order: `tsc` (both formats), `eslint`"]
-    #[doc = " (stylish, unix), `rustc`/`cargo`/`clippy`, `pytest`, `mypy` and `ruff` (concise, full)."]
-    #[doc = " Unrecognised lines are ignored. ANSI colours are stripped. Parses off the JS thread (up to"]
-    #[doc = " 8 Mi characters of text)."]
-    #[napi(
-        ts_args_type = "text: string",
-        ts_return_type = "Promise<ParsedError[]>"
-    )]
-    async fn parse_validation_output(env, text) -> Vec<ParsedError> {
-        let parsed = args::text(text, "text");
-        bridge::spawn_parsed(
+/// The problems in a validation tool's output, in order: `tsc` (both formats), `eslint`
+/// (stylish, unix), `rustc`/`cargo`/`clippy`, `pytest`, `mypy` and `ruff` (concise, full).
+/// Unrecognised lines are ignored. ANSI colours are stripped. Parses off the JS thread (up to
+/// 8 Mi characters of text).
+#[napi(ts_return_type = "Promise<ParsedError[]>")]
+pub fn parse_validation_output(
+    env: &Env,
+    #[napi(ts_arg_type = "string")] text: args::Text,
+) -> napi::Result<PromiseRaw<'_, Vec<ParsedError>>> {
+    bridge::spawn(
+        env,
+        move || Ok(parse_validation(&text.into_string())),
+        |_, v| Ok(v),
+    )
+}
+
+/// Synchronous twin of `parseValidationOutput` for small outputs: at most 64 KiB of text
+/// (`invalid_request`, reason `too_large`, beyond), so it never blocks the JS thread for long.
+#[napi(catch_unwind)]
+pub fn parse_validation_output_sync(text: String) -> Vec<ParsedError> {
+    parse_validation(&text)
+}
+
+/// The context of an agent working on a GitHub issue: `issue` as text,
+/// `related_files` (paths the title or body mention that exist under `repoPath`, resolved
+/// safely; `path:line` mentions keep the lines around that line in large files) and
+/// `recent_changes` (the last 10 commits touching them, or the repository).
+#[napi(ts_return_type = "Promise<IssueContext>")]
+pub fn build_issue_context(
+    env: &Env,
+    issue: GitHubIssue,
+    repo_path: String,
+    #[napi(ts_arg_type = "BuilderOptions & CallOptions")] options: Option<
+        bridge::CallOptions<BuilderOptions>,
+    >,
+) -> napi::Result<PromiseRaw<'_, IssueContext>> {
+    let (opts, call) = builder_options(options);
+    let parsed = (|| Ok((issue_arg(issue)?, args::path(repo_path, "repoPath")?)))();
+    bridge::or_reject(env, parsed, |(issue, repo)| {
+        bridge::spawn_async_call(
             env,
-            parsed,
-            |t| Ok(parse_validation(&t.into_string())),
-            |_, v| Ok(v),
+            call,
+            move |_| async move { builders::build_issue_context(&issue, &repo, &opts).await },
+            |_, c| {
+                Ok(IssueContext {
+                    issue: c.issue,
+                    related_files: c.related_files,
+                    recent_changes: c.recent_changes,
+                    metadata: meta(c.metadata),
+                })
+            },
         )
-    }
-}
-
-exports! {
-    #[doc = " Synchronous twin of `parseValidationOutput` for small outputs: at most 64 KiB of text"]
-    #[doc = " (`invalid_request`, reason `too_large`, beyond), so it never blocks the JS thread for long."]
-    #[napi(catch_unwind, ts_args_type = "text: string")]
-    fn parse_validation_output_sync(env, text) -> Vec<ParsedError> {
-        let text = args::string_max(text, "text", MAX_SYNC_VALIDATION_BYTES);
-        bridge::run_sync(env, || Ok(parse_validation(&text?)))
-    }
-}
-
-exports! {
-    #[doc = " The context of an agent working on a GitHub issue: `issue` as text,"]
-    #[doc = " `related_files` (paths the title or body mention that exist under `repoPath`, resolved"]
-    #[doc = " safely; `path:line` mentions keep the lines around that line in large files) and"]
-    #[doc = " `recent_changes` (the last 10 commits touching them, or the repository)."]
-    #[napi(
-        ts_args_type = "issue: GitHubIssue, repoPath: string, options?: BuilderOptions & CallOptions",
-        ts_return_type = "Promise<IssueContext>"
-    )]
-    async fn build_issue_context(env, issue, repo_path; options) -> IssueContext {
-        let parsed = (|| {
-            let issue = issue_arg(issue)?;
-            let repo = path_arg(repo_path, "repoPath")?;
-            Ok((issue, repo, builder_options(options)?))
-        })();
-        bridge::or_reject(env, parsed, |(issue, repo, (opts, call))| {
-            bridge::spawn_async_call(
-                env,
-                call,
-                move |_| async move { builders::build_issue_context(&issue, &repo, &opts).await },
-                |_, c| {
-                    Ok(IssueContext {
-                        issue: c.issue,
-                        related_files: c.related_files,
-                        recent_changes: c.recent_changes,
-                        metadata: meta(c.metadata),
-                    })
-                },
-            )
-        })
-    }
+    })
 }

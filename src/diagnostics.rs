@@ -7,8 +7,7 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use super::engine::exports;
-use super::{args, bridge};
+use super::bridge;
 use context_engine_core::error::{Error as CoreError, ErrorKind, Result as CoreResult};
 
 fn parse_kind(code: &str) -> CoreResult<ErrorKind> {
@@ -27,50 +26,35 @@ fn parse_kind(code: &str) -> CoreResult<ErrorKind> {
     })
 }
 
-fn raise(code: CoreResult<String>) -> CoreResult<()> {
-    let kind = parse_kind(&code?)?;
+fn raise(code: &str) -> CoreResult<()> {
+    let kind = parse_kind(code)?;
     Err(CoreError::new(kind, format!("diagnostic {kind} error")))
 }
 
-exports! {
-    #[doc = " Internal diagnostic: throws an `Error` whose `code` is `code` (one of the five contract"]
-    #[doc = " codes), or panics inside the engine when `code` is `\"panic\"` (which must surface as"]
-    #[doc = " `internal`). For tests of the error model only."]
-    #[napi(
-        js_name = "__raiseErrorSync",
-        catch_unwind,
-        ts_args_type = "code: string"
-    )]
-    fn raise_error_sync(env, code) -> () {
-        let code = args::string(code, "code");
-        bridge::run_sync(env, || raise(code))
-    }
+/// Internal diagnostic: throws an `Error` whose `code` is `code` (one of the five contract
+/// codes), or panics inside the engine when `code` is `"panic"` (which must surface as
+/// `internal`). For tests of the error model only.
+#[napi(js_name = "__raiseErrorSync", catch_unwind)]
+pub fn raise_error_sync(env: &Env, code: String) -> napi::Result<()> {
+    bridge::run_sync(env, || raise(&code))
 }
 
-exports! {
-    #[doc = " Internal diagnostic: like `__raiseErrorSync`, but rejects a promise. With `viaFuture` the"]
-    #[doc = " failure (or panic) happens inside a tokio future rather than on the blocking pool, the path"]
-    #[doc = " the network and git exports take."]
-    #[napi(
-        js_name = "__raiseErrorAsync",
-        ts_args_type = "code: string, viaFuture?: boolean",
-        ts_return_type = "Promise<void>"
-    )]
-    async fn raise_error_async(env, code; via_future) -> () {
-        let code = args::string(code, "code");
-        let via_future = match args::present(via_future).map(|v| args::boolean(v, "viaFuture")) {
-            Some(Err(e)) => return bridge::reject(env, e),
-            Some(Ok(b)) => b,
-            None => false,
+/// Internal diagnostic: like `__raiseErrorSync`, but rejects a promise. With `viaFuture` the
+/// failure (or panic) happens inside a tokio future rather than on the blocking pool, the path
+/// the network and git exports take.
+#[napi(js_name = "__raiseErrorAsync", ts_return_type = "Promise<void>")]
+pub fn raise_error_async(
+    env: &Env,
+    code: String,
+    via_future: Option<bool>,
+) -> napi::Result<PromiseRaw<'_, ()>> {
+    if via_future.unwrap_or(false) {
+        let work = async move {
+            tokio::task::yield_now().await;
+            raise(&code)
         };
-        if via_future {
-            let work = async move {
-                tokio::task::yield_now().await;
-                raise(code)
-            };
-            bridge::spawn_async_call(env, bridge::Call::none(), move |_| work, |_, v| Ok(v))
-        } else {
-            bridge::spawn(env, move || raise(code), |_, v| Ok(v))
-        }
+        bridge::spawn_async_call(env, bridge::Call::none(), move |_| work, |_, v| Ok(v))
+    } else {
+        bridge::spawn(env, move || raise(&code), |_, v| Ok(v))
     }
 }

@@ -1,14 +1,12 @@
 //! The `ContextEngine` class: one engine's long-lived state (caches, indexes, clients), for
 //! callers that want their own instead of the process-wide default behind the module-level
-//! functions. Each capability declares its operations once with [`exports!`], in its
-//! own file: an engine operation is exported twice, as a module-level function on the
-//! default engine (`Engine::global()`) and as a `ContextEngine` method on the engine's own
-//! state, both calling the same `*_on` definition.
+//! functions. An engine operation is exported twice, as a module-level function on the default
+//! engine (`Engine::global()`) and as a `ContextEngine` method on the engine's own state, both
+//! calling the same `*_on` definition in the capability's own file.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
@@ -16,119 +14,6 @@ use super::args;
 use super::bridge;
 use context_engine_core::engine::{Engine, EngineOptions};
 use context_engine_core::error::Result as CoreResult;
-
-/// Declares the exports of a capability, each operation once. Module-level functions:
-///
-/// ```text
-/// #[doc = " Documentation, one attribute a line."]
-/// #[napi(ts_args_type = "...", ts_return_type = "Promise<T>")]
-/// async fn name(env, arg, arg; optional, options) -> T { body }
-/// #[napi(catch_unwind, ts_args_type = "...")]
-/// fn name(env, arg) -> T { body }
-/// ```
-///
-/// An `async fn` becomes `fn name<'env>(env: &'env Env, arg: Unknown, ..., optional:
-/// Option<Unknown<'env>>, ...) -> napi::Result<PromiseRaw<'env, T>>`; a plain `fn` returns
-/// `napi::Result<T>`. An operation of an engine adds `#[method = "one-line doc"]` after its docs
-/// and names its definition instead of a body, `async fn name(arg; options) -> T = name_on,
-/// extra;`: it is exported twice, as the module-level function on the default engine and as a
-/// `ContextEngine` method on the engine's own state, both calling `name_on(env, engine, arg,
-/// ..., extra...)` (`Arc<Engine>` when async, `&Engine` when not).
-///
-/// Every argument arrives as `Unknown` and is read by `args`, so no export falls back on
-/// napi's own conversion errors, and twin exports cannot drift apart: one signature, one
-/// TypeScript type, one definition.
-///
-/// Docs are written as `#[doc = "..."]`: a `///` comment passed through `macro_rules!` reaches
-/// napi as a raw string, which it would copy into `index.d.ts` verbatim.
-macro_rules! exports {
-    () => {};
-    // The module-level function of every form. `$env` comes from the caller's
-    // tokens so that the body can name them.
-    (@fn async [$($attr:tt)*] $env:ident $name:ident [$($arg:ident)*] [$($opt:ident)*] $ret:ty,
-        $body:block) => {
-        $($attr)*
-        pub fn $name<'env>(
-            $env: &'env Env, $($arg: Unknown<'_>,)* $($opt: Option<Unknown<'env>>,)*
-        ) -> napi::Result<PromiseRaw<'env, $ret>> $body
-    };
-    (@fn sync [$($attr:tt)*] $env:ident $name:ident [$($arg:ident)*] [$($opt:ident)*] $ret:ty,
-        $body:block) => {
-        $($attr)*
-        // `'env` is needed when the options or the result (an `Object<'env>`) borrow `env`.
-        #[allow(clippy::needless_lifetimes)]
-        pub fn $name<'env>(
-            $env: &'env Env, $($arg: Unknown<'_>,)* $($opt: Option<Unknown<'env>>,)*
-        ) -> napi::Result<$ret> $body
-    };
-    (
-        $(#[doc = $doc:literal])*
-        #[napi($($napi:tt)*)]
-        async fn $name:ident($env:ident $(, $arg:ident)* $(; $($opt:ident),+)?) -> $ret:ty
-            $body:block
-        $($rest:tt)*
-    ) => {
-        exports! { @fn async [$(#[doc = $doc])* #[napi($($napi)*)]] $env $name [$($arg)*]
-            [$($($opt)+)?] $ret, $body }
-        exports! { $($rest)* }
-    };
-    (
-        $(#[doc = $doc:literal])*
-        #[napi($($napi:tt)*)]
-        fn $name:ident($env:ident $(, $arg:ident)* $(; $($opt:ident),+)?) -> $ret:ty $body:block
-        $($rest:tt)*
-    ) => {
-        exports! { @fn sync [$(#[doc = $doc])* #[napi($($napi)*)]] $env $name [$($arg)*]
-            [$($($opt)+)?] $ret, $body }
-        exports! { $($rest)* }
-    };
-    (
-        $(#[doc = $doc:literal])*
-        #[method = $method_doc:literal]
-        #[napi($($napi:tt)*)]
-        async fn $name:ident($($arg:ident),* $(; $($opt:ident),+)?) -> $ret:ty
-            = $on:path $(, $extra:expr)*;
-        $($rest:tt)*
-    ) => {
-        exports! { @fn async [$(#[doc = $doc])* #[napi($($napi)*)]] env $name [$($arg)*]
-            [$($($opt)+)?] $ret, { $on(env, Engine::global(), $($arg,)* $($($opt,)+)? $($extra,)*) } }
-
-        #[napi]
-        impl ContextEngine {
-            #[doc = $method_doc]
-            #[napi($($napi)*)]
-            pub fn $name<'env>(
-                &self, env: &'env Env, $($arg: Unknown<'_>,)* $($($opt: Option<Unknown<'env>>,)+)?
-            ) -> napi::Result<PromiseRaw<'env, $ret>> {
-                $on(env, self.inner.clone(), $($arg,)* $($($opt,)+)? $($extra,)*)
-            }
-        }
-
-        exports! { $($rest)* }
-    };
-    (
-        $(#[doc = $doc:literal])*
-        #[method = $method_doc:literal]
-        #[napi($($napi:tt)*)]
-        fn $name:ident($($arg:ident),*) -> $ret:ty = $on:path;
-        $($rest:tt)*
-    ) => {
-        exports! { @fn sync [$(#[doc = $doc])* #[napi($($napi)*)]] env $name [$($arg)*] []
-            $ret, { $on(env, &Engine::global(), $($arg),*) } }
-
-        #[napi]
-        impl ContextEngine {
-            #[doc = $method_doc]
-            #[napi($($napi)*)]
-            pub fn $name(&self, env: &Env, $($arg: Unknown<'_>),*) -> napi::Result<$ret> {
-                $on(env, &self.inner, $($arg),*)
-            }
-        }
-
-        exports! { $($rest)* }
-    };
-}
-pub(crate) use exports;
 
 /// Longest `timeoutMs`: one day.
 const MAX_TIMEOUT_MS: u64 = 24 * 3600 * 1000;
@@ -166,17 +51,6 @@ pub struct ContextEngineOptions {
     /// one in use. Default: no budget (only `maxRoots`). From 1 to 2^53.
     pub max_index_bytes: Option<f64>,
 }
-
-args::from_fields!(ContextEngineOptions {
-    file_cache: nested("fileCache"),
-    watch: boolean("watch"),
-    max_roots: number("maxRoots"),
-    max_files_per_root: number("maxFilesPerRoot"),
-    index_cache_dir: string("indexCacheDir"),
-    allowed_roots: string_list("allowedRoots", 1024),
-    timeout_ms: number("timeoutMs"),
-    max_index_bytes: number("maxIndexBytes"),
-});
 
 /// An engine with its own state (file cache, ...). The module-level functions use one
 /// process-wide default engine; create a `ContextEngine` to isolate state or to change limits.
@@ -250,11 +124,10 @@ pub(crate) fn cache_dir(dir: &str) -> CoreResult<std::path::PathBuf> {
 impl ContextEngine {
     /// A new engine. Throws `invalid_request` for malformed options (and when called without
     /// `new`).
-    #[napi(constructor, ts_args_type = "options?: ContextEngineOptions")]
-    pub fn new(env: Env, options: Option<Unknown<'_>>) -> napi::Result<Self> {
-        let parsed = args::options::<ContextEngineOptions>(options, "options");
+    #[napi(constructor)]
+    pub fn new(env: Env, options: Option<ContextEngineOptions>) -> napi::Result<Self> {
         bridge::run_sync(&env, || {
-            let options = engine_options(parsed?)?;
+            let options = engine_options(options.unwrap_or_default())?;
             Ok(ContextEngine {
                 inner: Arc::new(Engine::new(options)),
             })

@@ -10,9 +10,9 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use super::args::{self, Fields};
+use super::args;
 use super::bridge::{self, Call};
-use super::engine::{exports, ContextEngine};
+use super::engine::ContextEngine;
 use super::secrets::{redactions_js, Redaction};
 use context_engine_core::engine::Engine;
 use context_engine_core::error::{Error as CoreError, Result as CoreResult};
@@ -63,19 +63,6 @@ pub struct FileCacheOptions {
     /// is also checked against the file's size and modification time). Default 300000 (5 min).
     pub ttl_ms: Option<f64>,
 }
-
-args::from_fields!(ExpandChunkOptions {
-    mode: string("mode"),
-    max_lines: number("maxLines"),
-    redact: boolean("redact"),
-});
-
-args::from_fields!(FileCacheOptions {
-    max_files: number("maxFiles"),
-    max_file_lines: number("maxFileLines"),
-    max_bytes: number("maxBytes"),
-    ttl_ms: number("ttlMs"),
-});
 
 /// What `expandChunkDetailed` returns.
 #[napi(object, object_from_js = false)]
@@ -194,38 +181,50 @@ struct ExpandArgs {
     options: ExpandOptions,
 }
 
-fn chunk_arg(value: Unknown<'_>) -> CoreResult<(TextChunk, args::Text)> {
-    let f = Fields::of(value, "chunk")?;
-    let content = args::text(f.required("content")?, "chunk.content")?;
-    let file_path = args::string_max(f.required("filePath")?, "chunk.filePath", MAX_PATH_BYTES)?;
-    let start_line = args::whole(f.required("startLine")?, "chunk.startLine", 1, MAX_LINE)?;
-    let end_line = args::whole(f.required("endLine")?, "chunk.endLine", 1, MAX_LINE)?;
-    let chunk = TextChunk {
+fn chunk_arg(chunk: ChunkInput) -> CoreResult<(TextChunk, args::Text)> {
+    let line = |n, name| args::whole_number(n, name, 1, MAX_LINE).map(|n| n as usize);
+    let chunk_core = TextChunk {
         content: String::new(),
-        file_path,
-        start_line: start_line as usize,
-        end_line: end_line as usize,
-        language: f.string("language")?,
+        file_path: chunk.file_path,
+        start_line: line(chunk.start_line, "chunk.startLine")?,
+        end_line: line(chunk.end_line, "chunk.endLine")?,
+        language: chunk.language,
     };
-    Ok((chunk, content))
+    Ok((chunk_core, chunk.content))
 }
 
-fn context_arg(value: Unknown<'_>) -> CoreResult<i64> {
-    let bad = || args::expected("contextLines", "a whole number (0 or less: no expansion)");
-    let n = args::number(value, "contextLines").map_err(|_| bad())?;
+fn context_arg(n: f64) -> CoreResult<i64> {
     if !n.is_finite() || n.fract() != 0.0 {
-        return Err(bad());
+        return Err(args::expected(
+            "contextLines",
+            "a whole number (0 or less: no expansion)",
+        ));
     }
     Ok(n.clamp(-MAX_CONTEXT, MAX_CONTEXT) as i64)
 }
 
-/// The core expansion options from the JavaScript ones, over the core's defaults.
+/// The chunk argument of `expandChunk`: a `TextChunk` or a `KnowledgeChunk` (whose other
+/// fields are not read).
+#[napi(object, object_to_js = false)]
+pub struct ChunkInput {
+    /// The chunk's text.
+    #[napi(ts_type = "string")]
+    pub content: args::Text,
+    /// Its file, relative to the workspace.
+    pub file_path: String,
+    /// First line, 1-based.
+    pub start_line: f64,
+    /// Last line, 1-based, inclusive.
+    pub end_line: f64,
+    /// Its language, if known.
+    pub language: Option<String>,
+}
+
 fn expand_options(parsed: ExpandChunkOptions) -> CoreResult<ExpandOptions> {
     let mut options = ExpandOptions::default();
     options.mode = match parsed.mode.as_deref() {
         None | Some("lines") => Mode::Lines,
-        Some("structure") => Mode::Structure,
-        Some(_) => return Err(args::expected("options.mode", "'lines' or 'structure'")),
+        Some(_) => Mode::Structure,
     };
     options.max_lines = args::opt_whole_number(
         parsed.max_lines,
@@ -239,25 +238,19 @@ fn expand_options(parsed: ExpandChunkOptions) -> CoreResult<ExpandOptions> {
 }
 
 fn expand_args(
-    workspace: Unknown<'_>,
-    chunk: Unknown<'_>,
-    context_lines: Unknown<'_>,
-    options: Option<Unknown<'_>>,
-) -> CoreResult<(ExpandArgs, Call)> {
-    let workspace = args::string_max(workspace, "workspacePath", MAX_PATH_BYTES)?;
+    workspace: String,
+    chunk: ChunkInput,
+    context_lines: f64,
+    options: ExpandChunkOptions,
+) -> CoreResult<ExpandArgs> {
     let (chunk, content) = chunk_arg(chunk)?;
-    let context_lines = context_arg(context_lines)?;
-    let (options, call) = bridge::options_call::<ExpandChunkOptions>(options, "options")?;
-    Ok((
-        ExpandArgs {
-            workspace,
-            chunk,
-            content,
-            context_lines,
-            options: expand_options(options)?,
-        },
-        call,
-    ))
+    Ok(ExpandArgs {
+        workspace,
+        chunk,
+        content,
+        context_lines: context_arg(context_lines)?,
+        options: expand_options(options)?,
+    })
 }
 
 fn run_expand(engine: &Engine, mut a: ExpandArgs) -> CoreResult<Expansion> {
@@ -284,17 +277,20 @@ impl From<Expansion> for ExpandedChunk {
 
 /// `expandChunk` / `expandChunkDetailed` on `engine`: one definition for the module function
 /// (default engine) and the method; `detailed` picks the result shape.
-fn expand_on<'env, V: ToNapiValue + Send + 'static>(
-    env: &'env Env,
+fn expand_on<V: ToNapiValue + Send + 'static>(
+    env: &Env,
     engine: Arc<Engine>,
-    workspace: Unknown<'_>,
-    chunk: Unknown<'_>,
-    context_lines: Unknown<'_>,
-    options: Option<Unknown<'env>>,
+    (workspace, chunk, context_lines, options): (
+        String,
+        ChunkInput,
+        f64,
+        Option<bridge::CallOptions<ExpandChunkOptions>>,
+    ),
     shape: fn(Expansion) -> V,
-) -> napi::Result<PromiseRaw<'env, V>> {
+) -> napi::Result<PromiseRaw<'_, V>> {
+    let (options, call) = bridge::CallOptions::split(options);
     let parsed = expand_args(workspace, chunk, context_lines, options);
-    bridge::or_reject(env, parsed, |(a, call)| {
+    bridge::or_reject(env, parsed, |a| {
         let call = call.with_timeout(engine.options().timeout);
         bridge::spawn_call(
             env,
@@ -313,8 +309,7 @@ fn content_of(e: Expansion) -> String {
 }
 
 /// An absolute path argument (for invalidation), `.`/`..` allowed.
-fn abs_path_arg(value: Unknown<'_>, name: &str) -> CoreResult<PathBuf> {
-    let path = args::string(value, name)?;
+fn abs_path_arg(path: String, name: &str) -> CoreResult<PathBuf> {
     if path.is_empty() || path.len() > MAX_PATH_BYTES || path.contains('\0') {
         return Err(CoreError::invalid_request(format!(
             "{name} must be a non-empty path without NUL bytes"
@@ -349,39 +344,31 @@ fn stats_of(engine: &Engine) -> FileCacheStats {
     }
 }
 
-fn watch_on<'env>(
-    env: &'env Env,
-    engine: Arc<Engine>,
-    path: Unknown<'_>,
-) -> napi::Result<PromiseRaw<'env, bool>> {
-    let parsed = args::string_max(path, "workspacePath", MAX_PATH_BYTES);
-    bridge::or_reject(env, parsed, |path| {
-        let call = Call::none().with_timeout(engine.options().timeout);
-        bridge::spawn_call(
-            env,
-            call,
-            move |_| engine.watch_workspace(&path),
-            |_, b| Ok(b),
-        )
+fn watch_on(env: &Env, engine: Arc<Engine>, path: String) -> napi::Result<PromiseRaw<'_, bool>> {
+    let call = Call::none().with_timeout(engine.options().timeout);
+    bridge::spawn_call(
+        env,
+        call,
+        move |_| engine.watch_workspace(&path),
+        |_, b| Ok(b),
+    )
+}
+
+fn unwatch_on(env: &Env, engine: &Engine, path: String) -> napi::Result<bool> {
+    bridge::run_sync(env, || engine.unwatch_workspace(&path))
+}
+
+fn invalidate_file_on(env: &Env, engine: &Engine, path: String) -> napi::Result<u32> {
+    bridge::run_sync(env, || {
+        let path = abs_path_arg(path, "path")?;
+        Ok(args::clamp_u32(engine.files.invalidate_file(&path)))
     })
 }
 
-fn unwatch_on(env: &Env, engine: &Engine, path: Unknown<'_>) -> napi::Result<bool> {
-    let path = args::string_max(path, "workspacePath", MAX_PATH_BYTES);
-    bridge::run_sync(env, || engine.unwatch_workspace(&path?))
-}
-
-fn invalidate_file_on(env: &Env, engine: &Engine, path: Unknown<'_>) -> napi::Result<u32> {
-    let path = abs_path_arg(path, "path");
+fn invalidate_directory_on(env: &Env, engine: &Engine, path: String) -> napi::Result<u32> {
     bridge::run_sync(env, || {
-        Ok(args::clamp_u32(engine.files.invalidate_file(&path?)))
-    })
-}
-
-fn invalidate_directory_on(env: &Env, engine: &Engine, path: Unknown<'_>) -> napi::Result<u32> {
-    let path = abs_path_arg(path, "path");
-    bridge::run_sync(env, || {
-        Ok(args::clamp_u32(engine.files.invalidate_directory(&path?)))
+        let path = abs_path_arg(path, "path")?;
+        Ok(args::clamp_u32(engine.files.invalidate_directory(&path)))
     })
 }
 
@@ -396,62 +383,153 @@ fn stats_on(env: &Env, engine: &Engine) -> napi::Result<FileCacheStats> {
 // ---------------------------------------------------------------------------------------------
 // Exports: module-level functions (the default engine) and `ContextEngine` methods
 
-exports! {
-    #[doc = " Expands `chunk` (a `TextChunk` or `KnowledgeChunk` whose `filePath` is relative to"]
-    #[doc = " `workspacePath`) by `contextLines` lines on each side (lines 25-30 with 5 give lines 20-35,"]
-    #[doc = " clamped to the file), or to its enclosing function, method or class with"]
-    #[doc = " `{ mode: 'structure' }`. Resolves to the chunk's own `content` when `contextLines <= 0` and"]
-    #[doc = " whenever the file cannot be used (missing, unreadable, binary, outside the workspace, range"]
-    #[doc = " outside the file): `expandChunkDetailed` says why. Rejects (`invalid_request`) only for"]
-    #[doc = " arguments of the wrong type or shape."]
-    #[method = "`expandChunk` on this engine's file cache."]
-    #[napi(
-        ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions & CallOptions",
-        ts_return_type = "Promise<string>"
-    )]
-    async fn expand_chunk(workspace_path, chunk, context_lines; options) -> String
-        = expand_on, content_of;
+/// Expands `chunk` (a `TextChunk` or `KnowledgeChunk` whose `filePath` is relative to
+/// `workspacePath`) by `contextLines` lines on each side (lines 25-30 with 5 give lines 20-35,
+/// clamped to the file), or to its enclosing function, method or class with
+/// `{ mode: 'structure' }`. Resolves to the chunk's own `content` when `contextLines <= 0` and
+/// whenever the file cannot be used (missing, unreadable, binary, outside the workspace, range
+/// outside the file): `expandChunkDetailed` says why. Rejects (`invalid_request`) only for
+/// arguments of the wrong type or shape.
+#[napi(ts_return_type = "Promise<string>")]
+pub fn expand_chunk(
+    env: &Env,
+    workspace_path: String,
+    #[napi(ts_arg_type = "TextChunk | KnowledgeChunk")] chunk: ChunkInput,
+    context_lines: f64,
+    #[napi(ts_arg_type = "ExpandChunkOptions & CallOptions")] options: Option<
+        bridge::CallOptions<ExpandChunkOptions>,
+    >,
+) -> napi::Result<PromiseRaw<'_, String>> {
+    let a = (workspace_path, chunk, context_lines, options);
+    expand_on(env, Engine::global(), a, content_of)
+}
 
-    #[doc = " Like `expandChunk`, with the lines returned, whether the file was used, and if not why."]
-    #[method = "`expandChunkDetailed` on this engine's file cache."]
-    #[napi(
-        ts_args_type = "workspacePath: string, chunk: TextChunk | KnowledgeChunk, contextLines: number, options?: ExpandChunkOptions & CallOptions",
-        ts_return_type = "Promise<ExpandedChunk>"
-    )]
-    async fn expand_chunk_detailed(workspace_path, chunk, context_lines; options) -> ExpandedChunk
-        = expand_on, ExpandedChunk::from;
+/// Like `expandChunk`, with the lines returned, whether the file was used, and if not why.
+#[napi(ts_return_type = "Promise<ExpandedChunk>")]
+pub fn expand_chunk_detailed(
+    env: &Env,
+    workspace_path: String,
+    #[napi(ts_arg_type = "TextChunk | KnowledgeChunk")] chunk: ChunkInput,
+    context_lines: f64,
+    #[napi(ts_arg_type = "ExpandChunkOptions & CallOptions")] options: Option<
+        bridge::CallOptions<ExpandChunkOptions>,
+    >,
+) -> napi::Result<PromiseRaw<'_, ExpandedChunk>> {
+    let a = (workspace_path, chunk, context_lines, options);
+    expand_on(env, Engine::global(), a, ExpandedChunk::from)
+}
 
-    #[doc = " Empties the default engine's file cache; returns how many files were dropped."]
-    #[method = "`clearFileCache` on this engine."]
+/// Empties the default engine's file cache; returns how many files were dropped.
+#[napi(catch_unwind)]
+pub fn clear_file_cache(env: &Env) -> napi::Result<u32> {
+    clear_on(env, &Engine::global())
+}
+
+/// Drops one file (absolute path) from the default engine's cache; returns how many entries
+/// were dropped (0 when it was not cached).
+#[napi(catch_unwind)]
+pub fn invalidate_file(env: &Env, path: String) -> napi::Result<u32> {
+    invalidate_file_on(env, &Engine::global(), path)
+}
+
+/// Drops every cached file under a directory (absolute path, compared by whole components:
+/// `/a/b` does not cover `/a/bc`); returns how many were dropped.
+#[napi(catch_unwind)]
+pub fn invalidate_directory(env: &Env, path: String) -> napi::Result<u32> {
+    invalidate_directory_on(env, &Engine::global(), path)
+}
+
+/// Counters and limits of the default engine's file cache.
+#[napi(catch_unwind)]
+pub fn file_cache_stats(env: &Env) -> napi::Result<FileCacheStats> {
+    stats_on(env, &Engine::global())
+}
+
+/// Watches a workspace (recursively) and drops cached files of the default engine as soon as
+/// they change; resolves to false if it was watched already. At most 16 workspaces
+/// (`invalid_request` beyond); `unavailable` when the system refuses (watch limit).
+#[napi(ts_return_type = "Promise<boolean>")]
+pub fn watch_workspace(env: &Env, workspace_path: String) -> napi::Result<PromiseRaw<'_, bool>> {
+    watch_on(env, Engine::global(), workspace_path)
+}
+
+/// Stops watching a workspace; false if it was not watched.
+#[napi(catch_unwind)]
+pub fn unwatch_workspace(env: &Env, workspace_path: String) -> napi::Result<bool> {
+    unwatch_on(env, &Engine::global(), workspace_path)
+}
+
+#[napi]
+impl ContextEngine {
+    /// `expandChunk` on this engine's file cache.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn expand_chunk<'env>(
+        &self,
+        env: &'env Env,
+        workspace_path: String,
+        #[napi(ts_arg_type = "TextChunk | KnowledgeChunk")] chunk: ChunkInput,
+        context_lines: f64,
+        #[napi(ts_arg_type = "ExpandChunkOptions & CallOptions")] options: Option<
+            bridge::CallOptions<ExpandChunkOptions>,
+        >,
+    ) -> napi::Result<PromiseRaw<'env, String>> {
+        let a = (workspace_path, chunk, context_lines, options);
+        expand_on(env, self.inner.clone(), a, content_of)
+    }
+
+    /// `expandChunkDetailed` on this engine's file cache.
+    #[napi(ts_return_type = "Promise<ExpandedChunk>")]
+    pub fn expand_chunk_detailed<'env>(
+        &self,
+        env: &'env Env,
+        workspace_path: String,
+        #[napi(ts_arg_type = "TextChunk | KnowledgeChunk")] chunk: ChunkInput,
+        context_lines: f64,
+        #[napi(ts_arg_type = "ExpandChunkOptions & CallOptions")] options: Option<
+            bridge::CallOptions<ExpandChunkOptions>,
+        >,
+    ) -> napi::Result<PromiseRaw<'env, ExpandedChunk>> {
+        let a = (workspace_path, chunk, context_lines, options);
+        expand_on(env, self.inner.clone(), a, ExpandedChunk::from)
+    }
+
+    /// `clearFileCache` on this engine.
     #[napi(catch_unwind)]
-    fn clear_file_cache() -> u32 = clear_on;
+    pub fn clear_file_cache(&self, env: &Env) -> napi::Result<u32> {
+        clear_on(env, &self.inner)
+    }
 
-    #[doc = " Drops one file (absolute path) from the default engine's cache; returns how many entries"]
-    #[doc = " were dropped (0 when it was not cached)."]
-    #[method = "`invalidateFile` on this engine."]
-    #[napi(catch_unwind, ts_args_type = "path: string")]
-    fn invalidate_file(path) -> u32 = invalidate_file_on;
-
-    #[doc = " Drops every cached file under a directory (absolute path, compared by whole components:"]
-    #[doc = " `/a/b` does not cover `/a/bc`); returns how many were dropped."]
-    #[method = "`invalidateDirectory` on this engine."]
-    #[napi(catch_unwind, ts_args_type = "path: string")]
-    fn invalidate_directory(path) -> u32 = invalidate_directory_on;
-
-    #[doc = " Counters and limits of the default engine's file cache."]
-    #[method = "`fileCacheStats` of this engine."]
+    /// `invalidateFile` on this engine.
     #[napi(catch_unwind)]
-    fn file_cache_stats() -> FileCacheStats = stats_on;
+    pub fn invalidate_file(&self, env: &Env, path: String) -> napi::Result<u32> {
+        invalidate_file_on(env, &self.inner, path)
+    }
 
-    #[doc = " Watches a workspace (recursively) and drops cached files of the default engine as soon as"]
-    #[doc = " they change; resolves to false if it was watched already. At most 16 workspaces"]
-    #[doc = " (`invalid_request` beyond); `unavailable` when the system refuses (watch limit)."]
-    #[method = "`watchWorkspace` for this engine's cache."]
-    #[napi(ts_args_type = "workspacePath: string", ts_return_type = "Promise<boolean>")]
-    async fn watch_workspace(workspace_path) -> bool = watch_on;
+    /// `invalidateDirectory` on this engine.
+    #[napi(catch_unwind)]
+    pub fn invalidate_directory(&self, env: &Env, path: String) -> napi::Result<u32> {
+        invalidate_directory_on(env, &self.inner, path)
+    }
 
-    #[doc = " Stops watching a workspace; false if it was not watched."]
-    #[method = "`unwatchWorkspace` for this engine's cache."]
-    #[napi(catch_unwind, ts_args_type = "workspacePath: string")]
-    fn unwatch_workspace(workspace_path) -> bool = unwatch_on;
+    /// `fileCacheStats` of this engine.
+    #[napi(catch_unwind)]
+    pub fn file_cache_stats(&self, env: &Env) -> napi::Result<FileCacheStats> {
+        stats_on(env, &self.inner)
+    }
+
+    /// `watchWorkspace` for this engine's cache.
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn watch_workspace<'env>(
+        &self,
+        env: &'env Env,
+        workspace_path: String,
+    ) -> napi::Result<PromiseRaw<'env, bool>> {
+        watch_on(env, self.inner.clone(), workspace_path)
+    }
+
+    /// `unwatchWorkspace` for this engine's cache.
+    #[napi(catch_unwind)]
+    pub fn unwatch_workspace(&self, env: &Env, workspace_path: String) -> napi::Result<bool> {
+        unwatch_on(env, &self.inner, workspace_path)
+    }
 }

@@ -7,16 +7,14 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use super::remote::{gitea_args, host_client_class, raw_file_args, GiteaArgs};
-use super::{args, bridge};
-use context_engine_core::error::{Error as CoreError, Result as CoreResult};
+use super::bridge;
+use super::remote::{raw_file, GiteaArgs};
+use context_engine_core::error::Result as CoreResult;
 use context_engine_core::remote::{self, GitHubConfig};
 
 /// Settings of a `GitHubClient`. All optional.
-// Declared for the TypeScript types only: the object is read field by field (`gitea_args`),
-// so a wrong type is an `invalid_request` naming the field.
-#[allow(dead_code)]
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct GitHubClientConfig {
     /// API URL: `https://api.github.com`, or `https://host/api/v3` for GitHub Enterprise
     /// Server. Default: `GITHUB_API_URL`, else `https://api.github.com`.
@@ -38,18 +36,6 @@ pub(crate) fn resolve(a: GiteaArgs) -> CoreResult<GitHubConfig> {
     GitHubConfig::from_env_with(a.base_url, a.token, a.timeout, a.max_bytes)
 }
 
-/// Whether `remoteFileContext`'s config names GitHub (`provider: 'github'`); `'gitea'` or
-/// no provider is Gitea; anything else is `invalid_request`.
-pub(crate) fn provider_is_github(config: &Object<'_>) -> CoreResult<bool> {
-    match args::opt_string(args::field(config, "provider")?, "provider")?.as_deref() {
-        None | Some("gitea") => Ok(false),
-        Some("github") => Ok(true),
-        Some(_) => Err(CoreError::invalid_request(
-            "provider must be 'gitea' or 'github'",
-        )),
-    }
-}
-
 /// A client of GitHub or a GitHub Enterprise Server, shaped like `GiteaClient`. Holds no
 /// connection of its own; all clients share one connection pool.
 #[napi]
@@ -57,26 +43,63 @@ pub struct GitHubClient {
     inner: Arc<remote::GitHubClient>,
 }
 
-host_client_class! {
-    GitHubClient(remote::GitHubClient, "config?: GitHubClientConfig", resolve),
-    #[doc = " Settings default from `GITHUB_API_URL`, `GITHUB_TOKEN` (or `GH_TOKEN`) and"]
-    #[doc = " `GITHUB_TIMEOUT`. Throws `invalid_request` for a bad setting."]
-    new;
-    #[doc = " The API URL, with a trailing slash."]
-    base_url;
-    {
-        #[doc = " The web root that links point to (`https://github.com/` for the public API)."]
-        #[napi(getter)]
-        pub fn web_url(&self) -> String {
-            self.inner.web_base_url().to_owned()
-        }
+#[napi]
+impl GitHubClient {
+    /// Settings default from `GITHUB_API_URL`, `GITHUB_TOKEN` (or `GH_TOKEN`) and
+    /// `GITHUB_TIMEOUT`. Throws `invalid_request` for a bad setting.
+    #[napi(constructor)]
+    pub fn new(env: &Env, config: Option<GitHubClientConfig>) -> napi::Result<Self> {
+        bridge::run_sync(env, || {
+            let c = config.unwrap_or_default();
+            let config = resolve(GiteaArgs::new(c.base_url, c.token, c.timeout, c.max_bytes)?)?;
+            Ok(GitHubClient {
+                inner: Arc::new(remote::GitHubClient::new(config)?),
+            })
+        })
     }
-    #[doc = " The whole file `filepath` of `repo` (`owner/name`) at `ref` (branch, tag or commit SHA;"]
-    #[doc = " the default branch, looked up and remembered for a minute, when omitted). Files over"]
-    #[doc = " 1 MB are read through the raw media type. Binary files, directories and files over"]
-    #[doc = " `maxBytes` are `invalid_request`; a missing or private file or an unknown ref is"]
-    #[doc = " `invalid_request` \"not found\"; 401/403 `unauthorized`; a rate limit (403/429 with"]
-    #[doc = " `x-ratelimit-remaining: 0` or `retry-after`) is `unavailable` with the reset time;"]
-    #[doc = " unreachable or 5xx `unavailable`; `timeout`."]
-    get_raw_file;
+
+    /// The API URL, with a trailing slash.
+    #[napi(getter)]
+    pub fn base_url(&self) -> String {
+        self.inner.base_url().to_owned()
+    }
+
+    /// The web root that links point to (`https://github.com/` for the public API).
+    #[napi(getter)]
+    pub fn web_url(&self) -> String {
+        self.inner.web_base_url().to_owned()
+    }
+
+    /// Whether a token is configured (the token itself is never readable).
+    #[napi(getter)]
+    pub fn has_token(&self) -> bool {
+        self.inner.has_token()
+    }
+
+    /// The whole file `filepath` of `repo` (`owner/name`) at `ref` (branch, tag or commit SHA;
+    /// the default branch, looked up and remembered for a minute, when omitted). Files over
+    /// 1 MB are read through the raw media type. Binary files, directories and files over
+    /// `maxBytes` are `invalid_request`; a missing or private file or an unknown ref is
+    /// `invalid_request` "not found"; 401/403 `unauthorized`; a rate limit (403/429 with
+    /// `x-ratelimit-remaining: 0` or `retry-after`) is `unavailable` with the reset time;
+    /// unreachable or 5xx `unavailable`; `timeout`.
+    #[napi(
+        ts_args_type = "repo: string, filepath: string, ref?: string | null, options?: CallOptions",
+        ts_return_type = "Promise<string>"
+    )]
+    pub fn get_raw_file<'env>(
+        &self,
+        env: &'env Env,
+        repo: String,
+        filepath: String,
+        r#ref: Option<String>,
+        options: Option<bridge::CallOptions<bridge::NoOptions>>,
+    ) -> napi::Result<PromiseRaw<'env, String>> {
+        let client = self.inner.clone();
+        raw_file(env, options, async move {
+            client
+                .get_raw_file(&repo, &filepath, r#ref.as_deref())
+                .await
+        })
+    }
 }

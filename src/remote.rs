@@ -6,14 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use napi::bindgen_prelude::*;
-use napi::{Env, ValueType};
+use napi::Env;
 use napi_derive::napi;
 
 use super::args;
 use super::bridge;
-use super::engine::exports;
 use super::secrets::{redactions_js, Redaction};
-use context_engine_core::error::{Error as CoreError, Result as CoreResult};
+use context_engine_core::error::Result as CoreResult;
 use context_engine_core::remote::{
     self, GiteaConfig, HoundConfig, HoundSearch, Paging, RemoteConfig,
 };
@@ -26,41 +25,24 @@ const MAX_COUNT: u64 = u32::MAX as u64;
 // ---------------------------------------------------------------------------------------------
 // Argument helpers
 
-fn opt_field_string(obj: &Object<'_>, key: &str) -> CoreResult<Option<String>> {
-    args::opt_string(args::field(obj, key)?, key)
-}
-
-fn opt_field_whole(obj: &Object<'_>, key: &str, min: u64, max: u64) -> CoreResult<Option<u64>> {
-    args::field(obj, key)?
-        .map(|v| args::whole(v, key, min, max))
+/// An optional whole number `name` in `min..=max`.
+fn opt_whole(value: Option<f64>, name: &str, min: u64, max: u64) -> CoreResult<Option<u64>> {
+    value
+        .map(|n| args::whole_number(n, name, min, max))
         .transpose()
 }
 
-fn opt_field_bool(obj: &Object<'_>, key: &str) -> CoreResult<Option<bool>> {
-    args::field(obj, key)?
-        .map(|v| args::boolean(v, key))
-        .transpose()
-}
-
-fn opt_field_ms(obj: &Object<'_>, key: &str) -> CoreResult<Option<Duration>> {
-    Ok(opt_field_whole(obj, key, 1, remote::MAX_TIMEOUT_MS)?.map(Duration::from_millis))
+/// An optional deadline in milliseconds.
+fn opt_ms(value: Option<f64>, name: &str) -> CoreResult<Option<Duration>> {
+    Ok(opt_whole(value, name, 1, remote::MAX_TIMEOUT_MS)?.map(Duration::from_millis))
 }
 
 /// A string is one name or a comma-separated list (`'*'` for all); an array lists names.
-fn repos_arg(value: Unknown<'_>) -> CoreResult<Option<Vec<String>>> {
-    let bad = || CoreError::invalid_request("repos must be a string or an array of strings");
-    match value.get_type().unwrap_or(ValueType::Unknown) {
-        ValueType::String => {
-            let s = args::string(value, "repos")?;
-            if s.trim() == "*" {
-                return Ok(None);
-            }
-            Ok(Some(s.split(',').map(str::to_owned).collect()))
-        }
-        ValueType::Object if args::is_array(&value) => {
-            args::string_list(value, "repos", 10_000).map(Some)
-        }
-        _ => Err(bad()),
+fn repos_arg(value: Either<String, Vec<String>>) -> Option<Vec<String>> {
+    match value {
+        Either::A(s) if s.trim() == "*" => None,
+        Either::A(s) => Some(s.split(',').map(str::to_owned).collect()),
+        Either::B(list) => Some(list),
     }
 }
 
@@ -68,10 +50,8 @@ fn repos_arg(value: Unknown<'_>) -> CoreResult<Option<Vec<String>>> {
 // Config
 
 /// Settings of a `GiteaClient`. All optional.
-// Declared for the TypeScript types only: input objects are read field by field (see
-// `context_args`, `search_args`), so a wrong type is an `invalid_request` naming the field.
-#[allow(dead_code)]
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct GiteaClientConfig {
     /// Server URL. Default: `GITEA_URL`, else `https://git.integrolabs.net`.
     pub base_url: Option<String>,
@@ -87,10 +67,8 @@ pub struct GiteaClientConfig {
 }
 
 /// Settings of a `HoundClient`. All optional.
-// Declared for the TypeScript types only: input objects are read field by field (see
-// `context_args`, `search_args`), so a wrong type is an `invalid_request` naming the field.
-#[allow(dead_code)]
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct HoundClientConfig {
     /// Server URL. Default: `HOUND_URL`, else `http://localhost:6080`.
     pub base_url: Option<String>,
@@ -101,10 +79,8 @@ pub struct HoundClientConfig {
 }
 
 /// Settings of `remoteFileContext`: the Gitea settings plus the Hound fallback. All optional.
-// Declared for the TypeScript types only: input objects are read field by field (see
-// `context_args`, `search_args`), so a wrong type is an `invalid_request` naming the field.
-#[allow(dead_code)]
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct RemoteFileContextConfig {
     /// Gitea server URL. Default: `GITEA_URL`, else `https://git.integrolabs.net`.
     pub base_url: Option<String>,
@@ -137,21 +113,21 @@ pub(crate) struct GiteaArgs {
     pub(crate) max_bytes: Option<u64>,
 }
 
-pub(crate) fn gitea_args(obj: Option<&Object<'_>>) -> CoreResult<GiteaArgs> {
-    let Some(obj) = obj else {
-        return Ok(GiteaArgs {
-            base_url: None,
-            token: None,
-            timeout: None,
-            max_bytes: None,
-        });
-    };
-    Ok(GiteaArgs {
-        base_url: opt_field_string(obj, "baseUrl")?,
-        token: opt_field_string(obj, "token")?,
-        timeout: opt_field_ms(obj, "timeout")?,
-        max_bytes: opt_field_whole(obj, "maxBytes", 1, MAX_BYTES_LIMIT)?,
-    })
+impl GiteaArgs {
+    /// The host settings `config.*` (a Gitea's or a GitHub's), checked.
+    pub(crate) fn new(
+        base_url: Option<String>,
+        token: Option<String>,
+        timeout: Option<f64>,
+        max_bytes: Option<f64>,
+    ) -> CoreResult<GiteaArgs> {
+        Ok(GiteaArgs {
+            base_url,
+            token,
+            timeout: opt_ms(timeout, "config.timeout")?,
+            max_bytes: opt_whole(max_bytes, "config.maxBytes", 1, MAX_BYTES_LIMIT)?,
+        })
+    }
 }
 
 impl GiteaArgs {
@@ -163,77 +139,16 @@ impl GiteaArgs {
 // ---------------------------------------------------------------------------------------------
 // GiteaClient
 
-/// The `#[napi]` methods of a code-host client class (`GiteaClient`, `GitHubClient`, each a
-/// struct with an `inner: Arc<HostClient<_>>`): the constructor from the host's settings (read
-/// by `gitea_args`, resolved by `$resolve`), the `baseUrl` and `hasToken` getters and
-/// `getRawFile`, the same for every host but for their docs. `$extra` methods stand between
-/// `baseUrl` and `hasToken`. One definition, so the hosts cannot drift apart.
-///
-/// The docs of the invocation are written as `#[doc = "..."]`: a `///` comment passed through
-/// `macro_rules!` reaches napi as a raw string, which it would copy into `index.d.ts` verbatim.
-macro_rules! host_client_class {
-    (
-        $class:ident($core:ty, $config_ts:tt, $resolve:path),
-        $(#[doc = $new_doc:tt])*
-        new;
-        $(#[doc = $base_doc:tt])*
-        base_url;
-        { $($extra:tt)* }
-        $(#[doc = $raw_doc:tt])*
-        get_raw_file;
-    ) => {
-        #[napi]
-        impl $class {
-            $(#[doc = $new_doc])*
-            #[napi(constructor, ts_args_type = $config_ts)]
-            pub fn new(env: &Env, config: Option<Unknown<'_>>) -> napi::Result<Self> {
-                bridge::run_sync(env, || {
-                    let obj = args::opt_object(config, "config")?;
-                    let config = $resolve(gitea_args(obj.as_ref())?)?;
-                    Ok($class {
-                        inner: Arc::new(<$core>::new(config)?),
-                    })
-                })
-            }
-
-            $(#[doc = $base_doc])*
-            #[napi(getter)]
-            pub fn base_url(&self) -> String {
-                self.inner.base_url().to_owned()
-            }
-
-            $($extra)*
-
-            /// Whether a token is configured (the token itself is never readable).
-            #[napi(getter)]
-            pub fn has_token(&self) -> bool {
-                self.inner.has_token()
-            }
-
-            $(#[doc = $raw_doc])*
-            #[napi(
-                ts_args_type = "repo: string, filepath: string, ref?: string | null, options?: CallOptions",
-                ts_return_type = "Promise<string>"
-            )]
-            pub fn get_raw_file<'env>(
-                &self,
-                env: &'env Env,
-                repo: Unknown<'_>,
-                filepath: Unknown<'_>,
-                r#ref: Option<Unknown<'_>>,
-                options: Option<Unknown<'env>>,
-            ) -> napi::Result<PromiseRaw<'env, String>> {
-                let client = self.inner.clone();
-                let parsed = raw_file_args(repo, filepath, r#ref, options);
-                bridge::or_reject(env, parsed, |(repo, path, r#ref, call)| {
-                    let work = async move { client.get_raw_file(&repo, &path, r#ref.as_deref()).await };
-                    bridge::spawn_async_call(env, call, move |_| work, |_, s| Ok(s))
-                })
-            }
-        }
-    };
+/// `getRawFile` of a code-host client (Gitea's and GitHub's): `fetch` under the call's
+/// controls.
+pub(crate) fn raw_file(
+    env: &Env,
+    options: Option<bridge::CallOptions<bridge::NoOptions>>,
+    fetch: impl std::future::Future<Output = CoreResult<String>> + Send + 'static,
+) -> napi::Result<PromiseRaw<'_, String>> {
+    let (_, call) = bridge::CallOptions::split(options);
+    bridge::spawn_async_call(env, call, move |_| fetch, |_, s| Ok(s))
 }
-pub(crate) use host_client_class;
 
 /// A client of one Gitea server. Holds no connection of its own; all clients share
 /// one connection pool.
@@ -242,44 +157,63 @@ pub struct GiteaClient {
     inner: Arc<remote::GiteaClient>,
 }
 
-host_client_class! {
-    GiteaClient(remote::GiteaClient, "config?: GiteaClientConfig", GiteaArgs::resolve),
-    #[doc = " Settings default from `GITEA_URL`, `GITEA_TOKEN` (or `~/.config/gitea/token`) and"]
-    #[doc = " `GITEA_TIMEOUT`. Throws `invalid_request` for a bad setting."]
-    new;
-    #[doc = " The server URL, with a trailing slash."]
-    base_url;
-    {}
-    #[doc = " The whole file `filepath` of `repo` (`owner/name`) at `ref` (branch, tag or full commit"]
-    #[doc = " SHA; the default branch when omitted). A ref Gitea does not know is `invalid_request`"]
-    #[doc = " (Gitea itself would silently serve the default branch). Binary files and files over"]
-    #[doc = " `maxBytes` are `invalid_request`; a missing or private file is `invalid_request`"]
-    #[doc = " \"not found\"; 401/403 `unauthorized`; unreachable or 5xx `unavailable`; `timeout`."]
-    get_raw_file;
-}
+#[napi]
+impl GiteaClient {
+    /// Settings default from `GITEA_URL`, `GITEA_TOKEN` (or `~/.config/gitea/token`) and
+    /// `GITEA_TIMEOUT`. Throws `invalid_request` for a bad setting.
+    #[napi(constructor)]
+    pub fn new(env: &Env, config: Option<GiteaClientConfig>) -> napi::Result<Self> {
+        bridge::run_sync(env, || {
+            let c = config.unwrap_or_default();
+            let config = GiteaArgs::new(c.base_url, c.token, c.timeout, c.max_bytes)?.resolve()?;
+            Ok(GiteaClient {
+                inner: Arc::new(remote::GiteaClient::new(config)?),
+            })
+        })
+    }
 
-/// The arguments of `getRawFile` (Gitea's and GitHub's): repository, path, ref, call options.
-pub(crate) fn raw_file_args(
-    repo: Unknown<'_>,
-    filepath: Unknown<'_>,
-    r#ref: Option<Unknown<'_>>,
-    options: Option<Unknown<'_>>,
-) -> CoreResult<(String, String, Option<String>, bridge::Call)> {
-    Ok((
-        args::string_max(repo, "repo", 4096)?,
-        args::string_max(filepath, "filepath", 64 * 1024)?,
-        args::opt_string(r#ref, "ref")?,
-        bridge::call_options(options, "options")?,
-    ))
+    /// The server URL, with a trailing slash.
+    #[napi(getter)]
+    pub fn base_url(&self) -> String {
+        self.inner.base_url().to_owned()
+    }
+
+    /// Whether a token is configured (the token itself is never readable).
+    #[napi(getter)]
+    pub fn has_token(&self) -> bool {
+        self.inner.has_token()
+    }
+
+    /// The whole file `filepath` of `repo` (`owner/name`) at `ref` (branch, tag or full commit
+    /// SHA; the default branch when omitted). A ref Gitea does not know is `invalid_request`
+    /// (Gitea itself would silently serve the default branch). Binary files and files over
+    /// `maxBytes` are `invalid_request`; a missing or private file is `invalid_request`
+    /// "not found"; 401/403 `unauthorized`; unreachable or 5xx `unavailable`; `timeout`.
+    #[napi(
+        ts_args_type = "repo: string, filepath: string, ref?: string | null, options?: CallOptions",
+        ts_return_type = "Promise<string>"
+    )]
+    pub fn get_raw_file<'env>(
+        &self,
+        env: &'env Env,
+        repo: String,
+        filepath: String,
+        r#ref: Option<String>,
+        options: Option<bridge::CallOptions<bridge::NoOptions>>,
+    ) -> napi::Result<PromiseRaw<'env, String>> {
+        let client = self.inner.clone();
+        raw_file(env, options, async move {
+            client
+                .get_raw_file(&repo, &filepath, r#ref.as_deref())
+                .await
+        })
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // remoteFileContext
 
 /// What `remoteFileContext` fetches.
-// Declared for the TypeScript types only: input objects are read field by field (see
-// `context_args`, `search_args`), so a wrong type is an `invalid_request` naming the field.
-#[allow(dead_code)]
 #[napi(object, object_to_js = false)]
 pub struct FileContextRequest {
     /// `owner/name` on Gitea or GitHub.
@@ -367,50 +301,35 @@ struct ContextArgs {
     github: bool,
 }
 
-fn context_args(request: Unknown<'_>, config: Option<Unknown<'_>>) -> CoreResult<ContextArgs> {
-    let req = args::object(request, "request")?;
-    let repo = args::string(
-        args::field(&req, "repo")?.ok_or_else(|| CoreError::invalid_request("repo is required"))?,
-        "repo",
+fn context_args(
+    request: FileContextRequest,
+    config: RemoteFileContextConfig,
+) -> CoreResult<ContextArgs> {
+    let line = args::whole_number(request.line, "request.line", 1, remote::MAX_LINE as u64)?;
+    let context = opt_whole(
+        request.context,
+        "request.context",
+        0,
+        remote::MAX_CONTEXT_LINES as u64,
     )?;
-    let file = args::string(
-        args::field(&req, "file")?.ok_or_else(|| CoreError::invalid_request("file is required"))?,
-        "file",
-    )?;
-    let line = args::whole(
-        args::field(&req, "line")?.ok_or_else(|| CoreError::invalid_request("line is required"))?,
-        "line",
-        1,
-        remote::MAX_LINE as u64,
-    )? as usize;
-    let context =
-        opt_field_whole(&req, "context", 0, remote::MAX_CONTEXT_LINES as u64)?.map(|n| n as usize);
-    let r#ref = opt_field_string(&req, "ref")?;
-    let config = args::opt_object(config, "config")?;
-    let (hound_url, hound_timeout, fallback) = match &config {
-        Some(obj) => (
-            opt_field_string(obj, "houndUrl")?,
-            opt_field_ms(obj, "houndTimeout")?,
-            opt_field_bool(obj, "fallback")?.unwrap_or(true),
-        ),
-        None => (None, None, true),
-    };
-    let github = match &config {
-        Some(obj) => super::github::provider_is_github(obj)?,
-        None => false,
-    };
+    let github = config.provider.as_deref() == Some("github");
     Ok(ContextArgs {
         request: remote::FileContextRequest {
-            repo,
-            file,
-            line,
-            context,
-            r#ref,
+            repo: request.repo,
+            file: request.file,
+            line: line as usize,
+            context: context.map(|n| n as usize),
+            r#ref: request.r#ref,
         },
-        gitea: gitea_args(config.as_ref())?,
-        hound_url,
-        hound_timeout,
-        fallback,
+        gitea: GiteaArgs::new(
+            config.base_url,
+            config.token,
+            config.timeout,
+            config.max_bytes,
+        )?,
+        hound_url: config.hound_url,
+        hound_timeout: opt_ms(config.hound_timeout, "config.houndTimeout")?,
+        fallback: config.fallback.unwrap_or(true),
         github,
     })
 }
@@ -449,46 +368,44 @@ fn remote_env_hound() -> bool {
     std::env::var("HOUND_URL").is_ok_and(|v| !v.trim().is_empty())
 }
 
-exports! {
-    #[doc = " Lines `line - context ..= line + context` of a file on Gitea, numbered, with a web link to"]
-    #[doc = " the exact ref served (the design's `hound_file_context`). The body is streamed and reading"]
-    #[doc = " stops after the last line needed. When Gitea is unavailable or times out and a Hound URL is"]
-    #[doc = " known (`houndUrl` or `HOUND_URL`), the same lines are rebuilt from Hound's index and"]
-    #[doc = " `source` is `'hound'`."]
-    #[doc = ""]
-    #[doc = " Rejects with `invalid_request` (bad input, not found, unknown ref, binary file, line past"]
-    #[doc = " the end), `unauthorized` (401/403), `unavailable` or `timeout`."]
-    #[napi(
-        ts_args_type = "request: FileContextRequest, config?: RemoteFileContextConfig & CallOptions",
-        ts_return_type = "Promise<FileContextResult>"
-    )]
-    async fn remote_file_context(env, request; config) -> FileContextResult {
-        let parsed = context_args(request, config)
-            .and_then(|a| Ok((a, bridge::call_options(config, "config")?)));
-        bridge::or_reject(env, parsed, |(a, call)| {
-            bridge::spawn_async_call(
-                env,
-                call,
-                move |_| run_context(a),
-                |_, r| Ok(FileContextResult::from(r)),
-            )
-        })
-    }
+/// Lines `line - context ..= line + context` of a file on Gitea, numbered, with a web link to
+/// the exact ref served (the design's `hound_file_context`). The body is streamed and reading
+/// stops after the last line needed. When Gitea is unavailable or times out and a Hound URL is
+/// known (`houndUrl` or `HOUND_URL`), the same lines are rebuilt from Hound's index and
+/// `source` is `'hound'`.
+///
+/// Rejects with `invalid_request` (bad input, not found, unknown ref, binary file, line past
+/// the end), `unauthorized` (401/403), `unavailable` or `timeout`.
+#[napi(ts_return_type = "Promise<FileContextResult>")]
+pub fn remote_file_context(
+    env: &Env,
+    request: FileContextRequest,
+    #[napi(ts_arg_type = "RemoteFileContextConfig & CallOptions")] config: Option<
+        bridge::CallOptions<RemoteFileContextConfig>,
+    >,
+) -> napi::Result<PromiseRaw<'_, FileContextResult>> {
+    let (config, call) = bridge::CallOptions::split(config);
+    bridge::or_reject(env, context_args(request, config), |a| {
+        bridge::spawn_async_call(
+            env,
+            call,
+            move |_| run_context(a),
+            |_, r| Ok(FileContextResult::from(r)),
+        )
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
 // HoundClient
 
 /// Options of `HoundClient.search`. All optional; names map to Hound's parameters.
-// Declared for the TypeScript types only: input objects are read field by field (see
-// `context_args`, `search_args`), so a wrong type is an `invalid_request` naming the field.
-#[allow(dead_code)]
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct HoundSearchOptions {
     /// `repos`: repository names, or a comma-separated string; `'*'` (the default) for all.
     /// Names are trimmed (Hound itself would silently drop `' beta'`).
     #[napi(ts_type = "string | string[]")]
-    pub repos: Option<String>,
+    pub repos: Option<Either<String, Vec<String>>>,
     /// `files`: only paths matching this regexp.
     pub files: Option<String>,
     /// `excludeFiles`: drop paths matching this regexp.
@@ -509,9 +426,6 @@ pub struct HoundSearchOptions {
 }
 
 /// Paging over matching files.
-// Declared for the TypeScript types only: input objects are read field by field (see
-// `context_args`, `search_args`), so a wrong type is an `invalid_request` naming the field.
-#[allow(dead_code)]
 #[napi(object, object_to_js = false)]
 pub struct HoundPaging {
     /// Files to skip. Default 0.
@@ -683,34 +597,38 @@ fn repo_to_js(r: remote::HoundRepo) -> JsHoundRepo {
     }
 }
 
-fn search_args(query: Unknown<'_>, options: Option<Unknown<'_>>) -> CoreResult<HoundSearch> {
-    let mut search = HoundSearch {
-        query: args::string(query, "query")?,
-        ..HoundSearch::default()
-    };
-    let Some(obj) = args::opt_object(options, "options")? else {
-        return Ok(search);
-    };
-    search.repos = match args::field(&obj, "repos")? {
-        Some(v) if !args::is_missing(&v) => repos_arg(v)?,
-        _ => None,
-    };
-    search.files = opt_field_string(&obj, "files")?;
-    search.exclude_files = opt_field_string(&obj, "excludeFiles")?;
-    search.ignore_case = opt_field_bool(&obj, "ignoreCase")?.unwrap_or(false);
-    search.literal = opt_field_bool(&obj, "literal")?.unwrap_or(false);
-    search.context = opt_field_whole(&obj, "context", 0, u64::from(remote::HOUND_MAX_CONTEXT))?
-        .map(|n| n as u32);
-    search.limit =
-        opt_field_whole(&obj, "limit", 0, u64::from(remote::HOUND_LIMIT_CAP))?.map(|n| n as u32);
-    search.stats = opt_field_bool(&obj, "stats")?.unwrap_or(false);
-    if let Some(rng) = args::opt_object(args::field(&obj, "rng")?, "rng")? {
-        search.paging = Some(Paging {
-            offset: opt_field_whole(&rng, "offset", 0, MAX_COUNT)?.unwrap_or(0) as u32,
-            limit: opt_field_whole(&rng, "limit", 0, MAX_COUNT)?.map(|n| n as u32),
-        });
-    }
-    Ok(search)
+fn search_args(query: String, o: HoundSearchOptions) -> CoreResult<HoundSearch> {
+    let count = |value, name| opt_whole(value, name, 0, MAX_COUNT).map(|n| n.map(|n| n as u32));
+    Ok(HoundSearch {
+        query,
+        repos: o.repos.and_then(repos_arg),
+        files: o.files,
+        exclude_files: o.exclude_files,
+        ignore_case: o.ignore_case.unwrap_or(false),
+        literal: o.literal.unwrap_or(false),
+        context: opt_whole(
+            o.context,
+            "options.context",
+            0,
+            u64::from(remote::HOUND_MAX_CONTEXT),
+        )?
+        .map(|n| n as u32),
+        limit: opt_whole(
+            o.limit,
+            "options.limit",
+            0,
+            u64::from(remote::HOUND_LIMIT_CAP),
+        )?
+        .map(|n| n as u32),
+        stats: o.stats.unwrap_or(false),
+        paging: match o.rng {
+            Some(rng) => Some(Paging {
+                offset: count(rng.offset, "options.rng.offset")?.unwrap_or(0),
+                limit: count(rng.limit, "options.rng.limit")?,
+            }),
+            None => None,
+        },
+    })
 }
 
 /// A client of one Hound server (hound-search/hound).
@@ -723,19 +641,13 @@ pub struct HoundClient {
 impl HoundClient {
     /// Settings default from `HOUND_URL` and `HOUND_TIMEOUT`. Throws `invalid_request` for a
     /// bad setting.
-    #[napi(constructor, ts_args_type = "config?: HoundClientConfig")]
-    pub fn new(env: &Env, config: Option<Unknown<'_>>) -> napi::Result<Self> {
+    #[napi(constructor)]
+    pub fn new(env: &Env, config: Option<HoundClientConfig>) -> napi::Result<Self> {
         bridge::run_sync(env, || {
-            let obj = args::opt_object(config, "config")?;
-            let (base_url, timeout, max_bytes) = match &obj {
-                Some(o) => (
-                    opt_field_string(o, "baseUrl")?,
-                    opt_field_ms(o, "timeout")?,
-                    opt_field_whole(o, "maxBytes", 1, MAX_BYTES_LIMIT)?,
-                ),
-                None => (None, None, None),
-            };
-            let config = HoundConfig::from_env_with(base_url, timeout, max_bytes)?;
+            let c = config.unwrap_or_default();
+            let timeout = opt_ms(c.timeout, "config.timeout")?;
+            let max_bytes = opt_whole(c.max_bytes, "config.maxBytes", 1, MAX_BYTES_LIMIT)?;
+            let config = HoundConfig::from_env_with(c.base_url, timeout, max_bytes)?;
             Ok(HoundClient {
                 inner: Arc::new(remote::HoundClient::new(config)?),
             })
@@ -753,20 +665,18 @@ impl HoundClient {
     /// `invalid_request`; Hound still indexing (503) with `unavailable`. Files and lines carry
     /// `url`: the code host's link at the revision Hound indexed, by each repository's URL
     /// pattern from `/api/v1/repos` (fetched once a minute at most).
-    #[napi(
-        ts_args_type = "query: string, options?: HoundSearchOptions & CallOptions",
-        ts_return_type = "Promise<HoundSearchResult>"
-    )]
+    #[napi(ts_return_type = "Promise<HoundSearchResult>")]
     pub fn search<'env>(
         &self,
         env: &'env Env,
-        query: Unknown<'_>,
-        options: Option<Unknown<'env>>,
+        query: String,
+        #[napi(ts_arg_type = "HoundSearchOptions & CallOptions")] options: Option<
+            bridge::CallOptions<HoundSearchOptions>,
+        >,
     ) -> napi::Result<PromiseRaw<'env, JsHoundSearchResult>> {
-        let parsed = search_args(query, options)
-            .and_then(|s| Ok((s, bridge::call_options(options, "options")?)));
+        let (options, call) = bridge::CallOptions::split(options);
         let client = self.inner.clone();
-        bridge::or_reject(env, parsed, |(search, call)| {
+        bridge::or_reject(env, search_args(query, options), |search| {
             bridge::spawn_async_call(
                 env,
                 call,
@@ -777,91 +687,75 @@ impl HoundClient {
     }
 
     /// The configured repositories (`/api/v1/repos`), by name.
-    #[napi(
-        ts_args_type = "options?: CallOptions",
-        ts_return_type = "Promise<Record<string, HoundRepo>>"
-    )]
+    #[napi(ts_return_type = "Promise<Record<string, HoundRepo>>")]
     pub fn repos<'env>(
         &self,
         env: &'env Env,
-        options: Option<Unknown<'env>>,
+        #[napi(ts_arg_type = "CallOptions")] options: Option<
+            bridge::CallOptions<bridge::NoOptions>,
+        >,
     ) -> napi::Result<PromiseRaw<'env, BTreeMap<String, JsHoundRepo>>> {
+        let (_, call) = bridge::CallOptions::split(options);
         let client = self.inner.clone();
-        bridge::or_reject(env, bridge::call_options(options, "options"), |call| {
-            bridge::spawn_async_call(
-                env,
-                call,
-                move |_| async move { client.repos().await },
-                |_, r| Ok(r.into_iter().map(|(k, v)| (k, repo_to_js(v))).collect()),
-            )
-        })
+        bridge::spawn_async_call(
+            env,
+            call,
+            move |_| async move { client.repos().await },
+            |_, r| Ok(r.into_iter().map(|(k, v)| (k, repo_to_js(v))).collect()),
+        )
     }
 
     /// Hound's key of the code-host repository `ownerRepo` (`owner/name`): a key equal to it,
     /// else the repository whose clone URL names it, else `owner-name`, else `name`; `null`
     /// when Hound does not index it.
-    #[napi(
-        ts_args_type = "ownerRepo: string",
-        ts_return_type = "Promise<string | null>"
-    )]
+    #[napi(ts_return_type = "Promise<string | null>")]
     pub fn repo_key<'env>(
         &self,
         env: &'env Env,
-        owner_repo: Unknown<'_>,
+        owner_repo: String,
     ) -> napi::Result<PromiseRaw<'env, Option<String>>> {
         let client = self.inner.clone();
-        bridge::or_reject(env, args::string(owner_repo, "ownerRepo"), |name| {
-            let work = async move { client.repo_key(&name).await };
-            bridge::spawn_async_call(env, bridge::Call::none(), move |_| work, |_, k| Ok(k))
-        })
+        let work = async move { client.repo_key(&owner_repo).await };
+        bridge::spawn_async_call(env, bridge::Call::none(), move |_| work, |_, k| Ok(k))
     }
 
     /// `owner/name` on the code host of Hound repository `key` (from its clone URL); `null`
     /// for an unknown key.
-    #[napi(
-        ts_args_type = "key: string",
-        ts_return_type = "Promise<string | null>"
-    )]
+    #[napi(ts_return_type = "Promise<string | null>")]
     pub fn repo_name<'env>(
         &self,
         env: &'env Env,
-        key: Unknown<'_>,
+        key: String,
     ) -> napi::Result<PromiseRaw<'env, Option<String>>> {
         let client = self.inner.clone();
-        bridge::or_reject(env, args::string(key, "key"), |key| {
-            let work = async move { client.repo_name(&key).await };
-            bridge::spawn_async_call(env, bridge::Call::none(), move |_| work, |_, n| Ok(n))
-        })
+        let work = async move { client.repo_name(&key).await };
+        bridge::spawn_async_call(env, bridge::Call::none(), move |_| work, |_, n| Ok(n))
     }
 
     /// Files of `repo` that Hound did not index (`/api/v1/excludes`), e.g. binaries.
-    #[napi(
-        ts_args_type = "repo: string, options?: CallOptions",
-        ts_return_type = "Promise<HoundExcludedFile[]>"
-    )]
+    #[napi(ts_return_type = "Promise<HoundExcludedFile[]>")]
     pub fn excludes<'env>(
         &self,
         env: &'env Env,
-        repo: Unknown<'_>,
-        options: Option<Unknown<'env>>,
+        repo: String,
+        #[napi(ts_arg_type = "CallOptions")] options: Option<
+            bridge::CallOptions<bridge::NoOptions>,
+        >,
     ) -> napi::Result<PromiseRaw<'env, Vec<JsExcluded>>> {
-        let parsed = args::string_max(repo, "repo", 4096)
-            .and_then(|r| Ok((r, bridge::call_options(options, "options")?)));
+        let (_, call) = bridge::CallOptions::split(options);
         let client = self.inner.clone();
-        bridge::or_reject(env, parsed, |(repo, call)| {
-            bridge::spawn_async_call(
-                env,
-                call,
-                move |_| async move { client.excludes(&repo).await },
-                |_, r| {
-                    Ok(r.into_iter()
-                        .map(|e| JsExcluded {
-                            filename: e.filename,
-                            reason: e.reason,
-                        })
-                        .collect())
-                },
-            )
-        })
+        bridge::spawn_async_call(
+            env,
+            call,
+            move |_| async move { client.excludes(&repo).await },
+            |_, r| {
+                Ok(r.into_iter()
+                    .map(|e| JsExcluded {
+                        filename: e.filename,
+                        reason: e.reason,
+                    })
+                    .collect())
+            },
+        )
     }
 }

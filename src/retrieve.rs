@@ -7,9 +7,9 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use super::args::{self, Fields};
+use super::args;
 use super::bridge;
-use super::engine::{exports, ContextEngine};
+use super::engine::ContextEngine;
 use super::secrets::{redactions_js, Redaction};
 use context_engine_core::engine::Engine;
 use context_engine_core::error::Result as CoreResult;
@@ -30,9 +30,6 @@ pub enum ContextProviderId {
 }
 
 /// A retrieval request (see docs/design/context-retrieval-contract-v1.md, section 3.1).
-// Declares the TypeScript type; the value is read field by field with `args` so that every
-// bad input is an `invalid_request`.
-#[allow(dead_code)]
 #[napi(object, object_to_js = false)]
 pub struct ContextRetrievalRequest {
     /// What the agent is asked to do; terms, identifiers, paths and stack frames in it are
@@ -50,7 +47,7 @@ pub struct ContextRetrievalRequest {
     /// The provider; echoed in each snippet's `provider`.
     pub provider_id: ContextProviderId,
     /// Snippets wanted: default 20, capped to 100.
-    pub limit: Option<u32>,
+    pub limit: Option<f64>,
     /// When true, each snippet carries the `signals` that scored it. Default false.
     pub explain: Option<bool>,
     /// Replace suspected secrets by `[REDACTED:<kind>]` and report them in each snippet's
@@ -63,8 +60,6 @@ pub struct ContextRetrievalRequest {
 /// `ContextRetrievalRequest` with `rootPaths` in place of `rootPath`. The roots are ranked as
 /// one collection (a term weighs the same in every root, so scores compare across them); each
 /// snippet says its `root`, and its `path` is relative to it.
-// Declares the TypeScript type; read field by field with `args`, as the single-root request.
-#[allow(dead_code)]
 #[napi(object, object_to_js = false)]
 pub struct MultiRootRetrievalRequest {
     /// What the agent is asked to do (as `ContextRetrievalRequest.prompt`).
@@ -84,7 +79,7 @@ pub struct MultiRootRetrievalRequest {
     /// The provider; echoed in each snippet's `provider`.
     pub provider_id: ContextProviderId,
     /// Snippets wanted over all the roots: default 20, capped to 100.
-    pub limit: Option<u32>,
+    pub limit: Option<f64>,
     /// When true, each snippet carries the `signals` that scored it. Default false.
     pub explain: Option<bool>,
     /// Replace suspected secrets (as `ContextRetrievalRequest.redact`). Default true.
@@ -127,6 +122,10 @@ pub struct SnippetSignals {
     /// A line of the file (a string constant, mostly) holds an error message or quoted
     /// sentence of the prompt (a pasted error): the lift it gave, already counted in `total`; 0 otherwise.
     pub message: f64,
+    /// The prompt's words for the file's role (`test`, `docs`...) are the project's own
+    /// vocabulary (a source file is named after them, or most source files use them: a test
+    /// framework's reports speak of tests), so they did not lift the role's demotion.
+    pub role_unasked: bool,
 }
 
 /// A ranked snippet (see docs/design/context-retrieval-contract-v1.md, section 3.2), with
@@ -248,12 +247,11 @@ enum Provider {
     Mcp,
 }
 
-fn id_string(f: &Fields<'_>, key: &str) -> CoreResult<String> {
-    let s = args::string_max(f.required(key)?, key, retrieve::MAX_ID_BYTES)?;
-    if s.trim().is_empty() {
-        return Err(args::bad(key, "must not be empty"));
+fn id_string(id: &str, name: &str) -> CoreResult<()> {
+    if id.trim().is_empty() {
+        return Err(args::bad(name, "must not be empty"));
     }
-    Ok(s)
+    Ok(())
 }
 
 /// The roots a request names: its `rootPath`, or its `rootPaths` (exactly one of them).
@@ -262,44 +260,87 @@ enum Roots {
     Many(Vec<String>),
 }
 
-fn request_args(request: Unknown<'_>) -> CoreResult<(Request, Roots, Provider, SnippetOptions)> {
-    let f = Fields::of(request, "request")?;
-    let prompt = args::string_max(f.required("prompt")?, "prompt", retrieve::MAX_PROMPT_BYTES)?;
-    id_string(&f, "spaceId")?;
-    id_string(&f, "sessionId")?;
-    let roots = match (f.get("rootPath")?, f.get("rootPaths")?) {
-        (Some(root), None) => Roots::One(root_arg(root)?),
-        (None, Some(list)) => Roots::Many(roots_arg(list)?),
-        _ => {
-            return Err(args::bad(
-                "request",
-                "must have exactly one of rootPath (a root) and rootPaths (an array of roots)",
-            ))
+/// A single-root or a multi-root request (napi converts into the first whose fields fit).
+type AnyRequest = Either<ContextRetrievalRequest, MultiRootRetrievalRequest>;
+
+/// The fields both kinds of request share, and their roots.
+struct RequestFields {
+    prompt: String,
+    space_id: String,
+    session_id: String,
+    roots: CoreResult<Roots>,
+    provider_id: ContextProviderId,
+    limit: Option<f64>,
+    explain: Option<bool>,
+    redact: Option<bool>,
+}
+
+fn both_roots() -> context_engine_core::error::Error {
+    args::bad(
+        "request",
+        "must have exactly one of rootPath (a root) and rootPaths (an array of roots)",
+    )
+}
+
+impl From<AnyRequest> for RequestFields {
+    fn from(request: AnyRequest) -> Self {
+        match request {
+            Either::A(r) => RequestFields {
+                roots: match r.root_paths {
+                    Some(_) => Err(both_roots()),
+                    None => root_arg(r.root_path).map(Roots::One),
+                },
+                prompt: r.prompt,
+                space_id: r.space_id,
+                session_id: r.session_id,
+                provider_id: r.provider_id,
+                limit: r.limit,
+                explain: r.explain,
+                redact: r.redact,
+            },
+            Either::B(r) => RequestFields {
+                roots: match r.root_path {
+                    Some(_) => Err(both_roots()),
+                    None => roots_arg(r.root_paths).map(Roots::Many),
+                },
+                prompt: r.prompt,
+                space_id: r.space_id,
+                session_id: r.session_id,
+                provider_id: r.provider_id,
+                limit: r.limit,
+                explain: r.explain,
+                redact: r.redact,
+            },
         }
-    };
+    }
+}
+
+fn request_args(r: AnyRequest) -> CoreResult<(Request, Roots, Provider, SnippetOptions)> {
+    let r = RequestFields::from(r);
+    id_string(&r.space_id, "request.spaceId")?;
+    id_string(&r.session_id, "request.sessionId")?;
+    let roots = r.roots?;
     let root = match &roots {
-        Roots::One(r) => r.clone(),
+        Roots::One(root) => root.clone(),
         Roots::Many(_) => String::new(),
     };
-    let provider = match args::string_max(f.required("providerId")?, "providerId", 64)?.as_str() {
-        "mcp" => Provider::Mcp,
-        "filesystem" => Provider::Filesystem,
-        _ => return Err(args::expected("providerId", "'filesystem' or 'mcp'")),
+    let provider = match r.provider_id {
+        ContextProviderId::Mcp => Provider::Mcp,
+        ContextProviderId::Filesystem => Provider::Filesystem,
     };
-    let limit = match f.get("limit")? {
-        Some(v) => {
-            (args::whole(v, "limit", 1, u64::from(u32::MAX))? as usize).min(retrieve::MAX_LIMIT)
-        }
+    let limit = match r.limit {
+        Some(n) => (args::whole_number(n, "request.limit", 1, u64::from(u32::MAX))? as usize)
+            .min(retrieve::MAX_LIMIT),
         None => retrieve::DEFAULT_LIMIT,
     };
     let defaults = SnippetOptions::default();
     let shape = SnippetOptions {
-        explain: f.boolean("explain")?.unwrap_or(defaults.explain),
-        redact: f.boolean("redact")?.unwrap_or(defaults.redact),
+        explain: r.explain.unwrap_or(defaults.explain),
+        redact: r.redact.unwrap_or(defaults.redact),
     };
     Ok((
         Request {
-            prompt,
+            prompt: r.prompt,
             root,
             limit,
         },
@@ -309,13 +350,8 @@ fn request_args(request: Unknown<'_>) -> CoreResult<(Request, Roots, Provider, S
     ))
 }
 
-/// `rootPaths`: an array of 1 to [`retrieve::MAX_ROOTS_PER_CALL`] non-empty strings.
-fn roots_arg(list: Unknown<'_>) -> CoreResult<Vec<String>> {
-    let roots = args::string_list(
-        list,
-        "request.rootPaths",
-        retrieve::MAX_ROOTS_PER_CALL as u32,
-    )?;
+/// `rootPaths`: at least one non-empty path (the package entry bounds their number and size).
+fn roots_arg(roots: Vec<String>) -> CoreResult<Vec<String>> {
     if roots.is_empty() {
         return Err(args::bad(
             "request.rootPaths",
@@ -329,12 +365,6 @@ fn roots_arg(list: Unknown<'_>) -> CoreResult<Vec<String>> {
                 "must not be empty",
             ));
         }
-        if r.len() > 64 * 1024 {
-            return Err(args::too_large(
-                &format!("request.rootPaths[{i}]"),
-                64 * 1024,
-            ));
-        }
     }
     Ok(roots)
 }
@@ -342,11 +372,11 @@ fn roots_arg(list: Unknown<'_>) -> CoreResult<Vec<String>> {
 fn to_js(s: Snippet, root: String, provider: Provider) -> ContextSnippet {
     ContextSnippet {
         id: s.id,
+        root,
         provider: match provider {
             Provider::Filesystem => ContextProviderId::Filesystem,
             Provider::Mcp => ContextProviderId::Mcp,
         },
-        root,
         path: s.path,
         source: s.source,
         content: s.content,
@@ -365,80 +395,81 @@ fn to_js(s: Snippet, root: String, provider: Provider) -> ContextSnippet {
             total: f64::from(g.total),
             role_kept: g.role_kept.map(|k| k.as_str().to_owned()),
             message: f64::from(g.message),
+            role_unasked: g.role_unasked,
         }),
         redactions: redactions_js(&s.redactions),
     }
 }
 
 /// `retrieve` on `engine`: the one definition behind the module function and the method.
-fn retrieve_on<'env>(
-    env: &'env Env,
+fn retrieve_on(
+    env: &Env,
     engine: Arc<Engine>,
-    request: Unknown<'_>,
-    options: Option<Unknown<'env>>,
-) -> napi::Result<PromiseRaw<'env, Vec<ContextSnippet>>> {
-    let parsed =
-        request_args(request).and_then(|r| Ok((r, bridge::call_options(options, "options")?)));
-    bridge::or_reject(env, parsed, |((request, roots, provider, shape), call)| {
-        bridge::spawn_call(
-            env,
-            call.with_timeout(engine.options().timeout),
-            move |cancel| match roots {
-                Roots::One(root) => Ok(engine
-                    .retrieve_with(&request, &shape, cancel)?
-                    .into_iter()
-                    .map(|s| (root.clone(), s))
-                    .collect::<Vec<_>>()),
-                Roots::Many(roots) => {
-                    let request = retrieve::RootsRequest {
-                        prompt: request.prompt,
-                        roots,
-                        limit: request.limit,
-                    };
-                    Ok(engine
-                        .retrieve_roots(&request, &shape, cancel)?
+    request: AnyRequest,
+    options: Option<bridge::CallOptions<bridge::NoOptions>>,
+) -> napi::Result<PromiseRaw<'_, Vec<ContextSnippet>>> {
+    let (_, call) = bridge::CallOptions::split(options);
+    bridge::or_reject(
+        env,
+        request_args(request),
+        |(request, roots, provider, shape)| {
+            bridge::spawn_call(
+                env,
+                call.with_timeout(engine.options().timeout),
+                move |cancel| match roots {
+                    Roots::One(root) => Ok(engine
+                        .retrieve_with(&request, &shape, cancel)?
                         .into_iter()
-                        .map(|s| (s.root, s.snippet))
+                        .map(|s| (root.clone(), s))
+                        .collect::<Vec<_>>()),
+                    Roots::Many(roots) => {
+                        let request = retrieve::RootsRequest {
+                            prompt: request.prompt,
+                            roots,
+                            limit: request.limit,
+                        };
+                        Ok(engine
+                            .retrieve_roots(&request, &shape, cancel)?
+                            .into_iter()
+                            .map(|s| (s.root, s.snippet))
+                            .collect())
+                    }
+                },
+                move |_, snippets| {
+                    Ok(snippets
+                        .into_iter()
+                        .map(|(root, s)| to_js(s, root, provider))
                         .collect())
-                }
-            },
-            move |_, snippets| {
-                Ok(snippets
-                    .into_iter()
-                    .map(|(root, s)| to_js(s, root, provider))
-                    .collect())
-            },
-        )
-    })
+                },
+            )
+        },
+    )
 }
 
-fn root_arg(root: Unknown<'_>) -> CoreResult<String> {
-    let root = args::string_max(root, "rootPath", 64 * 1024)?;
+fn root_arg(root: String) -> CoreResult<String> {
     if root.trim().is_empty() {
         return Err(args::bad("rootPath", "must not be empty"));
     }
     Ok(root)
 }
 
-fn status_on(env: &Env, engine: &Engine, root: Unknown<'_>) -> napi::Result<IndexStatus> {
-    let root = root_arg(root);
-    bridge::run_sync(env, || Ok(engine.index_status(&root?)?.into()))
+fn status_on(env: &Env, engine: &Engine, root: String) -> napi::Result<IndexStatus> {
+    bridge::run_sync(env, || Ok(engine.index_status(&root_arg(root)?)?.into()))
 }
 
-fn evict_on(env: &Env, engine: &Engine, root: Unknown<'_>) -> napi::Result<bool> {
-    let root = root_arg(root);
-    bridge::run_sync(env, || engine.evict(&root?))
+fn evict_on(env: &Env, engine: &Engine, root: String) -> napi::Result<bool> {
+    bridge::run_sync(env, || engine.evict(&root_arg(root)?))
 }
 
 /// `prepareIndex` on `engine`.
-fn prepare_on<'env>(
-    env: &'env Env,
+fn prepare_on(
+    env: &Env,
     engine: Arc<Engine>,
-    root: Unknown<'_>,
-    options: Option<Unknown<'env>>,
-) -> napi::Result<PromiseRaw<'env, IndexStatus>> {
-    let parsed = root_arg(root).and_then(|r| Ok((r, bridge::call_options(options, "options")?)));
-    bridge::or_reject(env, parsed, |(root, call)| {
+    root: String,
+    options: Option<bridge::CallOptions<bridge::NoOptions>>,
+) -> napi::Result<PromiseRaw<'_, IndexStatus>> {
+    let (_, call) = bridge::CallOptions::split(options);
+    bridge::or_reject(env, root_arg(root), |root| {
         bridge::spawn_call(
             env,
             call.with_timeout(engine.options().timeout),
@@ -458,11 +489,6 @@ pub struct FileRanksOptions {
     /// parts). Default: the whole root.
     pub path: Option<String>,
 }
-
-args::from_fields!(FileRanksOptions {
-    limit: number("limit"),
-    path: string("path"),
-});
 
 /// One file of a root, as its index knows it.
 #[napi(object, object_from_js = false)]
@@ -533,15 +559,14 @@ fn ranks_js(r: CoreFileRanks) -> FileRanks {
 }
 
 /// `fileRanks` on `engine`.
-fn file_ranks_on<'env>(
-    env: &'env Env,
+fn file_ranks_on(
+    env: &Env,
     engine: Arc<Engine>,
-    root: Unknown<'_>,
-    options: Option<Unknown<'env>>,
-) -> napi::Result<PromiseRaw<'env, FileRanks>> {
+    root: String,
+    options: Option<bridge::CallOptions<FileRanksOptions>>,
+) -> napi::Result<PromiseRaw<'_, FileRanks>> {
+    let (o, call) = bridge::CallOptions::split(options);
     let parsed = (|| {
-        let root = root_arg(root)?;
-        let (o, call) = bridge::options_call::<FileRanksOptions>(options, "options")?;
         let limit = args::opt_whole_number(
             o.limit,
             "options.limit",
@@ -549,10 +574,15 @@ fn file_ranks_on<'env>(
             1,
             retrieve::MAX_RANKED_FILES as u64,
         )? as usize;
-        let path = o.path;
-        Ok((root, FileRankOptions { limit, path }, call))
+        Ok((
+            root_arg(root)?,
+            FileRankOptions {
+                limit,
+                path: o.path,
+            },
+        ))
     })();
-    bridge::or_reject(env, parsed, |(root, options, call)| {
+    bridge::or_reject(env, parsed, |(root, options)| {
         bridge::spawn_call(
             env,
             call.with_timeout(engine.options().timeout),
@@ -562,57 +592,111 @@ fn file_ranks_on<'env>(
     })
 }
 
-exports! {
-    #[doc = " Ranked snippets of `request.rootPath` for `request.prompt` (Context Retrieval Contract"]
-    #[doc = " v1). The first call for a root indexes it (concurrent first calls share one build); later"]
-    #[doc = " calls see changed, added and deleted files. `[]` when nothing matches. With `rootPaths`"]
-    #[doc = " instead (a `MultiRootRetrievalRequest`), the roots are ranked as one collection and each"]
-    #[doc = " snippet says its `root`; each root keeps its own index. Rejects with `invalid_request`"]
-    #[doc = " for a malformed request (neither or both of `rootPath` and `rootPaths`) or a root that is"]
-    #[doc = " not an absolute path to a directory. `options.signal` aborts the call (an"]
-    #[doc = " `AbortError`); an aborted first build leaves no index."]
-    #[method = "`retrieve` on this engine's own indexes."]
-    #[napi(
-        ts_args_type = "request: ContextRetrievalRequest | MultiRootRetrievalRequest, options?: CallOptions",
-        ts_return_type = "Promise<ContextSnippet[]>"
-    )]
-    async fn retrieve(request; options) -> Vec<ContextSnippet> = retrieve_on;
+/// Ranked snippets of `request.rootPath` for `request.prompt` (Context Retrieval Contract
+/// v1). The first call for a root indexes it (concurrent first calls share one build); later
+/// calls see changed, added and deleted files. `[]` when nothing matches. With `rootPaths`
+/// instead (a `MultiRootRetrievalRequest`), the roots are ranked as one collection and each
+/// snippet says its `root`; each root keeps its own index. Rejects with `invalid_request`
+/// for a malformed request (neither or both of `rootPath` and `rootPaths`) or a root that is
+/// not an absolute path to a directory. `options.signal` aborts the call (an
+/// `AbortError`); an aborted first build leaves no index.
+#[napi(ts_return_type = "Promise<ContextSnippet[]>")]
+pub fn retrieve(
+    env: &Env,
+    #[napi(ts_arg_type = "ContextRetrievalRequest | MultiRootRetrievalRequest")]
+    request: AnyRequest,
+    #[napi(ts_arg_type = "CallOptions")] options: Option<bridge::CallOptions<bridge::NoOptions>>,
+) -> napi::Result<PromiseRaw<'_, Vec<ContextSnippet>>> {
+    retrieve_on(env, Engine::global(), request, options)
+}
 
-    #[doc = " The state of `rootPath`'s index in the default engine, without waiting for a build:"]
-    #[doc = " poll it while a first `retrieve` or `prepareIndex` runs to show progress."]
-    #[method = "`indexStatus` on this engine."]
-    #[napi(catch_unwind, ts_args_type = "rootPath: string")]
-    fn index_status(root_path) -> IndexStatus = status_on;
+/// The state of `rootPath`'s index in the default engine, without waiting for a build:
+/// poll it while a first `retrieve` or `prepareIndex` runs to show progress.
+#[napi(catch_unwind)]
+pub fn index_status(env: &Env, root_path: String) -> napi::Result<IndexStatus> {
+    status_on(env, &Engine::global(), root_path)
+}
 
-    #[doc = " Indexes `rootPath` in the default engine ahead of the first `retrieve` (or brings its"]
-    #[doc = " index up to date), resolving to the index status. `options.signal` aborts it (an aborted"]
-    #[doc = " first build leaves the root `absent`)."]
-    #[method = "`prepareIndex` on this engine."]
-    #[napi(
-        ts_args_type = "rootPath: string, options?: CallOptions",
-        ts_return_type = "Promise<IndexStatus>"
-    )]
-    async fn prepare_index(root_path; options) -> IndexStatus = prepare_on;
+/// Indexes `rootPath` in the default engine ahead of the first `retrieve` (or brings its
+/// index up to date), resolving to the index status. `options.signal` aborts it (an aborted
+/// first build leaves the root `absent`).
+#[napi(ts_return_type = "Promise<IndexStatus>")]
+pub fn prepare_index(
+    env: &Env,
+    root_path: String,
+    #[napi(ts_arg_type = "CallOptions")] options: Option<bridge::CallOptions<bridge::NoOptions>>,
+) -> napi::Result<PromiseRaw<'_, IndexStatus>> {
+    prepare_on(env, Engine::global(), root_path, options)
+}
 
-    #[doc = " The files of `rootPath` (or of its folder `options.path`) most central first (the ones"]
-    #[doc = " whose names the rest of the tree uses most), with their roles and languages, and its"]
-    #[doc = " folders with the role most of their files have: a repository map from the index, which"]
-    #[doc = " is built or brought up to date first. Rejects with `invalid_request` for a root that is"]
-    #[doc = " not an absolute path to a directory (or outside `allowedRoots`), a bad `limit` or"]
-    #[doc = " `path`; `options.signal` aborts it."]
-    #[method = "`fileRanks` on this engine's own indexes."]
-    #[napi(
-        ts_args_type = "rootPath: string, options?: FileRanksOptions & CallOptions",
-        ts_return_type = "Promise<FileRanks>"
-    )]
-    async fn file_ranks(root_path; options) -> FileRanks = file_ranks_on;
+/// The files of `rootPath` (or of its folder `options.path`) most central first (the ones
+/// whose names the rest of the tree uses most), with their roles and languages, and its
+/// folders with the role most of their files have: a repository map from the index, which
+/// is built or brought up to date first. Rejects with `invalid_request` for a root that is
+/// not an absolute path to a directory (or outside `allowedRoots`), a bad `limit` or
+/// `path`; `options.signal` aborts it.
+#[napi(ts_return_type = "Promise<FileRanks>")]
+pub fn file_ranks(
+    env: &Env,
+    root_path: String,
+    #[napi(ts_arg_type = "FileRanksOptions & CallOptions")] options: Option<
+        bridge::CallOptions<FileRanksOptions>,
+    >,
+) -> napi::Result<PromiseRaw<'_, FileRanks>> {
+    file_ranks_on(env, Engine::global(), root_path, options)
 }
 
 #[napi]
 impl ContextEngine {
+    /// `retrieve` on this engine's own indexes.
+    #[napi(ts_return_type = "Promise<ContextSnippet[]>")]
+    pub fn retrieve<'env>(
+        &self,
+        env: &'env Env,
+        #[napi(ts_arg_type = "ContextRetrievalRequest | MultiRootRetrievalRequest")]
+        request: AnyRequest,
+        #[napi(ts_arg_type = "CallOptions")] options: Option<
+            bridge::CallOptions<bridge::NoOptions>,
+        >,
+    ) -> napi::Result<PromiseRaw<'env, Vec<ContextSnippet>>> {
+        retrieve_on(env, self.inner.clone(), request, options)
+    }
+
+    /// `indexStatus` on this engine.
+    #[napi(catch_unwind)]
+    pub fn index_status(&self, env: &Env, root_path: String) -> napi::Result<IndexStatus> {
+        status_on(env, &self.inner, root_path)
+    }
+
+    /// `prepareIndex` on this engine.
+    #[napi(ts_return_type = "Promise<IndexStatus>")]
+    pub fn prepare_index<'env>(
+        &self,
+        env: &'env Env,
+        root_path: String,
+        #[napi(ts_arg_type = "CallOptions")] options: Option<
+            bridge::CallOptions<bridge::NoOptions>,
+        >,
+    ) -> napi::Result<PromiseRaw<'env, IndexStatus>> {
+        prepare_on(env, self.inner.clone(), root_path, options)
+    }
+
+    /// `fileRanks` on this engine's own indexes.
+    #[napi(ts_return_type = "Promise<FileRanks>")]
+    pub fn file_ranks<'env>(
+        &self,
+        env: &'env Env,
+        root_path: String,
+        #[napi(ts_arg_type = "FileRanksOptions & CallOptions")] options: Option<
+            bridge::CallOptions<FileRanksOptions>,
+        >,
+    ) -> napi::Result<PromiseRaw<'env, FileRanks>> {
+        file_ranks_on(env, self.inner.clone(), root_path, options)
+    }
+
     /// Drops this engine's index of `rootPath`; returns whether one was kept.
-    #[napi(catch_unwind, ts_args_type = "rootPath: string")]
-    pub fn evict(&self, env: &Env, root_path: Unknown<'_>) -> napi::Result<bool> {
+    #[napi(catch_unwind)]
+    pub fn evict(&self, env: &Env, root_path: String) -> napi::Result<bool> {
         evict_on(env, &self.inner, root_path)
     }
 }

@@ -6,7 +6,6 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use super::engine::exports;
 use super::{args, bridge};
 use context_engine_core::secrets;
 
@@ -40,26 +39,22 @@ pub struct RedactedText {
     pub redactions: Vec<Redaction>,
 }
 
-exports! {
-    #[doc = " Replaces the suspected secrets in `text` by `[REDACTED:<kind>]`, as retrieval does."]
-    #[doc = " Redacting the result again changes nothing. Runs off the JS thread."]
-    #[napi(
-        ts_args_type = "text: string",
-        ts_return_type = "Promise<RedactedText>"
-    )]
-    async fn redact_secrets(env, text) -> RedactedText {
-        bridge::or_reject(env, args::text(text, "text"), |text| {
-            bridge::spawn(
-                env,
-                move || {
-                    let (text, report) = secrets::redact_reported(&text.into_string());
-                    Ok(RedactedText {
-                        text,
-                        redactions: redactions_js(&report),
-                    })
-                },
-                |_, r| Ok(r),
-            )
-        })
-    }
+/// Replaces the suspected secrets in `text` by `[REDACTED:<kind>]`, as retrieval does.
+/// Redacting the result again changes nothing. Runs off the JS thread.
+#[napi(ts_return_type = "Promise<RedactedText>")]
+pub fn redact_secrets(
+    env: &Env,
+    #[napi(ts_arg_type = "string")] text: args::Text,
+) -> napi::Result<PromiseRaw<'_, RedactedText>> {
+    bridge::spawn(
+        env,
+        move || {
+            let (text, report) = secrets::redact_reported(&text.into_string());
+            Ok(RedactedText {
+                text,
+                redactions: redactions_js(&report),
+            })
+        },
+        |_, r| Ok(r),
+    )
 }

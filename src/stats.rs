@@ -7,9 +7,8 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use super::engine::exports;
 use super::{args, bridge};
-use context_engine_core::error::{Error as CoreError, Result as CoreResult};
+use context_engine_core::error::Error as CoreError;
 use context_engine_core::stats::{self, Counts, RepoStats as CoreStats};
 
 /// Files, lines and bytes of one language.
@@ -58,50 +57,34 @@ fn stats_js(s: CoreStats) -> RepoStats {
     }
 }
 
-enum Input {
-    Root(String),
-    Files(super::symbols::SourceFiles),
+/// What `repoStats` counts: exactly one of `root` and `files`.
+#[napi(object, object_to_js = false)]
+pub struct RepoStatsInput {
+    /// An absolute directory, walked like retrieval walks it.
+    pub root: Option<String>,
+    /// Files handed in.
+    pub files: Option<Vec<super::symbols::SourceFileInput>>,
 }
 
-fn input_arg(value: Option<Unknown<'_>>) -> CoreResult<Input> {
-    let value = value
-        .filter(|v| !args::is_missing(v))
-        .ok_or_else(|| CoreError::invalid_request("input is required"))?;
-    let object = args::object(value, "input")?;
-    let root = args::field(&object, "root")?.filter(|v| !args::is_missing(v));
-    let files = args::field(&object, "files")?.filter(|v| !args::is_missing(v));
-    match (root, files) {
-        (Some(root), None) => Ok(Input::Root(args::string(root, "root")?)),
-        (None, Some(files)) => Ok(Input::Files(super::symbols::source_files(files, "files")?)),
+/// Repository statistics from the language registry: files, lines and bytes in total and per
+/// language, over `{ root }` (an absolute directory, walked like retrieval walks it) or
+/// `{ files }` (`{ path, content }[]`). Rejects with `invalid_request` for bad input.
+#[napi(ts_return_type = "Promise<RepoStats>")]
+pub fn repo_stats(
+    env: &Env,
+    #[napi(ts_arg_type = "{ root: string } | { files: SourceFileInput[] }")] input: RepoStatsInput,
+) -> napi::Result<PromiseRaw<'_, RepoStats>> {
+    let work = move || match (input.root, input.files) {
+        (Some(root), None) => stats::root_stats(std::path::Path::new(&root)),
+        (None, Some(files)) => {
+            let files = super::symbols::decode(files);
+            stats::files_stats(files.iter().map(|f| (f.path.as_str(), f.content.as_str())))
+        }
         _ => Err(CoreError::invalid_request(
             "input must have either root or files",
         )),
-    }
-}
-
-exports! {
-    #[doc = " Repository statistics from the language registry: files, lines and bytes in total and per"]
-    #[doc = " language, over `{ root }` (an absolute directory, walked like retrieval walks it) or"]
-    #[doc = " `{ files }` (`{ path, content }[]`). Rejects with `invalid_request` for bad input."]
-    #[napi(
-        ts_args_type = "input: { root: string } | { files: SourceFileInput[] }",
-        ts_return_type = "Promise<RepoStats>"
-    )]
-    async fn repo_stats(env; input) -> RepoStats {
-        bridge::or_reject(env, input_arg(input), |input| {
-            bridge::spawn(
-                env,
-                move || match input {
-                    Input::Root(root) => stats::root_stats(std::path::Path::new(&root)),
-                    Input::Files(files) => {
-                        let files = files.decode();
-                        stats::files_stats(files.iter().map(|f| (f.path.as_str(), f.content.as_str())))
-                    }
-                },
-                |_, s| Ok(stats_js(s)),
-            )
-        })
-    }
+    };
+    bridge::spawn(env, work, |_, s| Ok(stats_js(s)))
 }
 
 /// One language of the registry.

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use napi::bindgen_prelude::*;
-use napi::{Env, ValueType};
+use napi::Env;
 use napi_derive::napi;
 
 use super::{args, bridge};
@@ -17,15 +17,13 @@ use context_engine_core::symbols::{
 use context_engine_core::syntax::Lang;
 
 /// A file handed to `SymbolIndex.indexFiles` or `repoStats`.
-// Declares the TypeScript type; the value is read field by field with `args` so that every
-// bad input is an `invalid_request`.
-#[allow(dead_code)]
 #[napi(object, object_to_js = false)]
 pub struct SourceFileInput {
     /// The file's path within its repository (its name picks the language).
     pub path: String,
     /// Its text.
-    pub content: String,
+    #[napi(ts_type = "string")]
+    pub content: args::Text,
 }
 
 /// Options of `new SymbolIndex()`.
@@ -44,12 +42,6 @@ pub struct SymbolIndexOptions {
     pub threads: Option<f64>,
 }
 
-args::from_fields!(SymbolIndexOptions {
-    url_template: string("urlTemplate"),
-    cache_dir: string("cacheDir"),
-    threads: number("threads"),
-});
-
 /// What an indexing call did.
 #[napi(object, object_from_js = false)]
 pub struct IndexedCount {
@@ -63,8 +55,6 @@ pub struct IndexedCount {
 }
 
 /// A symbol search.
-// Declares the TypeScript type; read field by field with `args`.
-#[allow(dead_code)]
 #[napi(object, object_to_js = false)]
 pub struct SymbolSearchQuery {
     /// Name pattern: `*` any run of characters, `?` one character; case-insensitive, whole
@@ -81,12 +71,12 @@ pub struct SymbolSearchQuery {
     /// Only repositories whose name contains one of these (case-insensitive): an array or a
     /// comma-separated string.
     #[napi(ts_type = "string | string[]")]
-    pub repos: Option<String>,
+    pub repos: Option<Either<String, Vec<String>>>,
     /// Results at most: default 20, from 1 to 1000.
-    pub limit: Option<u32>,
+    pub limit: Option<f64>,
     /// Matches skipped before the first returned (a page's start, `nextOffset` of the previous
     /// page): default 0, at most 10,000,000.
-    pub offset: Option<u32>,
+    pub offset: Option<f64>,
 }
 
 /// One symbol found.
@@ -153,113 +143,27 @@ pub struct SymbolIndex {
     url_template: Option<Arc<str>>,
 }
 
-/// Files as read on the JS thread: contents are decoded on the worker ([`SourceFiles::decode`]).
-pub(crate) struct SourceFiles(Vec<(String, args::Text)>);
-
-impl SourceFiles {
-    /// The files, their contents as UTF-8.
-    pub(crate) fn decode(self) -> Vec<SourceFile> {
-        self.0
-            .into_iter()
-            .map(|(path, content)| SourceFile {
-                path,
-                content: content.into_string(),
-            })
-            .collect()
-    }
+/// The files of a call, their contents as UTF-8 (decoded on the worker).
+pub(crate) fn decode(files: Vec<SourceFileInput>) -> Vec<SourceFile> {
+    files
+        .into_iter()
+        .map(|f| SourceFile {
+            path: f.path,
+            content: f.content.into_string(),
+        })
+        .collect()
 }
 
-fn files_arg(value: Unknown<'_>, name: &str) -> CoreResult<SourceFiles> {
-    let not_array = || {
-        CoreError::invalid_request(format!(
-            "{name} must be an array of {{ path, content }} objects"
-        ))
-    };
-    if args::type_of(&value) != ValueType::Object || !value.is_array().unwrap_or(false) {
-        return Err(not_array());
-    }
-    let array = Array::from_unknown(value).map_err(|_| not_array())?;
-    if array.len() as usize > symbols::MAX_FILES {
-        return Err(CoreError::invalid_request(format!(
-            "{name} has too many entries (at most {})",
-            symbols::MAX_FILES
-        )));
-    }
-    let mut total = 0usize;
-    let mut out = Vec::with_capacity(array.len() as usize);
-    for i in 0..array.len() {
-        let item = array
-            .get::<Unknown<'_>>(i)
-            .ok()
-            .flatten()
-            .ok_or_else(not_array)?;
-        let object = args::object(item, &format!("each entry of {name}"))?;
-        let path = args::field(&object, "path")?
-            .filter(|v| !args::is_missing(v))
-            .ok_or_else(|| {
-                CoreError::invalid_request(format!("each entry of {name} needs a path"))
-            })?;
-        let path = args::string(path, "path")?;
-        let content = args::field(&object, "content")?
-            .filter(|v| !args::is_missing(v))
-            .ok_or_else(|| {
-                CoreError::invalid_request(format!("each entry of {name} needs a content"))
-            })?;
-        let content = args::text(content, "content")?;
-        total += content.len() + path.len();
-        if total > args::MAX_TEXT_UNITS {
-            return Err(args::too_long(name, args::MAX_TEXT_UNITS));
-        }
-        out.push((path, content));
-    }
-    Ok(SourceFiles(out))
-}
-
-/// The files of `repoStats({ files })`, read the same way as `indexFiles`'.
-pub(crate) fn source_files(value: Unknown<'_>, name: &str) -> CoreResult<SourceFiles> {
-    files_arg(value, name)
-}
-
-fn required<'a>(value: Option<Unknown<'a>>, name: &str) -> CoreResult<Unknown<'a>> {
-    value
-        .filter(|v| !args::is_missing(v))
-        .ok_or_else(|| CoreError::invalid_request(format!("{name} is required")))
-}
-
-fn repo_arg(value: Unknown<'_>) -> CoreResult<String> {
-    let repo = args::string(value, "repo")?;
+fn repo_arg(repo: String) -> CoreResult<String> {
     symbols::check_repo(&repo)?;
     Ok(repo)
 }
 
-fn repos_arg(value: Option<Unknown<'_>>) -> CoreResult<Option<Vec<String>>> {
-    let Some(value) = value.filter(|v| !args::is_missing(v)) else {
-        return Ok(None);
-    };
-    let bad = || CoreError::invalid_request("repos must be a string or an array of strings");
-    let list: Vec<String> = match args::type_of(&value) {
-        ValueType::String => args::string(value, "repos")?
-            .split(',')
-            .map(str::to_owned)
-            .collect(),
-        ValueType::Object if value.is_array().unwrap_or(false) => {
-            let array = Array::from_unknown(value).map_err(|_| bad())?;
-            if array.len() > 10_000 {
-                return Err(CoreError::invalid_request(
-                    "repos has too many entries (at most 10000)",
-                ));
-            }
-            let mut out = Vec::with_capacity(array.len() as usize);
-            for i in 0..array.len() {
-                let item = array.get::<Unknown<'_>>(i).ok().flatten().ok_or_else(bad)?;
-                if args::type_of(&item) != ValueType::String {
-                    return Err(bad());
-                }
-                out.push(args::string(item, "repos")?);
-            }
-            out
-        }
-        _ => return Err(bad()),
+fn repos_arg(repos: Option<Either<String, Vec<String>>>) -> CoreResult<Option<Vec<String>>> {
+    let list: Vec<String> = match repos {
+        None => return Ok(None),
+        Some(Either::A(list)) => list.split(',').map(str::to_owned).collect(),
+        Some(Either::B(list)) => list,
     };
     let list: Vec<String> = list
         .into_iter()
@@ -274,11 +178,9 @@ fn repos_arg(value: Option<Unknown<'_>>) -> CoreResult<Option<Vec<String>>> {
     Ok(Some(list))
 }
 
-fn query_arg(value: Option<Unknown<'_>>) -> CoreResult<Query> {
-    let object = args::object(required(value, "query")?, "query")?;
-    let name = args::string(required(args::field(&object, "name")?, "name")?, "name")?;
-    let name = Pattern::new(&name)?;
-    let kind = match args::opt_string(args::field(&object, "kind")?, "kind")? {
+fn query_arg(query: SymbolSearchQuery) -> CoreResult<Query> {
+    let name = Pattern::new(&query.name)?;
+    let kind = match query.kind {
         None => None,
         Some(k) => Some(SymbolKind::parse(&k).ok_or_else(|| {
             CoreError::invalid_request(
@@ -286,23 +188,23 @@ fn query_arg(value: Option<Unknown<'_>>) -> CoreResult<Query> {
             )
         })?),
     };
-    let language = match args::opt_string(args::field(&object, "language")?, "language")? {
+    let language = match query.language {
         None => None,
         Some(l) => Some(Lang::from_name(&l).ok_or_else(|| {
             CoreError::invalid_request("language is not a language of the registry")
         })?),
     };
-    let repos = repos_arg(args::field(&object, "repos")?)?;
-    let limit = args::opt_whole(
-        args::field(&object, "limit")?,
-        "limit",
+    let repos = repos_arg(query.repos)?;
+    let limit = args::opt_whole_number(
+        query.limit,
+        "query.limit",
         symbols::DEFAULT_LIMIT as u64,
         1,
         symbols::MAX_LIMIT as u64,
     )? as usize;
-    let offset = args::opt_whole(
-        args::field(&object, "offset")?,
-        "offset",
+    let offset = args::opt_whole_number(
+        query.offset,
+        "query.offset",
         0,
         0,
         symbols::MAX_OFFSET as u64,
@@ -390,14 +292,13 @@ fn core_options(o: &SymbolIndexOptions) -> CoreResult<CoreOptions> {
 }
 
 impl SymbolIndex {
-    /// `indexFiles` / `updateFiles`: the files read on the JS thread, `op` on the pool under
-    /// the call's `{ signal }`.
+    /// `indexFiles` / `updateFiles`: `op` on the pool under the call's `{ signal }`.
     fn files_call<'env>(
         &self,
         env: &'env Env,
-        repo: Option<Unknown<'_>>,
-        files: Option<Unknown<'_>>,
-        options: Option<Unknown<'env>>,
+        repo: String,
+        files: Vec<SourceFileInput>,
+        options: Option<bridge::CallOptions<bridge::NoOptions>>,
         op: fn(
             &symbols::SymbolIndex,
             &str,
@@ -405,17 +306,13 @@ impl SymbolIndex {
             &Cancel,
         ) -> CoreResult<symbols::IndexSummary>,
     ) -> napi::Result<PromiseRaw<'env, IndexedCount>> {
-        let parsed = (|| {
-            let repo = repo_arg(required(repo, "repo")?)?;
-            let files = files_arg(required(files, "files")?, "files")?;
-            Ok((repo, files, bridge::call_options(options, "options")?))
-        })();
+        let (_, call) = bridge::CallOptions::split(options);
         let inner = self.inner.clone();
-        bridge::or_reject(env, parsed, |(repo, files, call)| {
+        bridge::or_reject(env, repo_arg(repo), |repo| {
             bridge::spawn_call(
                 env,
                 call,
-                move |cancel| op(&inner, &repo, &files.decode(), cancel),
+                move |cancel| op(&inner, &repo, &decode(files), cancel),
                 |_, s| Ok(count_js(s)),
             )
         })
@@ -426,10 +323,10 @@ impl SymbolIndex {
 impl SymbolIndex {
     /// An empty index, or with `cacheDir` the one kept there (loaded by the first call, not
     /// here). Throws `invalid_request` for bad options.
-    #[napi(constructor, ts_args_type = "options?: SymbolIndexOptions")]
-    pub fn new(env: Env, options: Option<Unknown<'_>>) -> napi::Result<Self> {
+    #[napi(constructor)]
+    pub fn new(env: Env, options: Option<SymbolIndexOptions>) -> napi::Result<Self> {
         bridge::run_sync(&env, || {
-            let o: SymbolIndexOptions = args::options(options, "options")?;
+            let o = options.unwrap_or_default();
             if o.url_template.as_ref().is_some_and(|t| t.len() > 4096) {
                 return Err(CoreError::invalid_request(
                     "urlTemplate must be at most 4096 bytes",
@@ -448,16 +345,15 @@ impl SymbolIndex {
     /// the files indexed, their symbols and how many files were parsed; rejects with
     /// `invalid_request` for a bad repo name or file list, and as Node's APIs do when
     /// `options.signal` aborts (the index then unchanged).
-    #[napi(
-        ts_args_type = "repo: string, files: SourceFileInput[], options?: { signal?: AbortSignal }",
-        ts_return_type = "Promise<IndexedCount>"
-    )]
+    #[napi(ts_return_type = "Promise<IndexedCount>")]
     pub fn index_files<'env>(
         &self,
         env: &'env Env,
-        repo: Option<Unknown<'_>>,
-        files: Option<Unknown<'_>>,
-        options: Option<Unknown<'env>>,
+        repo: String,
+        files: Vec<SourceFileInput>,
+        #[napi(ts_arg_type = "CallOptions")] options: Option<
+            bridge::CallOptions<bridge::NoOptions>,
+        >,
     ) -> napi::Result<PromiseRaw<'env, IndexedCount>> {
         self.files_call(
             env,
@@ -474,16 +370,15 @@ impl SymbolIndex {
     /// of content), sent in batches (the first with `indexFiles`: files it dropped that a
     /// later batch brings back unchanged are not parsed again), and for changed files from
     /// webhooks. Resolves to the files and symbols of this call, and the files it parsed.
-    #[napi(
-        ts_args_type = "repo: string, files: SourceFileInput[], options?: { signal?: AbortSignal }",
-        ts_return_type = "Promise<IndexedCount>"
-    )]
+    #[napi(ts_return_type = "Promise<IndexedCount>")]
     pub fn update_files<'env>(
         &self,
         env: &'env Env,
-        repo: Option<Unknown<'_>>,
-        files: Option<Unknown<'_>>,
-        options: Option<Unknown<'env>>,
+        repo: String,
+        files: Vec<SourceFileInput>,
+        #[napi(ts_arg_type = "CallOptions")] options: Option<
+            bridge::CallOptions<bridge::NoOptions>,
+        >,
     ) -> napi::Result<PromiseRaw<'env, IndexedCount>> {
         self.files_call(
             env,
@@ -498,28 +393,25 @@ impl SymbolIndex {
     /// listed like retrieval lists them (`.gitignore` honoured, vendored and generated files
     /// left out) and read inside the root only. Every file is read; only those whose
     /// content changed are parsed.
-    #[napi(
-        ts_args_type = "repo: string, rootPath: string, options?: { signal?: AbortSignal }",
-        ts_return_type = "Promise<IndexedCount>"
-    )]
+    #[napi(ts_return_type = "Promise<IndexedCount>")]
     pub fn index_root<'env>(
         &self,
         env: &'env Env,
-        repo: Option<Unknown<'_>>,
-        root_path: Option<Unknown<'_>>,
-        options: Option<Unknown<'env>>,
+        repo: String,
+        root_path: String,
+        #[napi(ts_arg_type = "CallOptions")] options: Option<
+            bridge::CallOptions<bridge::NoOptions>,
+        >,
     ) -> napi::Result<PromiseRaw<'env, IndexedCount>> {
-        let parsed = (|| {
-            let repo = repo_arg(required(repo, "repo")?)?;
-            let root = args::string(required(root_path, "rootPath")?, "rootPath")?;
-            Ok((repo, root, bridge::call_options(options, "options")?))
-        })();
+        let (_, call) = bridge::CallOptions::split(options);
         let inner = self.inner.clone();
-        bridge::or_reject(env, parsed, |(repo, root, call)| {
+        bridge::or_reject(env, repo_arg(repo), |repo| {
             bridge::spawn_call(
                 env,
                 call,
-                move |cancel| inner.index_root_with(&repo, std::path::Path::new(&root), cancel),
+                move |cancel| {
+                    inner.index_root_with(&repo, std::path::Path::new(&root_path), cancel)
+                },
                 |_, s| Ok(count_js(s)),
             )
         })
@@ -528,14 +420,11 @@ impl SymbolIndex {
     /// Symbols matching `query`, in a deterministic order, a page at a time (`offset`,
     /// `limit`; `hasMore` and `nextOffset` say where the next page starts). Rejects with
     /// `invalid_request` for a bad query.
-    #[napi(
-        ts_args_type = "query: SymbolSearchQuery",
-        ts_return_type = "Promise<SymbolSearchResult>"
-    )]
+    #[napi(ts_return_type = "Promise<SymbolSearchResult>")]
     pub fn search<'env>(
         &self,
         env: &'env Env,
-        query: Option<Unknown<'_>>,
+        query: SymbolSearchQuery,
     ) -> napi::Result<PromiseRaw<'env, SymbolSearchResult>> {
         let inner = self.inner.clone();
         let template = self.url_template.clone();
@@ -565,10 +454,10 @@ impl SymbolIndex {
     }
 
     /// Forgets `repo` (and its saved copy); true if it was indexed.
-    #[napi(ts_args_type = "repo: string")]
-    pub fn remove_repo(&self, env: Env, repo: Option<Unknown<'_>>) -> napi::Result<bool> {
+    #[napi]
+    pub fn remove_repo(&self, env: Env, repo: String) -> napi::Result<bool> {
         bridge::run_sync(&env, || {
-            let repo = repo_arg(required(repo, "repo")?)?;
+            let repo = repo_arg(repo)?;
             Ok(self.inner.remove_repo(&repo))
         })
     }

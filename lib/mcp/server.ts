@@ -278,10 +278,15 @@ function watchIndex(
   }
   const started = Date.now()
   let last = -1
+  // The largest count of files to read seen while building: once the build is done, a refresh
+  // that read nothing (the call's own, after a background build) reports 0 of 0.
+  let seenTotal = 0
   const send = (final: boolean) => {
     try {
       const s = status()
-      const total = Math.max(s.filesTotal, s.filesRead)
+      let total = Math.max(s.filesTotal, s.filesRead, seenTotal)
+      if (final && total === 0) total = s.files
+      seenTotal = total
       // Nothing to show before the files to read are known, nor twice the same count. While
       // the index is still building, progress stays below the total (every file may be read
       // while the postings are still being written): only the last notification reaches it.

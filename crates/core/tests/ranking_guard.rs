@@ -249,6 +249,29 @@ const CASES: &[(Kind, &str, &str, usize)] = &[
         "tidepool/metrics.py",
         1,
     ),
+    // A report's title word for a role ("config") that the project names its code after
+    // (`tidepool/config.py`) describes that code: the deployment TOML stays demoted.
+    (
+        Kind::Bug,
+        "Config: the visibility timeout from the environment is ignored\n\nI set the visibility timeout to 120 seconds in the environment of every worker.\nLeases still expire after 30 seconds, the default visibility timeout.\nThe broker url and the concurrency from the environment are applied.",
+        "tidepool/config.py",
+        1,
+    ),
+    // "docs" asks for the documentation, not for the change log that quotes the fix.
+    (
+        Kind::Bug,
+        "The retry docs are wrong about max attempts zero\n\nThe documentation says a task whose retry policy has max attempts set to zero is never retried.\nA failing task with that policy is retried again and again.\nEither the docs or the retry policy is wrong.",
+        "docs/retries.md",
+        2,
+    ),
+    // A library's release copied in under its version (`retrykit-1.4.2.js`) is not the
+    // project's retry code.
+    (
+        Kind::Question,
+        "how a failed attempt is retried after an exponential backoff delay with jitter",
+        "tidepool/retry.py",
+        2,
+    ),
 ];
 
 fn corpus() -> String {

@@ -1825,3 +1825,45 @@ fn a_pasted_error_lifts_the_file_whose_string_holds_it() {
     assert_eq!(signals_of(&out, "app/ctx.py").message, 0.0);
     assert_eq!(files(&out)[0], "app/globals.py", "{out:?}");
 }
+
+/// A test framework's reports speak of tests: a report's title word for tests is the project's
+/// own vocabulary (most of its source files hold it), so its test files stay demoted and
+/// `explain` says why; a one-line question's word still asks for them.
+#[test]
+fn a_test_frameworks_reports_do_not_ask_for_its_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "quiz/runner.py",
+        "\"\"\"Runs each collected test: setup, the test, teardown.\"\"\"\n\n\ndef run_test(item):\n    if item.skipped:\n        return 'skipped'\n    item.setup()\n    try:\n        item.call()\n    finally:\n        item.teardown()\n",
+    );
+    write(
+        r,
+        "quiz/collect.py",
+        "\"\"\"Finds the test functions of a module.\"\"\"\n\n\ndef collect(module):\n    return [f for name, f in vars(module).items() if name.startswith('test')]\n",
+    );
+    write(
+        r,
+        "quiz/report.py",
+        "\"\"\"Prints one line per test: passed, failed or skipped.\"\"\"\n\n\ndef line(test, outcome):\n    return f'{test.name} {outcome}'\n",
+    );
+    write(
+        r,
+        "tests/test_runner.py",
+        "from quiz.runner import run_test\n\n\ndef test_skipped_test_runs_no_teardown():\n    # A skipped test: its teardown must not run, nor its setup.\n    item = Item(skipped=True)\n    assert run_test(item) == 'skipped'\n    assert not item.teardown_called\n    assert not item.setup_called\n\n\ndef test_teardown_runs_after_a_failed_test():\n    item = Item(fails=True)\n    run_test(item)\n    assert item.teardown_called\n",
+    );
+    let ret = Retrieval::default();
+    let report = "Skipped tests still run their teardown\n\nWhen a test is skipped, its teardown still runs after it.\nExpected: no setup and no teardown for a skipped test.\nSeen with version 2 of the runner.";
+    let out = explained(&ret, r, report);
+    let ranked = files(&out);
+    assert_eq!(ranked.first(), Some(&"quiz/runner.py"), "{ranked:?}");
+    let test = signals_of(&out, "tests/test_runner.py");
+    assert!(test.role_unasked, "{test:?}");
+    assert!(test.role_factor < 1.0, "{test:?}");
+    assert!(!signals_of(&out, "quiz/runner.py").role_unasked);
+    // A one-line question that names tests asks for them.
+    let out = explained(&ret, r, "the test that a skipped test runs no teardown");
+    let test = signals_of(&out, "tests/test_runner.py");
+    assert!(!test.role_unasked && test.role_factor >= 1.0, "{test:?}");
+}

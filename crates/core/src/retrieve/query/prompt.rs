@@ -51,6 +51,14 @@ pub struct Query {
     pub names: Vec<String>,
     /// The roles the prompt asks for.
     pub wanted: Wanted,
+    /// In a long prompt (a bug report, a commit message with a body), the words of its title
+    /// that ask for roles, each with its role group
+    /// ([`role_words`](super::roles::role_words)): ranking keeps a group asked for only if
+    /// one of its words is not the project's own vocabulary (a test framework's reports speak
+    /// of tests, a documentation tool's of docs, describing the code). Empty for a shorter
+    /// prompt, whose role words stay requests: a question about a test framework's handling
+    /// of a test is often answered by its code named like a test (`test_functions.bash`).
+    pub role_words: Vec<(String, u8)>,
     /// When the prompt is a few words only: its identifiers, normalized ([`normalize_name`]),
     /// for which the file that defines exactly that name is looked for.
     pub symbols: Vec<String>,
@@ -248,6 +256,11 @@ impl Query {
         // A long prompt asks for tests or docs in its title; its body mentions them in passing.
         let asked = if lines > 3 { &title } else { &asked };
         let wanted = Wanted::of_text(asked);
+        let role_words = if lines > 3 {
+            super::roles::role_words(asked)
+        } else {
+            Vec::new()
+        };
         let mut names = names(prompt);
         helper_names(asked, &mut names);
         let (symbols, symbol_words): (Vec<String>, Vec<String>) =
@@ -268,6 +281,7 @@ impl Query {
             modules,
             names,
             wanted,
+            role_words,
             symbols,
             symbol_words,
             capitals,

@@ -22,7 +22,7 @@
 
 use super::prompt::normalize_name;
 pub use super::prompt::Query;
-use super::roles::Role;
+use super::roles::{Role, Wanted};
 use crate::retrieve::index::Index;
 
 /// BM25 saturation and length normalization, chunk level.
@@ -99,6 +99,9 @@ pub struct Signals {
     /// A line of the file (a string constant, mostly) holds an error message or quoted
     /// sentence of the prompt ([`message_strings`]); already counted in `total`.
     pub message: f32,
+    /// The prompt's words for the file's role (`test`, `docs`...) are the project's own
+    /// vocabulary ([`asked_roles`]), so they did not lift the role's demotion.
+    pub role_unasked: bool,
 }
 
 /// Why a file of a demoted role keeps the factor of source code for this prompt.
@@ -708,15 +711,22 @@ fn ends_with_part(s: &str, tail: &str) -> bool {
 pub(super) struct Factors<'a> {
     index: &'a Index,
     query: &'a Query,
+    /// The roles the prompt asks for here, and those it names in the project's own words
+    /// ([`asked_roles`]).
+    wanted: Wanted,
+    unasked: Wanted,
     opposite: Vec<u32>,
     versions: VersionDirs,
 }
 
 impl<'a> Factors<'a> {
     pub(super) fn new(index: &'a Index, query: &'a Query) -> Factors<'a> {
+        let (wanted, unasked) = asked_roles(index, query);
         Factors {
             index,
             query,
+            wanted,
+            unasked,
             opposite: opposite_files(index, query),
             versions: VersionDirs::default(),
         }
@@ -737,7 +747,7 @@ impl<'a> Factors<'a> {
 
     /// The role factor of a file ([`role_factor`]).
     pub(super) fn role(&self, meta: &crate::retrieve::index::FileMeta) -> f32 {
-        role_factor(meta, self.query, self.kept(meta))
+        role_factor(meta, self.query, self.wanted, self.kept(meta))
     }
 
     /// The most any file's role and side factors multiply its score by for this prompt
@@ -745,7 +755,7 @@ impl<'a> Factors<'a> {
     pub(super) fn most(&self) -> f32 {
         Role::ALL
             .iter()
-            .map(|r| r.factor(self.query.wanted))
+            .map(|r| r.factor(self.wanted))
             .fold(1.0, f32::max)
     }
 }
@@ -852,12 +862,13 @@ fn collect_hits(
                     symbol: scores.symbol[f],
                     mention: scores.mention[f],
                     role: meta.role,
-                    role_factor: role_factor(meta, query, role_kept)
+                    role_factor: role_factor(meta, query, factors.wanted, role_kept)
                         * side_factor(fid)
                         * central_factor(fid),
                     total: score,
                     role_kept,
                     message: 0.0,
+                    role_unasked: factors.unasked.asks(meta.role),
                 },
             })
         })
@@ -896,12 +907,22 @@ fn opposite_files(index: &Index, query: &Query) -> Vec<u32> {
 fn role_factor(
     meta: &crate::retrieve::index::FileMeta,
     query: &Query,
+    wanted: Wanted,
     kept: Option<RoleKept>,
 ) -> f32 {
     if kept.is_some() {
         return 1.0;
     }
-    let factor = meta.role.factor(query.wanted);
+    let factor = meta.role.factor(wanted);
+    // A change log or licence is asked for by its name, not by "docs": it quotes every bug
+    // ever fixed, so a report matches it better than the code it is about.
+    if meta.role == Role::Docs
+        && factor >= 1.0
+        && !wanted.prose
+        && super::roles::is_project_prose_file(&meta.rel)
+    {
+        return Role::Docs.factor(Wanted::default());
+    }
     if factor >= 1.0 || meta.role != Role::Config {
         return factor;
     }
@@ -916,6 +937,71 @@ fn role_factor(
     } else {
         factor
     }
+}
+
+/// The share of a project's source files whose text holds a word, from which on the word is
+/// the project's own vocabulary ([`asked_roles`]): most of them.
+const PROJECT_WORD_SHARE: f32 = 0.5;
+
+/// The roles the prompt asks for ([`Query::wanted`]) less those all of whose words in the
+/// prompt are the project's own vocabulary ([`project_word`]), and those. A test framework's
+/// bug reports speak of tests, fixtures and `pytest` throughout, a documentation tool's of
+/// docs and docstrings: they describe the code, and its tests and docs are not what they ask
+/// for.
+fn asked_roles(index: &Index, query: &Query) -> (Wanted, Wanted) {
+    let mut wanted = query.wanted;
+    let mut unasked = Wanted::default();
+    let mut sources: Option<usize> = None;
+    for g in 0..5u8 {
+        let mut words = query.role_words.iter().filter(|w| w.1 == g).peekable();
+        if words.peek().is_none() {
+            continue;
+        }
+        if words.all(|w| project_word(index, &w.0, &mut sources)) {
+            wanted.set(g, false);
+            unasked.set(g, true);
+        }
+    }
+    (wanted, unasked)
+}
+
+/// Whether `term` is the project's own vocabulary: a source file is named after it (a part of
+/// its path: `fixtures.py`, the `_pytest/` package), or most of the source files
+/// ([`PROJECT_WORD_SHARE`]) hold it. `sources` caches the number of source files.
+fn project_word(index: &Index, term: &str, sources: &mut Option<usize>) -> bool {
+    let Some(id) = index.terms.get(term) else {
+        return false;
+    };
+    let source = |f: u32| {
+        index.files[f as usize]
+            .as_ref()
+            .is_some_and(|m| m.role == Role::Source)
+    };
+    if index.path_postings[id as usize].iter().any(|&f| source(f)) {
+        return true;
+    }
+    let n = *sources.get_or_insert_with(|| {
+        index
+            .files
+            .iter()
+            .flatten()
+            .filter(|m| m.role == Role::Source)
+            .count()
+    });
+    if n == 0 {
+        return false;
+    }
+    let mut files: Vec<u32> = index
+        .postings
+        .list(id)
+        .filter_map(|p| {
+            let c = &index.chunks[p.chunk as usize];
+            (c.alive && source(c.file)).then_some(c.file)
+        })
+        .collect();
+    files.sort_unstable();
+    files.dedup();
+    files.len() as f32 >= PROJECT_WORD_SHARE * n as f32
 }
 
 /// Whether a file of a demoted role keeps the factor of source code for this prompt
@@ -1467,6 +1553,9 @@ pub(crate) fn message_strings_in(
         .collect();
     let mut moved = false;
     for &(k, share, line, m) in &found {
+        if !raises(index, query, &hits[k]) {
+            continue;
+        }
         let holders = found
             .iter()
             .zip(&source)
@@ -1482,6 +1571,25 @@ pub(crate) fn message_strings_in(
     }
     if moved {
         sort_hits(index, hits);
+    }
+}
+
+/// Whether a file that holds a prompt's message may be the code that raises it, and so gain
+/// [`message_strings`]'s lift: a source file, or a file of a role the prompt asks for (a
+/// failing test's assertion). A translation catalog, a change log or a test the prompt does
+/// not ask about quotes the message; it does not raise it.
+fn raises(index: &Index, query: &Query, hit: &FileHit) -> bool {
+    let role = hit.signals.role;
+    match role {
+        Role::Source | Role::Declarations => true,
+        _ if !query.wanted.asks(role) || hit.signals.role_unasked => false,
+        Role::Docs => {
+            query.wanted.prose
+                || !index.files[hit.file as usize]
+                    .as_ref()
+                    .is_some_and(|m| super::roles::is_project_prose_file(&m.rel))
+        }
+        _ => true,
     }
 }
 

@@ -231,41 +231,72 @@ pub struct Wanted {
     pub templates: bool,
     /// The prompt mentions types, interfaces, definitions, signatures or options.
     pub types: bool,
+    /// The prompt mentions a project's own prose files by name ([`PROSE_WORDS`]: a change
+    /// log, a licence): only then are they asked for with the docs.
+    pub prose: bool,
 }
 
 impl Wanted {
     /// What a text asks for: a short prompt's words, or a long prompt's title (its body
     /// mentions tests or docs in passing).
     pub fn of_text(text: &str) -> Wanted {
-        static KEYWORDS: OnceLock<Vec<(String, u8)>> = OnceLock::new();
-        let keywords = KEYWORDS.get_or_init(|| {
-            let mut out = Vec::new();
-            for (g, words) in WANTED_WORDS {
-                for w in words {
-                    for t in crate::retrieve::tokenize::terms(w) {
-                        out.push((t, g));
-                    }
-                }
-            }
-            out
-        });
         let mut w = Wanted::default();
-        crate::retrieve::tokenize::for_each_term(text, |t, _| {
-            for (k, g) in keywords {
-                if k == t {
-                    match g {
-                        0 => w.tests = true,
-                        1 => w.docs = true,
-                        2 => w.examples = true,
-                        3 => w.config = true,
-                        _ => w.templates = true,
-                    }
-                }
-            }
-        });
+        for (_, g) in role_words(text) {
+            w.set(g, true);
+        }
         w.types = crate::retrieve::tokenize::has_word(text, TYPES_WORDS);
+        w.prose = asks_project_prose(text);
         w
     }
+
+    /// Sets the flag of role group `g` (as [`role_words`] numbers them) to `on`.
+    pub fn set(&mut self, g: u8, on: bool) {
+        match g {
+            0 => self.tests = on,
+            1 => self.docs = on,
+            2 => self.examples = on,
+            3 => self.config = on,
+            _ => self.templates = on,
+        }
+    }
+
+    /// Whether the prompt asks for `role` by one of the [`role_words`] (not types).
+    pub fn asks(self, role: Role) -> bool {
+        match role {
+            Role::Test | Role::Fixture => self.tests,
+            Role::Docs => self.docs,
+            Role::Example => self.examples,
+            Role::Config => self.config,
+            Role::Template => self.templates,
+            _ => false,
+        }
+    }
+}
+
+/// The terms of `text` that ask for a role, each with its group: 0 tests, 1 docs, 2
+/// examples, 3 config, 4 templates (distinct, in text order).
+pub fn role_words(text: &str) -> Vec<(String, u8)> {
+    static KEYWORDS: OnceLock<Vec<(String, u8)>> = OnceLock::new();
+    let keywords = KEYWORDS.get_or_init(|| {
+        let mut out = Vec::new();
+        for (g, words) in WANTED_WORDS {
+            for w in words {
+                for t in crate::retrieve::tokenize::terms(w) {
+                    out.push((t, g));
+                }
+            }
+        }
+        out
+    });
+    let mut out: Vec<(String, u8)> = Vec::new();
+    crate::retrieve::tokenize::for_each_term(text, |t, _| {
+        for (k, g) in keywords {
+            if k == t && !out.iter().any(|(o, _)| o == t) {
+                out.push((t.to_owned(), *g));
+            }
+        }
+    });
+    out
 }
 
 /// Folder names that hold tests.
@@ -446,6 +477,28 @@ fn name_has_camel_suffix(name: &str) -> bool {
     )
 }
 
+/// True for a script or style sheet named after a release of a library (`jquery-3.5.1.js`,
+/// `underscore-1.13.1.min.js`, `bootstrap.4.6.css`): a copy of someone else's code kept
+/// beside the project's, by the web's naming convention for vendored assets.
+fn is_release_copy(stem: &str, ext: &str) -> bool {
+    if !matches!(ext, "js" | "mjs" | "cjs" | "css") {
+        return false;
+    }
+    let stem = stem
+        .strip_suffix(".min")
+        .or_else(|| stem.strip_suffix(".slim"))
+        .unwrap_or(stem);
+    // The version: at least two dot-separated numbers after the name and a separator.
+    let Some(at) = stem.rfind(|c: char| !(c.is_ascii_digit() || c == '.')) else {
+        return false;
+    };
+    let tail = &stem[at + 1..];
+    let version = tail.strip_prefix('.').unwrap_or(tail);
+    let named =
+        at > 0 && (tail.starts_with('.') || matches!(stem.as_bytes()[at], b'-' | b'_' | b'v'));
+    named && version.split('.').count() >= 2 && version.split('.').all(|p| !p.is_empty())
+}
+
 /// True for generated-code naming conventions.
 fn is_generated_name(name: &str) -> bool {
     name.ends_with("_pb2.py")
@@ -475,6 +528,9 @@ pub fn role_of(rel: &str) -> Role {
     };
     if is_generated_name(name) {
         return Role::Generated;
+    }
+    if is_release_copy(stem, ext) {
+        return Role::Vendored;
     }
     let mut dir_role: Option<Role> = None;
     // `_examples/`, `__tests__/`, `.benchmarks/`: a leading or trailing `_` or `.` hides a
@@ -511,6 +567,11 @@ pub fn role_of(rel: &str) -> Role {
         }
     }
     let ext_role = role_of_extension(ext);
+    // gettext's folder of a locale's catalogs: whatever their format (`.po`, `.mo`, a
+    // catalog compiled to `.js`), the user-facing messages again, in another language.
+    if dirs.split('/').any(|d| d == "lc_messages") {
+        return Role::Docs;
+    }
     if is_test_name(name, stem) {
         return match ext_role {
             Some(_) => Role::Fixture,
@@ -523,8 +584,59 @@ pub fn role_of(rel: &str) -> Role {
         None if ext_role.is_none() && is_project_prose(stem, ext) => Role::Docs,
         None if ext_role.is_none() && is_declaration_name(name) => Role::Declarations,
         None if ext_role.is_none() && is_tool_config(stem, ext) => Role::Config,
+        // A run-commands file: `pylintrc`, `.npmrc`, `.vimrc` (no extension, named `…rc`).
+        None if ext.is_empty() && stem.len() >= 4 && stem.ends_with("rc") => Role::Config,
         None => ext_role.unwrap_or(Role::Source),
     }
+}
+
+/// Whether the file at `rel` is one of the prose files a project keeps beside its code under a
+/// conventional name ([`is_project_prose`]): its change log, licence or credits.
+/// Also under a prose extension (`CHANGELOG.md`, `HISTORY.rst`, `NEWS.txt`), except the
+/// README: the project's documentation proper.
+pub fn is_project_prose_file(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel).to_ascii_lowercase();
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((s, e)) if !s.is_empty() => (s, e),
+        _ => (name.as_str(), ""),
+    };
+    is_project_prose(stem, ext)
+        || (stem != "readme"
+            && PROSE_NAMES.contains(&stem)
+            && matches!(ext, "md" | "markdown" | "rst" | "txt" | "adoc" | "rdoc"))
+}
+
+/// The conventional names of a project's own prose files ([`is_project_prose`]).
+const PROSE_NAMES: &[&str] = &[
+    "changes",
+    "changelog",
+    "news",
+    "history",
+    "license",
+    "licence",
+    "copying",
+    "notice",
+    "authors",
+    "contributors",
+    "thanks",
+    "readme",
+];
+
+/// Words that ask for a project's own prose files (its change log, licence, credits): the
+/// other docs words ("docs", "documentation") ask for its documentation, not for these.
+const PROSE_WORDS: &[&str] = &[
+    "changelog",
+    "license",
+    "licence",
+    "licensing",
+    "copying",
+    "authors",
+    "contributors",
+];
+
+/// Whether `text` asks for a project's own prose files by one of [`PROSE_WORDS`].
+pub fn asks_project_prose(text: &str) -> bool {
+    crate::retrieve::tokenize::has_word(text, PROSE_WORDS)
 }
 
 /// Whether a file (lowercase stem and extension) is one of the prose files a project keeps
@@ -533,20 +645,7 @@ pub fn role_of(rel: &str) -> Role {
 /// its credits (`AUTHORS`, `CONTRIBUTORS`). A change log repeats the words of every bug ever
 /// fixed, so a bug report matches it better than the code it is about.
 fn is_project_prose(stem: &str, ext: &str) -> bool {
-    const NAMES: &[&str] = &[
-        "changes",
-        "changelog",
-        "news",
-        "history",
-        "license",
-        "licence",
-        "copying",
-        "notice",
-        "authors",
-        "contributors",
-        "thanks",
-        "readme",
-    ];
+    const NAMES: &[&str] = PROSE_NAMES;
     // `LICENSE-APACHE`, `COPYING.LIB`, `LICENSE.MIT`: a licence named after itself.
     let licence = |s: &str| {
         ["license", "licence", "copying"]
@@ -555,6 +654,13 @@ fn is_project_prose(stem: &str, ext: &str) -> bool {
     };
     match ext {
         "" => NAMES.contains(&stem) || licence(stem),
+        // `CHANGES.old`, `NEWS.1`, `HISTORY.v2`: an older part of the same prose, under a
+        // suffix that is no language's extension (`history.ts` is code).
+        _ if NAMES.contains(&stem)
+            && crate::retrieve::index::chunk::language(&format!("x.{ext}")).is_none() =>
+        {
+            true
+        }
         "mit" | "apache" | "bsd" | "gpl" | "lgpl" | "lib" => {
             matches!(stem, "license" | "licence" | "copying")
         }
@@ -651,6 +757,8 @@ mod tests {
             "pkg/AUTHORS",
             "locale/fr/LC_MESSAGES/django.po",
             "po/messages.pot",
+            "CHANGES.old",
+            "NEWS.1",
         ] {
             assert_eq!(role_of(rel), Role::Docs, "{rel}");
         }
@@ -662,6 +770,49 @@ mod tests {
         ] {
             assert_eq!(role_of(rel), Role::Source, "{rel}");
         }
+    }
+
+    #[test]
+    fn change_logs_are_asked_for_by_name() {
+        for rel in [
+            "CHANGES",
+            "CHANGES.old",
+            "HISTORY.md",
+            "docs/CHANGELOG.rst",
+            "LICENSE",
+        ] {
+            assert!(is_project_prose_file(rel), "{rel}");
+        }
+        for rel in [
+            "README.md",
+            "docs/guide.md",
+            "src/history.ts",
+            "lib/changes.rb",
+        ] {
+            assert!(!is_project_prose_file(rel), "{rel}");
+        }
+        assert!(Wanted::of_text("add a changelog entry").prose);
+        assert!(Wanted::of_text("update the LICENSE year").prose);
+        let docs = Wanted::of_text("the docs are wrong about retries");
+        assert!(docs.docs && !docs.prose);
+    }
+
+    #[test]
+    fn role_words_name_their_group() {
+        assert_eq!(
+            role_words("pytest fixtures break the docs build"),
+            [
+                ("pytest".to_owned(), 0),
+                ("fixtur".to_owned(), 0),
+                ("doc".to_owned(), 1)
+            ]
+        );
+        assert!(role_words("how are routes registered").is_empty());
+        let mut w = Wanted::default();
+        w.set(1, true);
+        assert!(w.asks(Role::Docs) && !w.asks(Role::Test));
+        w.set(0, true);
+        assert!(w.asks(Role::Fixture));
     }
 
     #[test]
@@ -778,6 +929,21 @@ mod tests {
             ("src/contest.py", Role::Source),
             ("src/latest.ts", Role::Source),
             ("lib/v8_bridge.c", Role::Source),
+            // A library's release copied in: named with its version.
+            ("sphinx/themes/basic/static/jquery-3.5.1.js", Role::Vendored),
+            ("static/underscore-1.13.1.js", Role::Vendored),
+            ("css/bootstrap.4.6.css", Role::Vendored),
+            ("src/sha1.js", Role::Source),
+            ("src/utf-8.js", Role::Source),
+            ("lib/es2015.js", Role::Source),
+            ("src/http2.ts", Role::Source),
+            // gettext catalogs in any format, run-commands files.
+            ("sphinx/locale/da/LC_MESSAGES/sphinx.js", Role::Docs),
+            ("locale/fr/LC_MESSAGES/app.mo", Role::Docs),
+            ("pylintrc", Role::Config),
+            (".npmrc", Role::Config),
+            ("src/rc", Role::Source),
+            ("lib/src", Role::Source),
         ];
         for (path, want) in cases {
             assert_eq!(role_of(path), want, "{path}");
