@@ -567,17 +567,7 @@ impl Scores {
     /// lists are long and every chunk is alive, the same on two threads
     /// ([`Scores::add_terms_split`]).
     fn add_terms(&mut self, index: &Index, terms: &[Term]) {
-        let postings: usize = terms
-            .iter()
-            .filter(|t| !t.path_only)
-            .map(|t| index.postings.len(t.id))
-            .sum();
-        if postings >= SPLIT_POSTINGS
-            && index.chunks.len() >= SPLIT_CHUNKS_PER_FILE * index.files.len()
-            && index.live_chunks as usize == index.chunks.len()
-            && index.chunks.len() >= 2
-            && threads() >= 2
-        {
+        if splits(index, terms) {
             self.add_terms_split(index, terms);
         } else {
             for &t in terms {
@@ -867,6 +857,22 @@ pub(super) fn chunk_bm25(weight_idf: f32, tf: f32, len: u32, avg_chunk: f32) -> 
 pub(super) fn file_bm25(weight: f32, idf_f: f32, tf: f32, len: u32, avg_file: f32) -> f32 {
     let norm = K1_FILE * (1.0 - B_FILE + B_FILE * len as f32 / avg_file);
     weight * idf_f * tf * (K1_FILE + 1.0) / (tf + norm)
+}
+
+/// Whether [`Scores::add_terms`] scores the postings of `terms` on two threads: their lists
+/// are long, the files have several chunks each, every chunk is alive, and this process may
+/// run two threads at once.
+pub(super) fn splits(index: &Index, terms: &[Term]) -> bool {
+    let postings: usize = terms
+        .iter()
+        .filter(|t| !t.path_only)
+        .map(|t| index.postings.len(t.id))
+        .sum();
+    postings >= SPLIT_POSTINGS
+        && index.chunks.len() >= SPLIT_CHUNKS_PER_FILE * index.files.len()
+        && index.live_chunks as usize == index.chunks.len()
+        && index.chunks.len() >= 2
+        && threads() >= 2
 }
 
 /// Fewest postings (all the prompt's lists together) scored on two threads
