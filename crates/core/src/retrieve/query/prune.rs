@@ -40,7 +40,8 @@ use rustc_hash::FxHashMap as HashMap;
 use super::prompt::Query;
 use super::rank::{
     chunk_bm25, file_bm25, file_score, idf, posting_tf, Factors, Mentions, Scores, Term, B_CHUNK,
-    B_FILE, K1_CHUNK, K1_FILE, W_BEST_CHUNK, W_CENTRAL, W_DEFINES, W_DEFINES_CHUNK, W_PATH,
+    B_FILE, K1_CHUNK, K1_FILE, SPLIT_CHUNKS_PER_FILE, W_BEST_CHUNK, W_CENTRAL, W_DEFINES,
+    W_DEFINES_CHUNK, W_PATH,
 };
 use crate::retrieve::index::terms::{IterState, PostingIter};
 use crate::retrieve::index::{Index, Posting};
@@ -269,16 +270,18 @@ fn summary(index: &Index, term: u32, norms: &Norms) -> Arc<TermSummary> {
 }
 
 /// Whether pruning applies to `terms` and pays: weights it can bound (not negative), lists
-/// long enough, and not scored on two threads by the exhaustive ranking
-/// ([`splits`](super::rank::splits)). The walk is one thread's: where the exhaustive ranking
-/// splits the lists between two, it costs less CPU (measured on the kernel, 12.0 ms a call
-/// against 12.6, whole process) but the caller waits longer (the calling thread's CPU at the
-/// 95th percentile 17.1 ms against 14.1). Where it does not split (a tree of one-chunk
-/// files, a short prompt), the walk costs less than scoring every list through: on a tree of
-/// 200,000 files sharing one vocabulary, 3.6-4.1 ms of CPU a call against 4.6-4.8.
+/// long enough, and a tree of files with few chunks each (fewer than
+/// [`SPLIT_CHUNKS_PER_FILE`] on average, where the exhaustive ranking also stays on one
+/// thread). There the exhaustive ranking's pass over the files scores nearly every file a
+/// common word touches, and the walk skips most of them: on a tree of 200,000 one-chunk files
+/// sharing one vocabulary, 3.8-4.2 ms of CPU a call against 4.5-4.8. On a tree of larger files
+/// it did not pay: on the kernel (13 chunks a file) 11.1-12.1 ms pruned on every prompt against
+/// 12.0-12.8 exhaustive, within the noise, with the calling thread's 95th percentile at 17.2
+/// ms against 13.1-14.7 (the walk is one thread's; the exhaustive ranking splits long lists
+/// between two), and pruned only where it would not split, no faster through Node either.
 pub(super) fn worth_it(index: &Index, terms: &[Term]) -> bool {
     applies(terms)
-        && !super::rank::splits(index, terms)
+        && index.chunks.len() < SPLIT_CHUNKS_PER_FILE * index.files.len()
         && terms
             .iter()
             .filter(|t| !t.path_only)
@@ -328,9 +331,7 @@ impl<'a> Cursor<'a> {
             match self.it.next() {
                 None => break None,
                 // With every chunk alive (the usual warm state) no chunk is looked up.
-                Some(p) if self.all_alive || index.chunks[p.chunk as usize].alive => {
-                    break Some(p)
-                }
+                Some(p) if self.all_alive || index.chunks[p.chunk as usize].alive => break Some(p),
                 Some(_) => {}
             }
         };

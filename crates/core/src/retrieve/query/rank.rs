@@ -862,7 +862,7 @@ pub(super) fn file_bm25(weight: f32, idf_f: f32, tf: f32, len: u32, avg_file: f3
 /// Whether [`Scores::add_terms`] scores the postings of `terms` on two threads: their lists
 /// are long, the files have several chunks each, every chunk is alive, and this process may
 /// run two threads at once.
-pub(super) fn splits(index: &Index, terms: &[Term]) -> bool {
+fn splits(index: &Index, terms: &[Term]) -> bool {
     let postings: usize = terms
         .iter()
         .filter(|t| !t.path_only)
@@ -883,7 +883,7 @@ const SPLIT_POSTINGS: usize = 50_000;
 /// halves' per-file sums are merged on the caller's thread, and with about one chunk a file
 /// (a tree of many small files) that merge takes as long as the half it saved (measured
 /// through Node on 200,000 one-chunk files: about 1 ms a call slower; the kernel has 13).
-const SPLIT_CHUNKS_PER_FILE: usize = 4;
+pub(super) const SPLIT_CHUNKS_PER_FILE: usize = 4;
 
 /// Threads this process may run at once (asked once: the answer reads the cgroup files).
 fn threads() -> usize {
