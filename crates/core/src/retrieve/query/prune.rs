@@ -39,8 +39,8 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::prompt::Query;
 use super::rank::{
-    chunk_bm25, file_bm25, file_score, idf, posting_tf, Factors, Mentions, Scores, Term, B_CHUNK,
-    B_FILE, K1_CHUNK, K1_FILE, SPLIT_CHUNKS_PER_FILE, W_BEST_CHUNK, W_CENTRAL, W_DEFINES,
+    chunk_bm25, file_bm25, file_score, idf, posting_tf, Factors, Mentions, Naming, Scores, Term,
+    B_CHUNK, B_FILE, K1_CHUNK, K1_FILE, SPLIT_CHUNKS_PER_FILE, W_BEST_CHUNK, W_CENTRAL, W_DEFINES,
     W_DEFINES_CHUNK, W_PATH,
 };
 use crate::retrieve::index::terms::{IterState, PostingIter};
@@ -468,7 +468,8 @@ impl Best {
 }
 
 /// Step 2 to 5 pruned: the scores of a set of files that holds every file the exhaustive
-/// ranking could keep (with `keep`), each exactly as the exhaustive ranking scores it; the
+/// ranking could keep (with `keep`), each exactly as the exhaustive ranking scores it, and the
+/// files whose mention was dropped ([`Modifiers`](super::rank::Modifiers)), sorted; the
 /// signals of those files are left in `scores` for the steps after.
 #[allow(clippy::too_many_lines)] // one walk, whose steps share its cursors and bounds
 pub(super) fn scored_files(
@@ -478,7 +479,7 @@ pub(super) fn scored_files(
     scores: &mut Scores,
     factors: &Factors<'_>,
     keep: Keep,
-) -> Vec<(u32, f32)> {
+) -> (Vec<(u32, f32)>, Vec<u32>) {
     let norms = Norms::of(index);
     let mut cursors: Vec<Option<Cursor<'_>>> = Vec::with_capacity(terms.len());
     for &t in terms {
@@ -517,10 +518,17 @@ pub(super) fn scored_files(
                 .filter(|&f| scores.path[f as usize] > 0.0),
         );
     }
+    let mut dropped: Vec<u32> = Vec::new();
     if let Some(m) = Mentions::of(scores, query) {
+        let mut namings: Vec<(u32, Naming)> = Vec::new();
         let mut mention = |f: u32, meta: &crate::retrieve::index::FileMeta| {
-            let v = m.score(meta, query, scores.path[f as usize]);
+            let (v, naming) = m.score(meta, query, scores.path[f as usize]);
             scores.mention[f as usize] = v;
+            // A file with a mention and a chunk is scored above 0 by the exhaustive ranking,
+            // which notes how it was named ([`Modifiers`]).
+            if v > 0.0 && !meta.chunks.is_empty() {
+                namings.push((f, naming));
+            }
             v > 0.0
         };
         if m.any_file() {
@@ -540,9 +548,21 @@ pub(super) fn scored_files(
                 }
             }
         }
+        // The modifiers' mentions dropped before the walk, as the exhaustive ranking drops
+        // them after scoring: the threshold is then never raised by a score about to fall.
+        if namings.iter().any(|n| n.1 == Naming::Subject) {
+            for &(f, naming) in &namings {
+                if naming == Naming::Modifier {
+                    scores.mention[f as usize] = 0.0;
+                    dropped.push(f);
+                }
+            }
+            dropped.sort_unstable();
+            dropped.dedup();
+        }
     }
     if keep.wanted == 0 {
-        return Vec::new();
+        return (Vec::new(), dropped);
     }
     // The files the path field or a mention scored, by their first chunk: one more list.
     let mut named: Vec<(u32, u32)> = named_files
@@ -748,7 +768,7 @@ pub(super) fn scored_files(
             best_shown.push(score);
         }
     }
-    out
+    (out, dropped)
 }
 
 /// Counts `n` files scored (tests: how much the pruning prunes).
@@ -778,6 +798,9 @@ mod tests {
         "client", "server", "worker", "thread", "lock", "memory", "page", "index", "query", "rank",
         "score", "file",
     ];
+
+    /// The first words, each also the stem of a file of its own.
+    const STEMS: usize = 12;
 
     struct Rng(u64);
     impl Rng {
@@ -890,6 +913,12 @@ mod tests {
                 2 => format!("the {} {} types", rng.word(), rng.word()),
                 3 => format!("{} {} test", rng.word(), rng.word()),
                 4 => format!("server side {} {}", rng.word(), rng.word()),
+                // A one-line question whose subject and a modifier both name a file
+                // (`lib/request.ts`, `lib/cache.ts`): the modifier's mention is dropped.
+                7 => {
+                    let [a, b, c] = [0; 3].map(|_| WORDS[rng.below(STEMS)]);
+                    format!("{a} {b} and {a} {c} tracking")
+                }
                 _ => (0..=rng.below(8))
                     .map(|_| rng.word())
                     .collect::<Vec<_>>()
@@ -917,7 +946,7 @@ mod tests {
     /// Pruned and exhaustive rankings of every prompt at several depths: the same files, in
     /// the same order, with the same scores to the bit; and the pruned one scored fewer files.
     fn compare(index: &Index, prompts: &[String]) {
-        let (mut scored, mut exhaustive) = (0usize, 0usize);
+        let (mut scored, mut exhaustive, mut dropped) = (0usize, 0usize, 0usize);
         for prompt in prompts {
             let q = Query::parse(prompt);
             for (max, shown) in [(1, 1), (5, 5), (10, 10), (20, 20), (100, 20), (40, 3)] {
@@ -927,6 +956,7 @@ mod tests {
                 SCORED.with(|s| s.set(0));
                 let all = rank_with(index, &q, max, shown, None, Pruning::Exhaustive);
                 exhaustive += SCORED.with(std::cell::Cell::get);
+                dropped += all.iter().filter(|h| h.signals.modifier_stem).count();
 
                 assert!(
                     same(&pruned, &all),
@@ -942,6 +972,7 @@ mod tests {
             scored * 4 < exhaustive * 3,
             "pruning scored {scored} files of {exhaustive}"
         );
+        assert!(dropped > 0, "no question's modifier named a ranked file");
     }
 
     #[test]
@@ -953,6 +984,19 @@ mod tests {
         for i in 0..1500 {
             let (rel, ext) = file_path(&mut rng, i);
             write(root, &rel, &file_text(&mut rng, ext));
+            paths.push(rel);
+        }
+        // Files named by one word each, for the questions whose words name files.
+        for (i, w) in WORDS[..STEMS].iter().enumerate() {
+            let rel = format!("lib/{w}.ts");
+            write(root, &rel, &file_text(&mut rng, "ts"));
+            if i % 3 == 0 {
+                write(
+                    root,
+                    &format!("lib/{w}s/index.md"),
+                    &file_text(&mut rng, "md"),
+                );
+            }
             paths.push(rel);
         }
         let mut index = Index::new(Scope::new(root).unwrap(), 100_000);
