@@ -274,7 +274,7 @@ fn summary(index: &Index, term: u32, norms: &Norms) -> Arc<TermSummary> {
 /// [`SPLIT_CHUNKS_PER_FILE`] on average, where the exhaustive ranking also stays on one
 /// thread). There the exhaustive ranking's pass over the files scores nearly every file a
 /// common word touches, and the walk skips most of them: on a tree of 200,000 one-chunk files
-/// sharing one vocabulary, 3.8-4.2 ms of CPU a call against 4.5-4.8. On a tree of larger files
+/// sharing one vocabulary, 3.6-4.2 ms of CPU a call against 4.5-4.8. On a tree of larger files
 /// it did not pay: on the kernel (13 chunks a file) 11.1-12.1 ms pruned on every prompt against
 /// 12.0-12.8 exhaustive, within the noise, with the calling thread's 95th percentile at 17.2
 /// ms against 13.1-14.7 (the walk is one thread's; the exhaustive ranking splits long lists
