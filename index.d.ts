@@ -1569,6 +1569,12 @@ export interface SnippetSignals {
    * framework's reports speak of tests), so they did not lift the role's demotion.
    */
   roleUnasked: boolean
+  /**
+   * The file is named after a word of a one-line question other than its subject, and the
+   * subject names a file too ("task state and task result tracking": `state.ts` beside
+   * `tasks.ts`): that name was not counted as a mention.
+   */
+  modifierStem: boolean
 }
 
 /** A file handed to `SymbolIndex.indexFiles` or `repoStats`. */

@@ -518,6 +518,8 @@ test('explain adds each snippet its signals, and is validated', async () => {
   // A one-line prompt is not re-ranked by the references between its top files.
   assert.ok(g.referencedBy === 0 && g.referenceFactor === 1)
   assert.equal(g.roleUnasked, false)
+  // No file is named after a modifier of this question's subject.
+  assert.ok(explained.every((s) => s.signals!.modifierStem === false))
   assert.ok(Math.abs(g.total - explained[0].score) < 1e-3)
   await rejectsWith(retrieve(req(root, 'x', { explain: 'yes' as unknown as boolean })), 'invalid_request')
 })

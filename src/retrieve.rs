@@ -131,6 +131,10 @@ pub struct SnippetSignals {
     /// vocabulary (a source file is named after them, or most source files use them: a test
     /// framework's reports speak of tests), so they did not lift the role's demotion.
     pub role_unasked: bool,
+    /// The file is named after a word of a one-line question other than its subject, and the
+    /// subject names a file too ("task state and task result tracking": `state.ts` beside
+    /// `tasks.ts`): that name was not counted as a mention.
+    pub modifier_stem: bool,
 }
 
 /// A ranked snippet (see docs/design/context-retrieval-contract-v1.md, section 3.2), with
@@ -403,6 +407,7 @@ fn to_js(s: Snippet, root: String, provider: Provider) -> ContextSnippet {
             referenced_by: g.referenced_by,
             reference_factor: f64::from(g.reference_factor),
             role_unasked: g.role_unasked,
+            modifier_stem: g.modifier_stem,
         }),
         redactions: redactions_js(&s.redactions),
     }

@@ -146,6 +146,45 @@ fn a_prompt_word_meets_the_file_named_after_its_agent() {
 }
 
 #[test]
+fn the_subject_of_a_question_names_its_file_over_a_modifier() {
+    // "task state and task result tracking" asks about tasks: `state.ts`, named after the
+    // word that modifies the subject, held the state of everything and ranked first.
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "src/node/state.ts",
+        "// Tracks the state of the run: each task's state and result.\nexport class StateManager {\n  \
+         state = new Map()\n  getState(id: string) { return this.state.get(id) }\n  \
+         updateTask(task: Task) { this.state.set(task.id, task.result) }\n}\n",
+    );
+    write(
+        r,
+        "src/utils/tasks.ts",
+        "// Walks the tasks of a suite and reads their results.\nexport function getTests(task: Task) \
+         {\n  return task.tasks.flatMap(getTests)\n}\nexport function hasFailed(task: Task) {\n  \
+         return task.result?.state === 'fail'\n}\nexport function resultOf(task: Task) \
+         { return task.result }\n",
+    );
+    write(
+        r,
+        "src/node/reporters/summary.ts",
+        "// Prints the summary of the run.\nexport function printSummary(files: File[]) {\n  \
+         for (const f of files) console.log(f.name, f.result)\n}\n",
+    );
+    let ret = Retrieval::default();
+    let out = explained(&ret, r, "task state and task result tracking");
+    assert_eq!(files(&out)[0], "src/utils/tasks.ts", "{out:?}");
+    let state = signals_of(&out, "src/node/state.ts");
+    assert!(state.modifier_stem && state.mention == 0.0, "{state:?}");
+    assert!(signals_of(&out, "src/utils/tasks.ts").mention > 0.0);
+    // Without a file named after the subject, the modifier's file keeps its mention.
+    let out = explained(&ret, r, "tracking the state of a run");
+    let state = signals_of(&out, "src/node/state.ts");
+    assert!(!state.modifier_stem && state.mention > 0.0, "{state:?}");
+}
+
+#[test]
 fn skips_ignored_vendored_and_lock_files() {
     let dir = fixture();
     let r = Retrieval::default();

@@ -49,6 +49,12 @@ pub struct Query {
     /// Identifiers and adjacent word pairs, lowercase letters and digits only
     /// (`SqlMapper` → `sqlmapper`, "connection pool" → `connectionpool`), for file stems.
     pub names: Vec<String>,
+    /// In a one-line prompt, its subject ([`subject_names`]) in both numbers, normalized;
+    /// empty otherwise.
+    pub subject: Vec<String>,
+    /// The prompt's single words as [`names`] normalizes them, with the subject's forms: a
+    /// file stem equal to one that is not the subject is named by a modifier of the question.
+    pub words: Vec<String>,
     /// The roles the prompt asks for.
     pub wanted: Wanted,
     /// In a long prompt (a bug report, a commit message with a body), the words of its title
@@ -262,6 +268,7 @@ impl Query {
             Vec::new()
         };
         let mut names = names(prompt);
+        let (subject, words) = subject_and_words(prompt, lines, &mut names);
         helper_names(asked, &mut names);
         let (symbols, symbol_words): (Vec<String>, Vec<String>) =
             symbols(prompt).into_iter().unzip();
@@ -280,6 +287,8 @@ impl Query {
             mentions,
             modules,
             names,
+            subject,
+            words,
             wanted,
             role_words,
             symbols,
@@ -807,6 +816,104 @@ fn helper_names(text: &str, names: &mut Vec<String>) {
     }
 }
 
+/// Question words that open a sentence before its subject ("how the pool schedules").
+const QUESTION_WORDS: [&str; 5] = ["how", "what", "where", "why", "who"];
+/// Shortest subject whose singular or plural names files.
+const MIN_SUBJECT: usize = 4;
+
+/// The subject of a one-line question, its first word that is neither a stop word nor a
+/// question word ("task state and task result tracking", "project-level configuration"),
+/// names the files called after it in the singular or plural (`tasks.ts`, `project.ts`),
+/// which the other words do not: a later word is often a modifier of the subject, and the file
+/// named after it wins wrongly (`state.ts`). Joins `names` as the word itself (the first part
+/// of a hyphenated compound is not a name otherwise) and its other number.
+fn subject_names(prompt: &str, names: &mut Vec<String>) -> Vec<String> {
+    let Some(token) = prompt
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .map(|t| t.trim_matches(['-', '_']))
+        .find(|w| {
+            !w.is_empty()
+                && !crate::retrieve::tokenize::is_stop_word(&w.to_lowercase())
+                && !QUESTION_WORDS.iter().any(|q| w.eq_ignore_ascii_case(q))
+        })
+    else {
+        return Vec::new();
+    };
+    // A word, or the first part of a hyphenated one; not an identifier (`format_error`,
+    // `StateManager`), whose whole name is a name already.
+    let word = token.split('-').next().unwrap_or(token);
+    let plain = word.chars().skip(1).all(|c| c.is_ascii_lowercase())
+        && word.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+    // A word for a role ("test runner worker pool...") asks for a kind of file, the engine's
+    // role factors answer it; it is not the topic that names one.
+    if !plain || word.len() < MIN_SUBJECT || !super::roles::role_words(word).is_empty() {
+        return Vec::new();
+    }
+    let word = word.to_ascii_lowercase();
+    let mut forms = vec![word.clone()];
+    let vowel = |b: u8| b"aeiou".contains(&b);
+    if let Some(one) = word.strip_suffix("ies") {
+        forms.push(format!("{one}y"));
+    } else if word.ends_with("ss") || word.ends_with("us") || word.ends_with("is") {
+        forms.push(format!("{word}es"));
+    } else if let Some(one) = word.strip_suffix('s') {
+        forms.push(one.to_owned());
+        if let Some(root) = one.strip_suffix('e') {
+            if root.ends_with(['s', 'x']) || root.ends_with("ch") || root.ends_with("sh") {
+                forms.push(root.to_owned());
+            }
+        }
+    } else if let Some(one) = word
+        .strip_suffix('y')
+        .filter(|o| !o.bytes().last().is_some_and(vowel))
+    {
+        forms.push(format!("{one}ies"));
+    } else if word.ends_with('x') || word.ends_with("ch") || word.ends_with("sh") {
+        forms.push(format!("{word}es"));
+    } else {
+        forms.push(format!("{word}s"));
+    }
+    forms.retain(|f| f.len() >= MIN_SUBJECT - 1);
+    for f in &forms {
+        if !names.contains(f) {
+            names.push(f.clone());
+        }
+    }
+    forms
+}
+
+/// A one-line prompt's subject forms ([`subject_names`], joined to `names`) and, when it has
+/// a subject, its [`single_words`]; nothing for a longer prompt.
+fn subject_and_words(
+    prompt: &str,
+    lines: usize,
+    names: &mut Vec<String>,
+) -> (Vec<String>, Vec<String>) {
+    if lines != 1 {
+        return (Vec::new(), Vec::new());
+    }
+    let subject = subject_names(prompt, names);
+    let words = if subject.is_empty() {
+        Vec::new()
+    } else {
+        single_words(prompt)
+    };
+    (subject, words)
+}
+
+/// The prompt's words normalized as [`names`] normalizes them (identifiers whole), at least
+/// three characters long.
+fn single_words(prompt: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for raw in prompt.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')) {
+        let n = normalize_name(raw.trim_matches(['-', '_']));
+        if n.chars().count() >= 3 && !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
+}
+
 /// Identifiers of the prompt and its adjacent word pairs, normalized ([`normalize_name`]).
 fn names(prompt: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -933,6 +1040,30 @@ mod tests {
         assert!(symbols("how the Contravariant functor reverses the mapping").is_empty());
         assert!(symbols("fixed common Content-Type header merging").is_empty());
         assert!(symbols("the Content protocol\nfails when the body is empty").is_empty());
+    }
+
+    #[test]
+    fn the_subject_of_a_question_names_its_files_in_either_number() {
+        let names = |p: &str| Query::parse(p).names;
+        let n = names("task state and task result tracking");
+        assert!(n.contains(&"tasks".to_owned()), "{n:?}");
+        // A later word names its own file only as written.
+        assert!(!n.contains(&"states".to_owned()), "{n:?}");
+        let n = names("project-level configuration and workspace projects");
+        assert!(n.contains(&"project".to_owned()), "{n:?}");
+        assert!(!n.contains(&"workspaces".to_owned()), "{n:?}");
+        let n = names("how the registries resolve packages");
+        assert!(n.contains(&"registry".to_owned()), "{n:?}");
+        assert!(names("how matches are sorted").contains(&"match".to_owned()));
+        // Identifiers, short words and longer prompts name nothing more.
+        assert!(!names("format_error and error handling").contains(&"formats".to_owned()));
+        assert!(!names("how a new easy handle is made").contains(&"news".to_owned()));
+        assert!(!names("task state\nand results").contains(&"tasks".to_owned()));
+        // A word for a role asks for a kind of file.
+        assert!(Query::parse("test runner worker pool scheduling")
+            .subject
+            .is_empty());
+        assert_eq!(Query::parse("task state").subject, ["task", "tasks"]);
     }
 
     #[test]

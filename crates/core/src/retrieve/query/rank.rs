@@ -129,6 +129,9 @@ pub struct Signals {
     /// The prompt's words for the file's role (`test`, `docs`...) are the project's own
     /// vocabulary ([`asked_roles`]), so they did not lift the role's demotion.
     pub role_unasked: bool,
+    /// The file's stem is a word of a one-line question other than its subject, and the
+    /// subject names a file too ([`Naming::Modifier`]): that stem's mention was not counted.
+    pub modifier_stem: bool,
 }
 
 /// Why a file of a demoted role keeps the factor of source code for this prompt.
@@ -980,8 +983,13 @@ impl Mentions {
         !self.files.is_empty() || !self.modules.is_empty()
     }
 
-    /// The mention score of a file whose path field scored `path`.
-    fn score(&self, meta: &crate::retrieve::index::FileMeta, query: &Query, path: f32) -> f32 {
+    /// The mention score of a file whose path field scored `path`, and how it was named.
+    fn score(
+        &self,
+        meta: &crate::retrieve::index::FileMeta,
+        query: &Query,
+        path: f32,
+    ) -> (f32, Naming) {
         // Names match stems only of files whose path matched a prompt term: cheap filter.
         let check_names = path > 0.0 && self.names.contains(&meta.keys.stem);
         // Only files with a key of a mention, module or name can match (see FileKeys).
@@ -989,7 +997,7 @@ impl Mentions {
             && !self.files.contains(&meta.keys.name)
             && !self.modules.contains(&meta.keys.module)
         {
-            return 0.0;
+            return (0.0, Naming::Other);
         }
         let rel = if meta
             .rel
@@ -1000,39 +1008,109 @@ impl Mentions {
         } else {
             std::borrow::Cow::Borrowed(meta.rel.as_str())
         };
-        mention_boost(&rel, query, check_names) * self.unit
+        let (boost, naming) = mention_boost(&rel, query, check_names);
+        (boost * self.unit, naming)
     }
+}
+
+/// The files a one-line question's modifiers name ([`Naming::Modifier`]), as they are scored.
+#[derive(Default)]
+struct Modifiers {
+    /// (place in the scored files, file, its score without that mention).
+    files: Vec<(usize, u32, f32)>,
+    /// Whether the question's subject named a scored file.
+    subject_named: bool,
+}
+
+impl Modifiers {
+    /// Notes a scored file, at place `at`, named as `naming`; `rest` gives its score
+    /// without the mention.
+    fn note(&mut self, naming: Naming, at: usize, fid: u32, rest: impl FnOnce() -> f32) {
+        self.subject_named |= naming == Naming::Subject;
+        if naming == Naming::Modifier {
+            self.files.push((at, fid, rest()));
+        }
+    }
+
+    /// When the subject names a file, a file named after another of the question's words is
+    /// not what it asks about ("task state and task result tracking": `tasks.ts`, not
+    /// `state.ts`): its mention is dropped (its path and text still count). Returns those
+    /// files, sorted.
+    fn drop_mentions(self, scored: &mut Vec<(u32, f32)>, scores: &mut Scores) -> Vec<u32> {
+        if !self.subject_named || self.files.is_empty() {
+            return Vec::new();
+        }
+        let mut dropped = Vec::with_capacity(self.files.len());
+        for (at, fid, rest) in self.files {
+            scored[at].1 = rest;
+            scores.mention[fid as usize] = 0.0;
+            dropped.push(fid);
+        }
+        scored.retain(|s| s.1 > 0.0);
+        dropped.sort_unstable();
+        dropped
+    }
+}
+
+/// [`Mentions::score`] when the prompt names files; 0 otherwise.
+fn mention_of(
+    mentions: Option<&Mentions>,
+    meta: &crate::retrieve::index::FileMeta,
+    query: &Query,
+    path: f32,
+) -> (f32, Naming) {
+    mentions.map_or((0.0, Naming::Other), |m| m.score(meta, query, path))
+}
+
+/// How a file's stem is named by a one-line question's words ([`Query::subject`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Naming {
+    /// By the question's subject, in either number.
+    Subject,
+    /// By another single word of the question (a modifier of the subject, most often:
+    /// "task *state* and task result tracking"). When the subject names a file as well, such
+    /// a mention is dropped ([`collect_hits`]).
+    Modifier,
+    /// Otherwise (by path, file name, module, identifier or word pair), or not at all.
+    Other,
 }
 
 /// The strongest way `rel` (lowercase) is named by the prompt, as a multiple of the mention
 /// unit; 0 if it is not. Only called for files whose [`FileKeys`] match the prompt's: a new
 /// way to match must keep its key (or widen that filter in [`Mentions::score`]).
-fn mention_boost(rel: &str, query: &Query, check_names: bool) -> f32 {
+fn mention_boost(rel: &str, query: &Query, check_names: bool) -> (f32, Naming) {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     for m in &query.mentions {
         let suffix = m.contains('/') && (ends_with_part(rel, m) || ends_with_part(m, rel));
         if rel == m || suffix {
-            return MENTION_PATH;
+            return (MENTION_PATH, Naming::Other);
         }
     }
     for m in &query.mentions {
         if name == m.rsplit('/').next().unwrap_or(m) {
-            return MENTION_NAME;
+            return (MENTION_NAME, Naming::Other);
         }
     }
     let stemless = rel.rsplit_once('.').map_or(rel, |(s, _)| s);
     for m in &query.modules {
         if stemless == m || ends_with_part(stemless, m) {
-            return MENTION_MODULE;
+            return (MENTION_MODULE, Naming::Other);
         }
     }
     if check_names {
         let stem = stem_name(name);
         if query.names.contains(&stem) {
-            return MENTION_STEM;
+            let naming = if query.subject.contains(&stem) {
+                Naming::Subject
+            } else if query.words.contains(&stem) {
+                Naming::Modifier
+            } else {
+                Naming::Other
+            };
+            return (MENTION_STEM, naming);
         }
     }
-    0.0
+    (0.0, Naming::Other)
 }
 
 /// The stem of a file name (lowercase) as [`Query::names`] name files.
@@ -1132,6 +1210,7 @@ fn collect_hits(
     let mut scored: Vec<(u32, f32)> = Vec::new();
     let mentions = Mentions::of(scores, query);
     let any_named = mentions.as_ref().is_some_and(Mentions::any_file);
+    let mut modifiers = Modifiers::default();
     for (fid, meta) in index.files.iter().enumerate() {
         let base = scores.bm25[fid] + scores.path[fid] + scores.symbol[fid];
         // No signal at all (most files of a large tree): skipped without reading its meta.
@@ -1139,24 +1218,26 @@ fn collect_hits(
             continue;
         }
         let Some(meta) = meta else { continue };
-        if let Some(m) = &mentions {
-            scores.mention[fid] = m.score(meta, query, scores.path[fid]);
-        }
-        let base = base + scores.mention[fid];
-        if base <= 0.0 && !scores.chunked[fid] {
+        let (mention, naming) = mention_of(mentions.as_ref(), meta, query, scores.path[fid]);
+        scores.mention[fid] = mention;
+        let named = base + mention;
+        if named <= 0.0 && !scores.chunked[fid] {
             continue;
         }
         let top = best_chunk(scores, meta.chunks.clone());
-        if base <= 0.0 && top == 0.0 {
+        if named <= 0.0 && top == 0.0 {
             continue;
         }
         let factor = role_factor(meta, query, wanted, kept(meta));
-        let score = (base + W_BEST_CHUNK * top) * factor * side_factor(fid as u32);
+        let score = (named + W_BEST_CHUNK * top) * factor * side_factor(fid as u32);
         // A file without a matching chunk shows its first one: it needs one.
         if score.is_finite() && score > 0.0 && !meta.chunks.is_empty() {
+            let rest = || (base + W_BEST_CHUNK * top) * factor * side_factor(fid as u32);
+            modifiers.note(naming, scored.len(), fid as u32, rest);
             scored.push((fid as u32, score));
         }
     }
+    let dropped = modifiers.drop_mentions(&mut scored, scores);
     let central = if wants_central(query) {
         apply_central(index, &mut scored, shown)
     } else {
@@ -1211,6 +1292,7 @@ fn collect_hits(
                     referenced_by: 0,
                     reference_factor: 1.0,
                     role_unasked: unasked.asks(meta.role),
+                    modifier_stem: dropped.binary_search(&fid).is_ok(),
                 },
             })
         })
