@@ -497,11 +497,11 @@ pub fn redact_lines(text: &str, a: usize, b: usize) -> (String, Vec<Redaction>) 
     };
     let window_start =
         pem::open_block_start(text, start, &BLOCK_BEGIN, &PPK_BEGIN).unwrap_or(start);
-    let skip = memchr::memchr_iter(b'\n', text[window_start..start].as_bytes()).count();
+    let skip = memchr::memchr_iter(b'\n', &text.as_bytes()[window_start..start]).count();
     let r = redact(&text[window_start..end]);
     let mut offset = 0;
     for _ in 0..skip {
-        match memchr::memchr(b'\n', r.text[offset..].as_bytes()) {
+        match memchr::memchr(b'\n', &r.text.as_bytes()[offset..]) {
             Some(i) => offset += i + 1,
             None => offset = r.text.len(),
         }

@@ -439,7 +439,7 @@ mod tests {
         );
         for k in 0..40 {
             let mut text = String::new();
-            for f in 0..(1 + k % 3) {
+            for f in 0..=(k % 3) {
                 text.push_str(&format!(
                     "int user{k}_part{f}(void)\n{{\n\treturn start_engine({f});\n}}\n\n"
                 ));
