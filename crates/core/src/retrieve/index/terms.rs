@@ -1575,6 +1575,40 @@ impl PostingIter<'_> {
 }
 
 impl PostingIter<'_> {
+    /// [`PostingIter::for_each_prefetched`] that stops at the first posting for which `f`
+    /// returns false (the rest are not passed; at most a group more were decoded).
+    #[inline]
+    pub fn for_each_prefetched_while<T>(
+        mut self,
+        at: impl Fn(Posting) -> *const T,
+        mut f: impl FnMut(Posting) -> bool,
+    ) {
+        let mut group = [Posting {
+            chunk: 0,
+            tf: 0,
+            sym: 0,
+        }; GROUP];
+        loop {
+            let mut n = 0;
+            while n < GROUP {
+                let Some(p) = self.next() else { break };
+                prefetch(at(p));
+                group[n] = p;
+                n += 1;
+            }
+            for &p in &group[..n] {
+                if !f(p) {
+                    return;
+                }
+            }
+            if n < GROUP {
+                return;
+            }
+        }
+    }
+}
+
+impl PostingIter<'_> {
     /// [`PostingIter::for_each_prefetched`] for the postings whose chunk is in `chunks` only
     /// (the list is in chunk order: the ones below are decoded and passed over, and the walk
     /// stops at the first one above).
