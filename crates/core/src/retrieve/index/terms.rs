@@ -891,6 +891,9 @@ const MAPPED_FLUSH_AT: usize = 4 * FLUSH_AT;
 /// Runs at least this long keep their count and last chunk in [`Postings::long`].
 const LONG_RUN: usize = 48;
 
+/// How many records ahead [`Postings::merge_deferred`] asks for the next records it reads.
+const RECORDS_AHEAD: usize = 16;
+
 impl Default for Postings {
     fn default() -> Postings {
         Postings {
@@ -1128,12 +1131,24 @@ impl Postings {
         // (term, bytes added to its run, the chunk of its stored run's last posting), by term.
         let mut groups: Vec<(u32, u32, u32)> = Vec::new();
         let mut added = 0usize;
+        // Records are read in term order, all over the log (8 MB, beyond the second-level
+        // cache): each is asked for `RECORDS_AHEAD` records before it is read, so that
+        // those misses overlap instead of stalling one after another.
+        let ahead = |k: usize| {
+            if let Some(&o) = order.get(k) {
+                prefetch(d.log.as_ptr().wrapping_add(offset_of(o)));
+            }
+        };
+        for k in 0..RECORDS_AHEAD {
+            ahead(k);
+        }
         let mut i = 0;
         while i < order.len() {
             let t = term_of(order[i]);
             let (mut count, base) = self.stored(t);
             let (mut prev, mut len) = (base, 0usize);
             while i < order.len() && term_of(order[i]) == t {
+                ahead(i + RECORDS_AHEAD);
                 let (r, _) = d.record(offset_of(order[i]));
                 let (p, first) = first_posting(r.body);
                 one.clear();
@@ -1155,10 +1170,16 @@ impl Postings {
         bytes.resize(old_len + shift, 0);
         let mut hi = old_len;
         let mut j = order.len();
+        // The records still to be asked for are `order[..asked]` (this pass goes down).
+        let mut asked = order.len();
         for &(t, len, base) in groups.iter().rev() {
             let mut s = j;
             while s > 0 && term_of(order[s - 1]) == t {
                 s -= 1;
+            }
+            while asked > s.saturating_sub(RECORDS_AHEAD) {
+                asked -= 1;
+                prefetch(d.log.as_ptr().wrapping_add(offset_of(order[asked])));
             }
             let end = self.starts.get(t as usize + 1) as usize;
             bytes.copy_within(end..hi, end + shift);
@@ -1249,6 +1270,28 @@ impl Postings {
             prev: 0,
             pending: [].iter(),
         }
+    }
+
+    /// The postings of `term` from a place a [`PostingIter::state`] of its list recorded,
+    /// valid while [`Postings::shape`] of the term is what it was then.
+    pub fn list_at(&self, term: u32, state: IterState) -> PostingIter<'_> {
+        let pending = self.pending.get(&term).map_or(&[][..], Vec::as_slice);
+        let skip = pending.len().saturating_sub(state.pending as usize);
+        PostingIter {
+            bytes: self.run(term as usize),
+            at: state.at as usize,
+            prev: state.prev,
+            pending: pending[skip..].iter(),
+        }
+    }
+
+    /// The length of `term`'s stored run and its pending postings: a place in its list
+    /// ([`IterState`]) stays valid while these do not change.
+    pub fn shape(&self, term: u32) -> (usize, usize) {
+        (
+            self.run(term as usize).len(),
+            self.pending.get(&term).map_or(0, Vec::len),
+        )
     }
 
     /// The postings of `term`, in chunk-id order.
@@ -1469,7 +1512,28 @@ pub(in crate::retrieve) fn get_var(bytes: &[u8], at: &mut usize) -> u64 {
     }
 }
 
+/// A place in a term's posting list: what [`Postings::list_at`] resumes from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct IterState {
+    /// Offset in the stored run.
+    at: u32,
+    /// The chunk of the posting before (the base of the next gap).
+    prev: u32,
+    /// Pending postings not yet read.
+    pending: u32,
+}
+
 impl PostingIter<'_> {
+    /// Where the iterator is: [`Postings::list_at`] with it gives the postings still to come.
+    #[inline]
+    pub fn state(&self) -> IterState {
+        IterState {
+            at: self.at as u32,
+            prev: self.prev,
+            pending: self.pending.len() as u32,
+        }
+    }
+
     #[inline]
     fn var(&mut self) -> u64 {
         get_var(self.bytes, &mut self.at)
@@ -1502,6 +1566,40 @@ impl PostingIter<'_> {
             }
             for &p in &group[..n] {
                 f(p);
+            }
+            if n < GROUP {
+                return;
+            }
+        }
+    }
+}
+
+impl PostingIter<'_> {
+    /// [`PostingIter::for_each_prefetched`] that stops at the first posting for which `f`
+    /// returns false (the rest are not passed; at most a group more were decoded).
+    #[inline]
+    pub fn for_each_prefetched_while<T>(
+        mut self,
+        at: impl Fn(Posting) -> *const T,
+        mut f: impl FnMut(Posting) -> bool,
+    ) {
+        let mut group = [Posting {
+            chunk: 0,
+            tf: 0,
+            sym: 0,
+        }; GROUP];
+        loop {
+            let mut n = 0;
+            while n < GROUP {
+                let Some(p) = self.next() else { break };
+                prefetch(at(p));
+                group[n] = p;
+                n += 1;
+            }
+            for &p in &group[..n] {
+                if !f(p) {
+                    return;
+                }
             }
             if n < GROUP {
                 return;
