@@ -49,6 +49,9 @@ const MENTION_PATH: f32 = 6.0;
 const MENTION_NAME: f32 = 3.0;
 const MENTION_MODULE: f32 = 2.0;
 const MENTION_STEM: f32 = 1.5;
+/// The share of [`MENTION_STEM`] a file named after a word of the question's complement
+/// keeps ([`Query::complements`]).
+const W_COMPLEMENT: f32 = 0.75;
 /// Extra chunks of one file that may follow its best one.
 const EXTRA_CHUNKS: usize = 2;
 /// The fraction of the file's score an extra chunk gets (times its ratio to the best).
@@ -132,6 +135,9 @@ pub struct Signals {
     /// The file's stem is a word of a one-line question other than its subject, and the
     /// subject names a file too ([`Naming::Modifier`]): that stem's mention was not counted.
     pub modifier_stem: bool,
+    /// The file's stem is a word after the first preposition of a one-line question (its
+    /// complement, [`Query::complements`]): its stem mention counted [`W_COMPLEMENT`].
+    pub complement_stem: bool,
 }
 
 /// Why a file of a demoted role keeps the factor of source code for this prompt.
@@ -1126,10 +1132,32 @@ fn mention_boost(rel: &str, query: &Query, check_names: bool) -> (f32, Naming) {
             } else {
                 Naming::Other
             };
-            return (MENTION_STEM, naming);
+            return (MENTION_STEM * complement_share(&stem, query), naming);
         }
     }
     (0.0, Naming::Other)
+}
+
+/// [`W_COMPLEMENT`] when `stem` is a word of the question's complement and not its subject
+/// ("number parsing with defaults and *range* checks": `Range.java`), 1 otherwise. Of the
+/// semble-style questions' top ten files named after such a word, 18 were answers and 50 not
+/// (stem matches overall: 214 answers of 500).
+fn complement_share(stem: &str, query: &Query) -> f32 {
+    if is_complement(stem, query) {
+        W_COMPLEMENT
+    } else {
+        1.0
+    }
+}
+
+/// Whether the file at `rel` was named (`mention` > 0) after a word of the question's
+/// complement, for `explain`.
+fn complement_named(rel: &str, query: &Query, mention: f32) -> bool {
+    mention > 0.0 && !query.complements.is_empty() && is_complement(&stem_name(last(rel)), query)
+}
+
+fn is_complement(stem: &str, query: &Query) -> bool {
+    query.complements.iter().any(|c| c == stem) && !query.subject.iter().any(|s| s == stem)
 }
 
 /// The stem of a file name (lowercase) as [`Query::names`] name files.
@@ -1352,15 +1380,7 @@ fn collect_hits(
         .filter_map(|(fid, score)| {
             let meta = index.files[fid as usize].as_ref()?;
             let f = fid as usize;
-            let mut best: Vec<(u32, f32)> = meta
-                .chunks
-                .clone()
-                .filter_map(|c| {
-                    let s = scores.chunk[c as usize];
-                    (s > 0.0).then_some((c, s))
-                })
-                .collect();
-            best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            let best = matching_chunks(scores, meta.chunks.clone());
             let top = best.first().map_or(0.0, |b| b.1);
             let role_kept = kept(meta);
             Some(FileHit {
@@ -1384,6 +1404,7 @@ fn collect_hits(
                     reference_factor: 1.0,
                     role_unasked: unasked.asks(meta.role),
                     modifier_stem: dropped.binary_search(&fid).is_ok(),
+                    complement_stem: complement_named(&meta.rel, query, scores.mention[f]),
                 },
             })
         })
@@ -1671,6 +1692,18 @@ fn apply_central(index: &Index, scored: &mut [(u32, f32)], shown: usize) -> Vec<
     }
     out.sort_unstable_by_key(|c| c.0);
     out
+}
+
+/// The chunks of `range` that scored, best first (ties by chunk id).
+fn matching_chunks(scores: &Scores, range: std::ops::Range<u32>) -> Vec<(u32, f32)> {
+    let mut best: Vec<(u32, f32)> = range
+        .filter_map(|c| {
+            let s = scores.chunk[c as usize];
+            (s > 0.0).then_some((c, s))
+        })
+        .collect();
+    best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    best
 }
 
 /// The best positive score of the chunks `range`, 0 if none.
