@@ -1575,6 +1575,12 @@ export interface SnippetSignals {
    * `tasks.ts`): that name was not counted as a mention.
    */
   modifierStem: boolean
+  /**
+   * The file is named after a word after the first preposition of a one-line question
+   * ("number parsing with defaults and range checks": `Range.java`): that name counted three
+   * quarters of a mention.
+   */
+  complementStem: boolean
 }
 
 /** A file handed to `SymbolIndex.indexFiles` or `repoStats`. */

@@ -520,6 +520,8 @@ test('explain adds each snippet its signals, and is validated', async () => {
   assert.equal(g.roleUnasked, false)
   // No file is named after a modifier of this question's subject.
   assert.ok(explained.every((s) => s.signals!.modifierStem === false))
+  // Nor after a word of its complement (it has no preposition).
+  assert.ok(explained.every((s) => s.signals!.complementStem === false))
   assert.ok(Math.abs(g.total - explained[0].score) < 1e-3)
   await rejectsWith(retrieve(req(root, 'x', { explain: 'yes' as unknown as boolean })), 'invalid_request')
 })

@@ -135,6 +135,10 @@ pub struct SnippetSignals {
     /// subject names a file too ("task state and task result tracking": `state.ts` beside
     /// `tasks.ts`): that name was not counted as a mention.
     pub modifier_stem: bool,
+    /// The file is named after a word after the first preposition of a one-line question
+    /// ("number parsing with defaults and range checks": `Range.java`): that name counted three
+    /// quarters of a mention.
+    pub complement_stem: bool,
 }
 
 /// A ranked snippet (see docs/design/context-retrieval-contract-v1.md, section 3.2), with
@@ -408,6 +412,7 @@ fn to_js(s: Snippet, root: String, provider: Provider) -> ContextSnippet {
             reference_factor: f64::from(g.reference_factor),
             role_unasked: g.role_unasked,
             modifier_stem: g.modifier_stem,
+            complement_stem: g.complement_stem,
         }),
         redactions: redactions_js(&s.redactions),
     }

@@ -185,6 +185,49 @@ fn the_subject_of_a_question_names_its_file_over_a_modifier() {
 }
 
 #[test]
+fn a_file_named_after_a_word_of_the_complement_counts_less_of_a_mention() {
+    // "number parsing with defaults and range checks" asks about parsing numbers; `Range.java`
+    // is named after a word that follows the preposition, which completes the question.
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "src/math/NumberUtils.java",
+        "/** Number parsing helpers. */\npublic class NumberUtils {\n  \
+         /** Parses a number, or returns the default. */\n  \
+         public static int toInt(String s, int defaultValue) {\n    \
+         try { return Integer.parseInt(s); } catch (NumberFormatException e) { return defaultValue; }\n  }\n  \
+         /** Parses a number and checks it is in range. */\n  \
+         public static int parseInRange(String s, int min, int max) {\n    \
+         int n = Integer.parseInt(s);\n    if (n < min || n > max) throw new IllegalArgumentException();\n    \
+         return n;\n  }\n}\n",
+    );
+    write(
+        r,
+        "src/Range.java",
+        "/** An immutable range of values. */\npublic final class Range<T> {\n  \
+         private final T minimum;\n  private final T maximum;\n  \
+         /** Checks whether the range contains the value. */\n  \
+         public boolean contains(T value) { return true; }\n}\n",
+    );
+    let ret = Retrieval::default();
+    let out = explained(&ret, r, "number parsing with defaults and range checks");
+    assert_eq!(files(&out)[0], "src/math/NumberUtils.java", "{out:?}");
+    let part = signals_of(&out, "src/Range.java");
+    assert!(part.complement_stem && part.mention > 0.0, "{part:?}");
+    // Named before the preposition, the same file keeps the whole mention.
+    let whole = signals_of(
+        &explained(&ret, r, "range checks with number parsing"),
+        "src/Range.java",
+    );
+    assert!(!whole.complement_stem, "{whole:?}");
+    assert!(
+        (part.mention - 0.75 * whole.mention).abs() < 1e-4,
+        "{part:?} {whole:?}"
+    );
+}
+
+#[test]
 fn skips_ignored_vendored_and_lock_files() {
     let dir = fixture();
     let r = Retrieval::default();

@@ -497,11 +497,11 @@ pub fn redact_lines(text: &str, a: usize, b: usize) -> (String, Vec<Redaction>) 
     };
     let window_start =
         pem::open_block_start(text, start, &BLOCK_BEGIN, &PPK_BEGIN).unwrap_or(start);
-    let skip = text[window_start..start].matches('\n').count();
+    let skip = memchr::memchr_iter(b'\n', &text.as_bytes()[window_start..start]).count();
     let r = redact(&text[window_start..end]);
     let mut offset = 0;
     for _ in 0..skip {
-        match r.text[offset..].find('\n') {
+        match memchr::memchr(b'\n', &r.text.as_bytes()[offset..]) {
             Some(i) => offset += i + 1,
             None => offset = r.text.len(),
         }
@@ -527,7 +527,8 @@ fn line_span(text: &str, a: usize, b: usize) -> Option<(usize, usize)> {
     }
     let mut line = 0;
     let mut start = if a == 0 { Some(0) } else { None };
-    for (i, _) in text.match_indices('\n') {
+    // A byte search: a snippet deep in a large file passes thousands of lines.
+    for i in memchr::memchr_iter(b'\n', text.as_bytes()) {
         line += 1;
         if line == a {
             start = Some(i + 1);

@@ -1240,6 +1240,23 @@ proptest! {
     })]
 
     #[test]
+    fn line_span_is_the_span_of_the_lines_split_gives(
+        text in "[a\né]{0,30}",
+        a in 0usize..8,
+        n in 0usize..4,
+    ) {
+        let b = a + n;
+        let mut at = 0;
+        let mut spans = Vec::new();
+        for line in text.split('\n') {
+            spans.push((at, at + line.len()));
+            at += line.len() + 1;
+        }
+        let want = (b > a && a < spans.len()).then(|| (spans[a].0, spans[b.min(spans.len()) - 1].1));
+        prop_assert_eq!(line_span(&text, a, b), want);
+    }
+
+    #[test]
     fn arbitrary_text_never_panics_and_redaction_is_stable(text in any::<String>()) {
         check_invariants(&text)?;
     }

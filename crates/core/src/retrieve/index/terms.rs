@@ -1287,6 +1287,28 @@ impl Postings {
         }
     }
 
+    /// The postings of `term` from a place a [`PostingIter::state`] of its list recorded,
+    /// valid while [`Postings::shape`] of the term is what it was then.
+    pub fn list_at(&self, term: u32, state: IterState) -> PostingIter<'_> {
+        let pending = self.pending.get(&term).map_or(&[][..], Vec::as_slice);
+        let skip = pending.len().saturating_sub(state.pending as usize);
+        PostingIter {
+            bytes: self.run(term as usize),
+            at: state.at as usize,
+            prev: state.prev,
+            pending: pending[skip..].iter(),
+        }
+    }
+
+    /// The length of `term`'s stored run and its pending postings: a place in its list
+    /// ([`IterState`]) stays valid while these do not change.
+    pub fn shape(&self, term: u32) -> (usize, usize) {
+        (
+            self.run(term as usize).len(),
+            self.pending.get(&term).map_or(0, Vec::len),
+        )
+    }
+
     /// The postings of `term`, in chunk-id order.
     pub fn list(&self, term: u32) -> PostingIter<'_> {
         debug_assert!(self.deferred.is_empty(), "deferred postings are settled");
@@ -1505,7 +1527,28 @@ pub(in crate::retrieve) fn get_var(bytes: &[u8], at: &mut usize) -> u64 {
     }
 }
 
+/// A place in a term's posting list: what [`Postings::list_at`] resumes from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct IterState {
+    /// Offset in the stored run.
+    at: u32,
+    /// The chunk of the posting before (the base of the next gap).
+    prev: u32,
+    /// Pending postings not yet read.
+    pending: u32,
+}
+
 impl PostingIter<'_> {
+    /// Where the iterator is: [`Postings::list_at`] with it gives the postings still to come.
+    #[inline]
+    pub fn state(&self) -> IterState {
+        IterState {
+            at: self.at as u32,
+            prev: self.prev,
+            pending: self.pending.len() as u32,
+        }
+    }
+
     #[inline]
     fn var(&mut self) -> u64 {
         get_var(self.bytes, &mut self.at)
@@ -1538,6 +1581,40 @@ impl PostingIter<'_> {
             }
             for &p in &group[..n] {
                 f(p);
+            }
+            if n < GROUP {
+                return;
+            }
+        }
+    }
+}
+
+impl PostingIter<'_> {
+    /// [`PostingIter::for_each_prefetched`] that stops at the first posting for which `f`
+    /// returns false (the rest are not passed; at most a group more were decoded).
+    #[inline]
+    pub fn for_each_prefetched_while<T>(
+        mut self,
+        at: impl Fn(Posting) -> *const T,
+        mut f: impl FnMut(Posting) -> bool,
+    ) {
+        let mut group = [Posting {
+            chunk: 0,
+            tf: 0,
+            sym: 0,
+        }; GROUP];
+        loop {
+            let mut n = 0;
+            while n < GROUP {
+                let Some(p) = self.next() else { break };
+                prefetch(at(p));
+                group[n] = p;
+                n += 1;
+            }
+            for &p in &group[..n] {
+                if !f(p) {
+                    return;
+                }
             }
             if n < GROUP {
                 return;

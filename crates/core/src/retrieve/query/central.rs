@@ -39,7 +39,7 @@ const UNIT: f64 = 1024.0 * 1024.0;
 /// pooled): 3 → 0.864, 5 → 0.863, 10 → 0.862, 30 → 0.861, 100 → 0.860.
 const HALF: f64 = 3.0;
 
-/// Most names whose users are kept (about 17 bytes each); past it they are forgotten.
+/// Most names whose users are kept (about 13 bytes each); past it they are forgotten.
 const MAX_TERMS: usize = 1 << 15;
 
 /// A file's names not recorded yet.
@@ -53,8 +53,9 @@ pub(in crate::retrieve) struct Central {
     /// Each recorded file's name terms, ascending ids as LEB128 deltas.
     bytes: Vec<u8>,
     /// Per name term asked about: its only live defining file (`u32::MAX` if none or
-    /// several) and ln(1 + the other live files holding it) in units of 1/[`UNIT`].
-    terms: HashMap<u32, (u32, u64)>,
+    /// several) and ln(1 + the other live files holding it) in units of 1/[`UNIT`] (below
+    /// 2^25 for any number of files a `u32` counts: 12 bytes an entry).
+    terms: HashMap<u32, (u32, u32)>,
     /// The index's change count `terms` is valid for.
     generation: u64,
 }
@@ -158,7 +159,7 @@ impl Central {
     pub(in crate::retrieve) fn heap_bytes(&self) -> usize {
         self.bytes.capacity()
             + self.spans.capacity() * 8
-            + self.terms.capacity() * (std::mem::size_of::<(u32, (u32, u64))>() + 1)
+            + self.terms.capacity() * (std::mem::size_of::<(u32, (u32, u32))>() + 1)
     }
 
     /// The name terms of file `fid`, from the record or (then recorded) its text.
@@ -189,7 +190,7 @@ impl Central {
         for t in self.names(index, fid) {
             let (definer, value) = *self.terms.entry(t).or_insert_with(|| term_users(index, t));
             if definer == fid {
-                sum += value;
+                sum += u64::from(value);
             }
         }
         let s = sum as f64 / UNIT;
@@ -247,8 +248,50 @@ fn names_from_text(index: &Index, fid: u32) -> Vec<u32> {
 
 /// Term `t`'s only live defining file (`u32::MAX` if none or several) and, for one, ln(1 +
 /// the other live files holding it) in units of 1/[`UNIT`]. One pass over its postings, which
-/// stops at a second defining file (the chunks of a file are consecutive in a list).
-fn term_users(index: &Index, t: u32) -> (u32, u64) {
+/// stops at a second defining file (the chunks of a file are consecutive in a list). Each
+/// posting reads its chunk's metadata, scattered over a large index: they are asked for a
+/// group ahead ([`PostingIter::for_each_prefetched_while`]), so that the cache misses
+/// overlap (a name the kernel uses in thousands of files cost one after another).
+///
+/// [`PostingIter::for_each_prefetched_while`]: crate::retrieve::index::terms::PostingIter::for_each_prefetched_while
+fn term_users(index: &Index, t: u32) -> (u32, u32) {
+    let mut definer = u32::MAX;
+    let mut several = false;
+    let mut files = 0usize;
+    let mut last = u32::MAX;
+    let chunks = index.chunks.as_ptr();
+    index.postings.list(t).for_each_prefetched_while(
+        |p| chunks.wrapping_add(p.chunk as usize),
+        |p| {
+            let c = &index.chunks[p.chunk as usize];
+            if !c.alive {
+                return true;
+            }
+            if c.file != last {
+                last = c.file;
+                files += 1;
+            }
+            if p.sym > 0 && definer != c.file {
+                if definer != u32::MAX {
+                    several = true;
+                    return false;
+                }
+                definer = c.file;
+            }
+            true
+        },
+    );
+    if several || definer == u32::MAX || files < 2 {
+        return (u32::MAX, 0);
+    }
+    let users = (files - 1) as f64;
+    (definer, (users.ln_1p() * UNIT).round() as u32)
+}
+
+/// [`term_users`] as one posting after another, without prefetching: what its result must
+/// equal.
+#[cfg(test)]
+fn term_users_reference(index: &Index, t: u32) -> (u32, u32) {
     let mut definer = u32::MAX;
     let mut files = 0usize;
     let mut last = u32::MAX;
@@ -272,7 +315,7 @@ fn term_users(index: &Index, t: u32) -> (u32, u64) {
         return (u32::MAX, 0);
     }
     let users = (files - 1) as f64;
-    (definer, (users.ln_1p() * UNIT).round() as u64)
+    (definer, (users.ln_1p() * UNIT).round() as u32)
 }
 
 /// Every live file of `index` whose path lies under the folder `under` (`/`-separated, empty
@@ -361,5 +404,85 @@ mod tests {
             Central::restored(&[Some(&[0x80][..])], 8).is_none(),
             "a cut number"
         );
+    }
+
+    /// Term ids of `index`, and each one's users as [`term_users`] and the posting-by-posting
+    /// reference give them (asserted equal).
+    fn users_of_every_term(index: &Index) -> Vec<(u32, u32)> {
+        (0..index.terms.len() as u32)
+            .map(|t| {
+                let users = term_users(index, t);
+                assert_eq!(users, term_users_reference(index, t), "term {t}");
+                users
+            })
+            .collect()
+    }
+
+    fn value(users: usize) -> u32 {
+        ((users as f64).ln_1p() * UNIT).round() as u32
+    }
+
+    #[test]
+    fn users_read_ahead_equal_the_walk_after_adds_rewrites_and_deletes() {
+        use crate::fs_scope::Scope;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |rel: &str, text: &str| {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        // More users than a group read ahead, some with several chunks using the name.
+        write(
+            "core.c",
+            "int start_engine(int x)\n{\n\treturn x;\n}\n\nint lonely_helper(void)\n{\n\treturn 1;\n}\n",
+        );
+        for k in 0..40 {
+            let mut text = String::new();
+            for f in 0..=(k % 3) {
+                text.push_str(&format!(
+                    "int user{k}_part{f}(void)\n{{\n\treturn start_engine({f});\n}}\n\n"
+                ));
+            }
+            write(&format!("users/u{k:02}.c"), &text);
+        }
+        let mut index = Index::new(Scope::new(root).unwrap(), 1000);
+        index.set_watching(false);
+        index.refresh(&std::sync::atomic::AtomicUsize::new(0));
+        let start = index.terms.get("start_engine").expect("a term");
+        let lonely = index.terms.get("lonely_helper").expect("a term");
+        let core = index.by_path["core.c"];
+        let all = users_of_every_term(&index);
+        assert_eq!(all[start as usize], (core, value(40)));
+        assert_eq!(all[lonely as usize], (u32::MAX, 0), "used by no other file");
+
+        // Rewrites (one user stops using the name), deletes, and a file that uses it.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        write("users/u03.c", "int user3_gone(void)\n{\n\treturn 0;\n}\n");
+        for k in [5, 17, 29] {
+            std::fs::remove_file(root.join(format!("users/u{k:02}.c"))).unwrap();
+        }
+        write(
+            "late.c",
+            "int late(void)\n{\n\treturn start_engine(2) + lonely_helper();\n}\n",
+        );
+        index.refresh(&std::sync::atomic::AtomicUsize::new(0));
+        assert!(
+            index.dead_chunks > 0,
+            "the old chunks are still in the lists"
+        );
+        let all = users_of_every_term(&index);
+        assert_eq!(all[start as usize], (core, value(40 - 4 + 1)));
+        assert_eq!(all[lonely as usize], (core, value(1)));
+
+        // A second file defining the name: it says nothing of which one is used.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        write(
+            "users/u39.c",
+            "int start_engine(int y)\n{\n\treturn y + 1;\n}\n",
+        );
+        index.refresh(&std::sync::atomic::AtomicUsize::new(0));
+        let all = users_of_every_term(&index);
+        assert_eq!(all[start as usize], (u32::MAX, 0));
     }
 }

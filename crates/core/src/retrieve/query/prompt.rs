@@ -55,6 +55,11 @@ pub struct Query {
     /// The prompt's single words as [`names`] normalizes them, with the subject's forms: a
     /// file stem equal to one that is not the subject is named by a modifier of the question.
     pub words: Vec<String>,
+    /// In a one-line prompt, its words after the first preposition ("number parsing *with
+    /// defaults and range checks*"), normalized as [`words`](Query::words): they complete the
+    /// question rather than say what it is about, and a file named after one counts three
+    /// quarters of the stem mention ([`complement_words`]).
+    pub complements: Vec<String>,
     /// The roles the prompt asks for.
     pub wanted: Wanted,
     /// In a long prompt (a bug report, a commit message with a body), the words of its title
@@ -269,6 +274,7 @@ impl Query {
         };
         let mut names = names(prompt);
         let (subject, words) = subject_and_words(prompt, lines, &mut names);
+        let complements = complement_words(prompt, lines);
         helper_names(asked, &mut names);
         let (symbols, symbol_words): (Vec<String>, Vec<String>) =
             symbols(prompt).into_iter().unzip();
@@ -288,6 +294,7 @@ impl Query {
             modules,
             names,
             subject,
+            complements,
             words,
             wanted,
             role_words,
@@ -901,6 +908,41 @@ fn subject_and_words(
     (subject, words)
 }
 
+/// Prepositions that open a complement of a question ("number parsing *with* defaults and
+/// range checks", "retry a failed request" has none).
+const PREPOSITIONS: [&str; 15] = [
+    "with", "for", "of", "in", "into", "from", "via", "on", "after", "without", "by", "through",
+    "between", "to", "across",
+];
+
+/// The words of a one-line prompt after its first preposition ([`PREPOSITIONS`]), normalized
+/// as [`single_words`] (stop words left out); nothing for a longer prompt. What follows a
+/// preposition completes the question (defaults, a range, the middleware a request passes
+/// through), and a file named after such a word won over the answer as often as not.
+fn complement_words(prompt: &str, lines: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    if lines != 1 {
+        return out;
+    }
+    let mut after = false;
+    for raw in prompt.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')) {
+        let raw = raw.trim_matches(['-', '_']);
+        if raw.is_empty() {
+            continue;
+        }
+        let lower = raw.to_lowercase();
+        let preposition = PREPOSITIONS.contains(&lower.as_str());
+        if after && !preposition && !crate::retrieve::tokenize::is_stop_word(&lower) {
+            let n = normalize_name(raw);
+            if n.chars().count() >= 3 && !out.contains(&n) {
+                out.push(n);
+            }
+        }
+        after |= preposition;
+    }
+    out
+}
+
 /// The prompt's words normalized as [`names`] normalizes them (identifiers whole), at least
 /// three characters long.
 fn single_words(prompt: &str) -> Vec<String> {
@@ -1064,6 +1106,26 @@ mod tests {
             .subject
             .is_empty());
         assert_eq!(Query::parse("task state").subject, ["task", "tasks"]);
+    }
+
+    #[test]
+    fn the_words_after_a_questions_first_preposition_are_its_complement() {
+        let c = |p: &str| Query::parse(p).complements;
+        assert_eq!(
+            c("number parsing with defaults and range checks"),
+            ["defaults", "range", "checks"]
+        );
+        assert_eq!(
+            c("where a connection is taken from the driver and released after the query"),
+            ["driver", "released", "query"]
+        );
+        // No preposition, or a longer prompt: no complement.
+        assert_eq!(
+            c("how curl decides whether to retry a failed request"),
+            ["retry", "failed", "request"]
+        );
+        assert!(c("request and response object internals").is_empty());
+        assert!(c("number parsing\nwith defaults").is_empty());
     }
 
     #[test]
