@@ -883,6 +883,9 @@ const SETTLE_PENDING_AT: usize = FLUSH_AT / 16;
 /// [`FLUSH_AT`] pending postings took.
 const DEFER_AT: usize = 8 << 20;
 
+/// Room past [`DEFER_AT`] reserved in the deferred log, for the record that crosses it.
+const DEFER_SLACK: usize = 64 << 10;
+
 /// Pending postings of an index whose runs are mapped above which they are merged anyway,
 /// into a heap copy of the runs (a save maps merged runs again): only when saves keep
 /// failing while files change.
@@ -1060,6 +1063,11 @@ impl Postings {
             return;
         }
         let d = &mut self.deferred;
+        if d.log.capacity() == 0 {
+            // Room for a full log at once: grown by doubling, each step was a copy that left
+            // the one before freed in the allocator's arena (it is kept from merge to merge).
+            d.log.reserve_exact(DEFER_AT + DEFER_SLACK);
+        }
         let at = d.log.len();
         d.log.extend_from_slice(&term.to_le_bytes());
         // The body is written first; its header (known only then) is appended after it and
@@ -1095,10 +1103,13 @@ impl Postings {
     /// map at once: 16 MB more at the peak of a 200k-file build, and kept by the allocator).
     pub fn settle(&mut self) {
         if self.deferred.is_empty() {
+            // The log's room, kept between merges, is not needed once the build ends.
+            self.deferred.log = Vec::new();
             return;
         }
         if self.deferred.postings + self.pending_len > SETTLE_PENDING_AT {
             self.merge_deferred();
+            self.deferred.log = Vec::new();
             return;
         }
         let d = std::mem::take(&mut self.deferred);
@@ -1204,6 +1215,10 @@ impl Postings {
         }
         self.starts
             .add_after(groups.iter().map(|&(t, len, _)| (t, u64::from(len))));
+        // The log's room is kept for the next records ([`Postings::settle`] releases it).
+        let mut log = d.log;
+        log.clear();
+        self.deferred.log = log;
     }
 
     /// Merges pending postings when enough have gathered (call between files).
@@ -1990,6 +2005,43 @@ mod tests {
     }
 
     #[test]
+    fn the_deferred_log_keeps_its_room_between_merges_and_releases_it_when_settled() {
+        // Enough postings that the end of the build merges them (not an update's few).
+        let mut s = Postings::default();
+        let terms = 2000u32;
+        for _ in 0..terms {
+            s.add_term();
+        }
+        let per_term = SETTLE_PENDING_AT / terms as usize + 8;
+        let mut want = vec![Vec::new(); terms as usize];
+        for round in 0..per_term as u32 {
+            // A term before the last: its postings wait in the log.
+            for t in 0..terms - 1 {
+                let p = Posting {
+                    chunk: round * terms + t + 1,
+                    tf: 1 + (t % 5) as u16,
+                    sym: (t % 3) as u16,
+                };
+                s.defer(t, [p]);
+                want[t as usize].push(p);
+            }
+            if round == 0 {
+                assert!(s.deferred.log.capacity() >= DEFER_AT, "room for a full log");
+                s.merge_deferred();
+                assert!(s.deferred.is_empty());
+                assert!(s.deferred.log.capacity() >= DEFER_AT, "kept after a merge");
+            }
+        }
+        assert!(s.deferred.postings > SETTLE_PENDING_AT);
+        s.settle();
+        assert_eq!(s.deferred.log.capacity(), 0, "released at the end");
+        assert!(s.pending.is_empty(), "merged into the runs, not pending");
+        for (t, want) in want.iter().enumerate() {
+            assert_eq!(&s.list(t as u32).collect::<Vec<_>>(), want);
+        }
+    }
+
+    #[test]
     fn deferred_postings_merge_to_the_runs_pending_ones_make() {
         use proptest::prelude::*;
         let config = ProptestConfig {
@@ -2067,6 +2119,8 @@ mod tests {
                 }
             }
             s.settle();
+            // The log's room, kept from merge to merge, is released at the end.
+            prop_assert_eq!(s.deferred.log.capacity(), 0);
             prop_assert_eq!(s.terms(), model.len());
             prop_assert_eq!(s.total(), model.iter().map(Vec::len).sum::<usize>());
             for (t, want) in model.iter().enumerate() {

@@ -10,6 +10,15 @@ use super::Posting;
 use super::{file_lens, release_free_memory};
 use super::{ChunkMeta, FileMeta, Index, Progress};
 
+/// Batches merged between two returns of free memory to the system during a build. The
+/// peak of a cold build is at its end, and about a third of it was memory already freed: the
+/// batches in flight are allocated on the reading threads and freed on this one, and glibc
+/// keeps what they leave in per-thread arenas (on the kernel, mallinfo counted ~90 MB free in
+/// the arenas against ~95 MB in use there). Returning it every 32 batches (~38 times on the
+/// kernel) took the in-process peak from 328-337 to 298-309 MB for ~0.3 s more system CPU
+/// (pages handed back are faulted in again); every 16, 291-300 MB for ~0.6 s.
+const TRIM_EVERY: usize = 32;
+
 impl Index {
     /// Releases spare capacity left by a build, and gives the allocator's freed pages back to
     /// the system (the tokenized form of every file was allocated and freed on the reading
@@ -40,7 +49,7 @@ impl Index {
             .map_or(2, std::num::NonZero::get)
             .clamp(1, 8);
         if todo.len() < 64 || threads == 1 {
-            for batch in todo.chunks(BATCH_FILES) {
+            for (n, batch) in todo.chunks(BATCH_FILES).enumerate() {
                 if progress.cancel.is_cancelled() {
                     // Files not applied are unknown to the index: walk fully next time.
                     self.walked_at = None;
@@ -48,6 +57,9 @@ impl Index {
                 }
                 let prepared = prepare_batch(&self.scope, batch, progress.read);
                 self.merge(batch, prepared);
+                if (n + 1).is_multiple_of(TRIM_EVERY) {
+                    release_free_memory();
+                }
             }
             return;
         }
@@ -83,6 +95,9 @@ impl Index {
                 while let Some(b) = pending.remove(&want) {
                     self.merge(batches[want], b);
                     want += 1;
+                    if want.is_multiple_of(TRIM_EVERY) {
+                        release_free_memory();
+                    }
                 }
             }
             if want < batches.len() {
