@@ -1517,9 +1517,25 @@ impl PostingIter<'_> {
     /// after another was a fifth of a kernel query's CPU; asked for ahead, they overlap.
     #[inline]
     pub fn for_each_prefetched<T>(
-        mut self,
+        self,
         at: impl Fn(Posting) -> Option<*const T>,
         mut f: impl FnMut(Posting),
+    ) {
+        self.for_each_prefetched_while(at, |p| {
+            f(p);
+            true
+        });
+    }
+}
+
+impl PostingIter<'_> {
+    /// [`PostingIter::for_each_prefetched`] that stops at the first posting for which `f`
+    /// returns false (the rest are not passed; at most a group more were decoded).
+    #[inline]
+    pub fn for_each_prefetched_while<T>(
+        mut self,
+        at: impl Fn(Posting) -> Option<*const T>,
+        mut f: impl FnMut(Posting) -> bool,
     ) {
         let mut group = [Posting {
             chunk: 0,
@@ -1533,38 +1549,6 @@ impl PostingIter<'_> {
                 if let Some(a) = at(p) {
                     prefetch(a);
                 }
-                group[n] = p;
-                n += 1;
-            }
-            for &p in &group[..n] {
-                f(p);
-            }
-            if n < GROUP {
-                return;
-            }
-        }
-    }
-}
-
-impl PostingIter<'_> {
-    /// [`PostingIter::for_each_prefetched`] that stops at the first posting for which `f`
-    /// returns false (the rest are not passed; at most a group more were decoded).
-    #[inline]
-    pub fn for_each_prefetched_while<T>(
-        mut self,
-        at: impl Fn(Posting) -> *const T,
-        mut f: impl FnMut(Posting) -> bool,
-    ) {
-        let mut group = [Posting {
-            chunk: 0,
-            tf: 0,
-            sym: 0,
-        }; GROUP];
-        loop {
-            let mut n = 0;
-            while n < GROUP {
-                let Some(p) = self.next() else { break };
-                prefetch(at(p));
                 group[n] = p;
                 n += 1;
             }

@@ -261,7 +261,7 @@ fn term_users(index: &Index, t: u32) -> (u32, u32) {
     let mut last = u32::MAX;
     let chunks = index.chunks.as_ptr();
     index.postings.list(t).for_each_prefetched_while(
-        |p| chunks.wrapping_add(p.chunk as usize),
+        |p| Some(chunks.wrapping_add(p.chunk as usize)),
         |p| {
             let c = &index.chunks[p.chunk as usize];
             if !c.alive {
