@@ -240,6 +240,9 @@ pub struct Index {
     pub(super) generation: u64,
     /// What ranking learned of files' [centrality](super::query::central) (ranking holds `&Index`).
     pub(super) central: std::sync::Mutex<central::Central>,
+    /// What pruned ranking knows of the posting lists in this generation
+    /// ([`prune`](super::query::prune)).
+    pub(super) summaries: std::sync::Mutex<super::query::prune::Summaries>,
     /// Bounds the resident pages of the mapped cache file (see [`Index::bound_residency`]).
     residency: mapped::Residency,
 }
@@ -316,6 +319,7 @@ impl Index {
             full_walks: 0,
             generation: 0,
             central: std::sync::Mutex::default(),
+            summaries: std::sync::Mutex::default(),
             residency: mapped::Residency::default(),
         }
     }
@@ -420,7 +424,8 @@ impl Index {
             + self.chunks.len() * std::mem::size_of::<ChunkMeta>()
             + file_bytes
             + self.text_bytes
-            + self.central_bytes();
+            + self.central_bytes()
+            + self.summaries.lock().map_or(0, |s| s.heap_bytes());
         IndexStats {
             files: self.live_files as usize,
             chunks: self.live_chunks as usize,

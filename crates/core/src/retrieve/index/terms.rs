@@ -1287,6 +1287,28 @@ impl Postings {
         }
     }
 
+    /// The postings of `term` from a place a [`PostingIter::state`] of its list recorded,
+    /// valid while [`Postings::shape`] of the term is what it was then.
+    pub fn list_at(&self, term: u32, state: IterState) -> PostingIter<'_> {
+        let pending = self.pending.get(&term).map_or(&[][..], Vec::as_slice);
+        let skip = pending.len().saturating_sub(state.pending as usize);
+        PostingIter {
+            bytes: self.run(term as usize),
+            at: state.at as usize,
+            prev: state.prev,
+            pending: pending[skip..].iter(),
+        }
+    }
+
+    /// The length of `term`'s stored run and its pending postings: a place in its list
+    /// ([`IterState`]) stays valid while these do not change.
+    pub fn shape(&self, term: u32) -> (usize, usize) {
+        (
+            self.run(term as usize).len(),
+            self.pending.get(&term).map_or(0, Vec::len),
+        )
+    }
+
     /// The postings of `term`, in chunk-id order.
     pub fn list(&self, term: u32) -> PostingIter<'_> {
         debug_assert!(self.deferred.is_empty(), "deferred postings are settled");
@@ -1505,7 +1527,28 @@ pub(in crate::retrieve) fn get_var(bytes: &[u8], at: &mut usize) -> u64 {
     }
 }
 
+/// A place in a term's posting list: what [`Postings::list_at`] resumes from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct IterState {
+    /// Offset in the stored run.
+    at: u32,
+    /// The chunk of the posting before (the base of the next gap).
+    prev: u32,
+    /// Pending postings not yet read.
+    pending: u32,
+}
+
 impl PostingIter<'_> {
+    /// Where the iterator is: [`Postings::list_at`] with it gives the postings still to come.
+    #[inline]
+    pub fn state(&self) -> IterState {
+        IterState {
+            at: self.at as u32,
+            prev: self.prev,
+            pending: self.pending.len() as u32,
+        }
+    }
+
     #[inline]
     fn var(&mut self) -> u64 {
         get_var(self.bytes, &mut self.at)

@@ -6,6 +6,7 @@
 
 pub(super) mod central;
 pub(crate) mod prompt;
+pub(super) mod prune;
 pub(crate) mod rank;
 pub(super) mod refs;
 pub(crate) mod roles;

@@ -26,23 +26,23 @@ use super::roles::{Role, Wanted};
 use crate::retrieve::index::Index;
 
 /// BM25 saturation and length normalization, chunk level.
-const K1_CHUNK: f32 = 1.2;
-const B_CHUNK: f32 = 0.75;
+pub(super) const K1_CHUNK: f32 = 1.2;
+pub(super) const B_CHUNK: f32 = 0.75;
 /// BM25 saturation and length normalization, file level.
-const K1_FILE: f32 = 1.2;
-const B_FILE: f32 = 0.5;
+pub(super) const K1_FILE: f32 = 1.2;
+pub(super) const B_FILE: f32 = 0.5;
 /// How much a definition's name counts over a mention in the text.
-const W_SYMBOL: f32 = 4.0;
+pub(super) const W_SYMBOL: f32 = 4.0;
 /// Weight of the path field relative to the file's content score.
-const W_PATH: f32 = 1.2;
+pub(super) const W_PATH: f32 = 1.2;
 /// Weight of a file's best chunk in its score. Below the whole file's BM25 (weight 1): a file
 /// whose chunks together match the prompt (the module that implements it) is better
 /// evidence than one chunk that names most of its words once.
-const W_BEST_CHUNK: f32 = 0.4;
+pub(super) const W_BEST_CHUNK: f32 = 0.4;
 /// Weight of a definition of a prompt term, per unit of the term's weight × definition idf
 /// (file level and chunk level).
-const W_DEFINES: f32 = 1.0;
-const W_DEFINES_CHUNK: f32 = 1.0;
+pub(super) const W_DEFINES: f32 = 1.0;
+pub(super) const W_DEFINES_CHUNK: f32 = 1.0;
 /// Boosts, as multiples of the strongest term's idf, when the prompt names a file: by path,
 /// by file name, by module path, by a stem equal to one of its identifiers.
 const MENTION_PATH: f32 = 6.0;
@@ -64,7 +64,7 @@ pub(crate) const W_PHRASE: f32 = 0.5;
 /// How much a file's [centrality](super::central) (0 to 1) raises its score, for the prompts
 /// [`wants_central`] picks: at most 10%, a tie-breaker between files the prompt matches alike.
 /// Measured on the DEV sets (b1bcc25, percentiles): 0.15 or 0.2 → commits R@10 down.
-const W_CENTRAL: f32 = 0.1;
+pub(super) const W_CENTRAL: f32 = 0.1;
 /// The factor of a file whose path names the side of a mechanism the prompt does not ask
 /// about ([`Query::opposites`]: `client_middlewares.py` for "server-side middleware
 /// execution"). Measured on the DEV sets (0.8): semble 0.8698 → 0.8703, one query
@@ -179,14 +179,14 @@ pub(crate) fn idf(n: f32, df: f32) -> f32 {
 
 /// A prompt term the index knows.
 #[derive(Debug, Clone, Copy)]
-struct Term {
-    id: u32,
-    weight: f32,
+pub(super) struct Term {
+    pub(super) id: u32,
+    pub(super) weight: f32,
     /// Matched against paths only (a [`path_forms`] of a prompt word).
-    path_only: bool,
+    pub(super) path_only: bool,
     /// The term's idfs over a larger collection this index is ranked in ([`Collection`]);
     /// `None`: from the index's own counts.
-    shared: Option<SharedIdf>,
+    pub(super) shared: Option<SharedIdf>,
 }
 
 /// The idfs of a term over a [`Collection`]: of its chunks, of its files as wholes, of the
@@ -241,7 +241,7 @@ impl Collection {
 /// those weighted [`W_KEPT`] or more and then the rarest ([`kept_first`]), kept in prompt
 /// order; then the prompt's phrases that the index knows as whole identifiers, at
 /// [`W_PHRASE`].
-fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
+pub(super) fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
     let mut known: Vec<(Term, usize, usize)> = query
         .terms
         .iter()
@@ -441,18 +441,18 @@ pub(crate) fn weighted_path_forms<'a>(
 }
 
 /// The score accumulators of one query.
-struct Scores {
-    chunk: Vec<f32>,
-    bm25: Vec<f32>,
-    path: Vec<f32>,
-    symbol: Vec<f32>,
-    mention: Vec<f32>,
+pub(super) struct Scores {
+    pub(super) chunk: Vec<f32>,
+    pub(super) bm25: Vec<f32>,
+    pub(super) path: Vec<f32>,
+    pub(super) symbol: Vec<f32>,
+    pub(super) mention: Vec<f32>,
     /// Strongest idf of any term seen (the unit of mention boosts).
-    max_idf: f32,
-    n_chunks: f32,
-    n_files: f32,
-    avg_chunk: f32,
-    avg_file: f32,
+    pub(super) max_idf: f32,
+    pub(super) n_chunks: f32,
+    pub(super) n_files: f32,
+    pub(super) avg_chunk: f32,
+    pub(super) avg_file: f32,
     /// Scratch: per-file term frequency and the files touched by the current term.
     file_tf: Vec<f32>,
     /// Scratch: the per-file term frequency of the second half of the chunks when a term's
@@ -526,7 +526,7 @@ impl Drop for Scores {
 }
 
 impl Scores {
-    fn new(index: &Index) -> Scores {
+    pub(super) fn new(index: &Index) -> Scores {
         let n_chunks = index.live_chunks.max(1) as f32;
         let n_files = index.live_files.max(1) as f32;
         let files = index.files.len();
@@ -576,17 +576,7 @@ impl Scores {
     /// lists are long and every chunk is alive, the same on two threads
     /// ([`Scores::add_terms_split`]).
     fn add_terms(&mut self, index: &Index, terms: &[Term]) {
-        let postings: usize = terms
-            .iter()
-            .filter(|t| !t.path_only)
-            .map(|t| index.postings.len(t.id))
-            .sum();
-        if postings >= SPLIT_POSTINGS
-            && index.chunks.len() >= SPLIT_CHUNKS_PER_FILE * index.files.len()
-            && index.live_chunks as usize == index.chunks.len()
-            && index.chunks.len() >= 2
-            && threads() >= 2
-        {
+        if splits(index, terms) {
             self.add_terms_split(index, terms);
         } else {
             for &t in terms {
@@ -671,7 +661,7 @@ impl Scores {
                         *slot += tf;
                     }
                 }
-                self.add_files(index, term, K1_FILE, B_FILE);
+                self.add_files(index, term);
             }
             self.add_path(index, term, W_PATH);
         }
@@ -680,7 +670,7 @@ impl Scores {
 
     /// Step 2: one term's BM25F over chunks, BM25 over whole files, and the path field.
     fn add_term(&mut self, index: &Index, term: Term) {
-        let (k1f, bf, w_path) = (K1_FILE, B_FILE, W_PATH);
+        let w_path = W_PATH;
         self.touched.clear();
         self.hits.clear();
         let mut df_chunks = 0f32;
@@ -728,7 +718,7 @@ impl Scores {
                     },
                 );
                 self.defined_ends.push(self.defined.len());
-                self.add_files(index, term, k1f, bf);
+                self.add_files(index, term);
             } else {
                 self.defined_ends.push(self.defined.len());
             }
@@ -765,14 +755,14 @@ impl Scores {
                 self.chunk[chunk as usize] +=
                     chunk_bm25(term.weight * idf_c, tf, len, self.avg_chunk);
             }
-            self.add_files(index, term, k1f, bf);
+            self.add_files(index, term);
         }
         self.add_path(index, term, w_path);
     }
 
     /// The whole-file BM25 of a term whose postings [`Scores::add_term`] summed per file in
     /// `file_tf` (the files listed in `touched`), which it leaves all zero again.
-    fn add_files(&mut self, index: &Index, term: Term, k1f: f32, bf: f32) {
+    fn add_files(&mut self, index: &Index, term: Term) {
         let idf_f = term
             .shared
             .map_or_else(|| idf(self.n_files, self.touched.len() as f32), |s| s.files);
@@ -780,14 +770,18 @@ impl Scores {
         for &f in &self.touched {
             let tf = self.file_tf[f as usize];
             self.file_tf[f as usize] = 0.0;
-            let len = index.file_lens[f as usize] as f32;
-            let norm = k1f * (1.0 - bf + bf * len / self.avg_file);
-            self.bm25[f as usize] += term.weight * idf_f * tf * (k1f + 1.0) / (tf + norm);
+            self.bm25[f as usize] += file_bm25(
+                term.weight,
+                idf_f,
+                tf,
+                index.file_lens[f as usize],
+                self.avg_file,
+            );
         }
     }
 
     /// The path field of a term: the files whose path holds it.
-    fn add_path(&mut self, index: &Index, term: Term, w_path: f32) {
+    pub(super) fn add_path(&mut self, index: &Index, term: Term, w_path: f32) {
         let paths = &index.path_postings[term.id as usize];
         // With every file live (the usual warm state) no path posting's file is looked up.
         let all_live = index.live_files as usize == index.files.len();
@@ -852,7 +846,7 @@ impl Scores {
 /// A posting's term frequency in its chunk, a definition of the term counting
 /// [`W_SYMBOL`] more.
 #[inline]
-fn posting_tf(p: crate::retrieve::index::terms::Posting) -> f32 {
+pub(super) fn posting_tf(p: crate::retrieve::index::terms::Posting) -> f32 {
     f32::from(p.tf) + W_SYMBOL * f32::from(p.sym)
 }
 
@@ -860,9 +854,34 @@ fn posting_tf(p: crate::retrieve::index::terms::Posting) -> f32 {
 /// times the saturated `tf` of a chunk of `len` tokens. The one formula of every path that
 /// scores chunks (one pass, two passes, two threads), so that they agree to the bit.
 #[inline]
-fn chunk_bm25(weight_idf: f32, tf: f32, len: u32, avg_chunk: f32) -> f32 {
+pub(super) fn chunk_bm25(weight_idf: f32, tf: f32, len: u32, avg_chunk: f32) -> f32 {
     let norm = K1_CHUNK * (1.0 - B_CHUNK + B_CHUNK * len as f32 / avg_chunk);
     weight_idf * tf * (K1_CHUNK + 1.0) / (tf + norm)
+}
+
+/// A file's BM25 part for a term of weight `weight` and file idf `idf_f` whose postings in
+/// the file sum to `tf`, the file being `len` tokens long: the one formula of the exhaustive
+/// and the pruned ranking, so that they agree to the bit.
+#[inline]
+pub(super) fn file_bm25(weight: f32, idf_f: f32, tf: f32, len: u32, avg_file: f32) -> f32 {
+    let norm = K1_FILE * (1.0 - B_FILE + B_FILE * len as f32 / avg_file);
+    weight * idf_f * tf * (K1_FILE + 1.0) / (tf + norm)
+}
+
+/// Whether [`Scores::add_terms`] scores the postings of `terms` on two threads: their lists
+/// are long, the files have several chunks each, every chunk is alive, and this process may
+/// run two threads at once.
+fn splits(index: &Index, terms: &[Term]) -> bool {
+    let postings: usize = terms
+        .iter()
+        .filter(|t| !t.path_only)
+        .map(|t| index.postings.len(t.id))
+        .sum();
+    postings >= SPLIT_POSTINGS
+        && index.chunks.len() >= SPLIT_CHUNKS_PER_FILE * index.files.len()
+        && index.live_chunks as usize == index.chunks.len()
+        && index.chunks.len() >= 2
+        && threads() >= 2
 }
 
 /// Fewest postings (all the prompt's lists together) scored on two threads
@@ -873,7 +892,7 @@ const SPLIT_POSTINGS: usize = 50_000;
 /// halves' per-file sums are merged on the caller's thread, and with about one chunk a file
 /// (a tree of many small files) that merge takes as long as the half it saved (measured
 /// through Node on 200,000 one-chunk files: about 1 ms a call slower; the kernel has 13).
-const SPLIT_CHUNKS_PER_FILE: usize = 4;
+pub(super) const SPLIT_CHUNKS_PER_FILE: usize = 4;
 
 /// Threads this process may run at once (asked once: the answer reads the cgroup files).
 fn threads() -> usize {
@@ -959,7 +978,7 @@ fn score_postings(
 /// Step 4: files the prompt names, by path or file name, by module path, or whose stem
 /// equals one of its identifiers or word pairs: the prompt's keys, compared with each file's
 /// in the pass of [`collect_hits`] (one pass over the files' metadata, not two).
-struct Mentions {
+pub(super) struct Mentions {
     names: Vec<u64>,
     /// The file names of the prompt's mentions.
     files: Vec<u64>,
@@ -970,7 +989,7 @@ struct Mentions {
 
 impl Mentions {
     /// The prompt's keys; `None` when it names no file.
-    fn of(scores: &Scores, query: &Query) -> Option<Mentions> {
+    pub(super) fn of(scores: &Scores, query: &Query) -> Option<Mentions> {
         if query.mentions.is_empty() && query.modules.is_empty() && query.names.is_empty() {
             return None;
         }
@@ -985,12 +1004,12 @@ impl Mentions {
 
     /// Whether a file whose path matched no prompt term can be named (by a mention or a
     /// module: a name matches only the stem of a file whose path matched).
-    fn any_file(&self) -> bool {
+    pub(super) fn any_file(&self) -> bool {
         !self.files.is_empty() || !self.modules.is_empty()
     }
 
     /// The mention score of a file whose path field scored `path`, and how it was named.
-    fn score(
+    pub(super) fn score(
         &self,
         meta: &crate::retrieve::index::FileMeta,
         query: &Query,
@@ -1021,7 +1040,7 @@ impl Mentions {
 
 /// The files a one-line question's modifiers name ([`Naming::Modifier`]), as they are scored.
 #[derive(Default)]
-struct Modifiers {
+pub(super) struct Modifiers {
     /// (place in the scored files, file, its score without that mention).
     files: Vec<(usize, u32, f32)>,
     /// Whether the question's subject named a scored file.
@@ -1070,7 +1089,7 @@ fn mention_of(
 
 /// How a file's stem is named by a one-line question's words ([`Query::subject`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Naming {
+pub(super) enum Naming {
     /// By the question's subject, in either number.
     Subject,
     /// By another single word of the question (a modifier of the subject, most often:
@@ -1212,29 +1231,90 @@ fn select_best(
     scored.truncate(max_files);
 }
 
-/// Step 5: each file's score from its signals and role, and the chunks it shows; only the
-/// best `max_files` files (score, ties by path) are kept, and only they get their chunks.
-/// Also returns the files whose [centrality](super::central) prior was weighed, sorted.
-fn collect_hits(
-    index: &Index,
-    scores: &mut Scores,
-    query: &Query,
-    max_files: usize,
-    shown: usize,
-) -> (Vec<FileHit>, Vec<u32>) {
-    let (wanted, unasked) = asked_roles(index, query);
-    // A query term can touch every file of a large tree: score each one without allocating,
-    // select the best few, and sort only those.
-    let opposite = opposite_files(index, query);
-    let side_factor = |fid: u32| {
-        if opposite.binary_search(&fid).is_ok() {
+/// The factors of a file's score that do not come from its text: its role for this prompt
+/// and the side demotion ([`W_OPPOSITE`]).
+pub(super) struct Factors<'a> {
+    index: &'a Index,
+    query: &'a Query,
+    /// The roles the prompt asks for here, and those it names in the project's own words
+    /// ([`asked_roles`]).
+    wanted: Wanted,
+    unasked: Wanted,
+    opposite: Vec<u32>,
+    versions: VersionDirs,
+}
+
+impl<'a> Factors<'a> {
+    pub(super) fn new(index: &'a Index, query: &'a Query) -> Factors<'a> {
+        let (wanted, unasked) = asked_roles(index, query);
+        Factors {
+            index,
+            query,
+            wanted,
+            unasked,
+            opposite: opposite_files(index, query),
+            versions: VersionDirs::default(),
+        }
+    }
+
+    /// The side factor of file `fid`: [`W_OPPOSITE`] or 1.
+    pub(super) fn side(&self, fid: u32) -> f32 {
+        if self.opposite.binary_search(&fid).is_ok() {
             W_OPPOSITE
         } else {
             1.0
         }
-    };
-    let versions = VersionDirs::default();
-    let kept = |meta: &crate::retrieve::index::FileMeta| role_kept(index, meta, &versions);
+    }
+
+    fn kept(&self, meta: &crate::retrieve::index::FileMeta) -> Option<RoleKept> {
+        role_kept(self.index, meta, &self.versions)
+    }
+
+    /// The role factor of a file ([`role_factor`]).
+    pub(super) fn role(&self, meta: &crate::retrieve::index::FileMeta) -> f32 {
+        role_factor(meta, self.query, self.wanted, self.kept(meta))
+    }
+
+    /// The most any file's role and side factors multiply its score by for this prompt.
+    pub(super) fn most(&self) -> f32 {
+        Role::ALL
+            .iter()
+            .map(|r| r.factor(self.wanted))
+            .fold(1.0, f32::max)
+    }
+}
+
+/// Step 5 for one file: its score from its signals (`base`: file BM25, path field,
+/// definitions and mentions) and factors; `None` for a file without any, or without a chunk
+/// to show. The one expression of the exhaustive and the pruned ranking (equal to the bit).
+#[inline]
+pub(super) fn file_score(
+    scores: &Scores,
+    fid: u32,
+    base: f32,
+    meta: &crate::retrieve::index::FileMeta,
+    factors: &Factors<'_>,
+) -> Option<f32> {
+    let top = best_chunk(scores, meta.chunks.clone());
+    if base <= 0.0 && top == 0.0 {
+        return None;
+    }
+    let score = (base + W_BEST_CHUNK * top) * factors.role(meta) * factors.side(fid);
+    // A file without a matching chunk shows its first one: it needs one.
+    (score.is_finite() && score > 0.0 && !meta.chunks.is_empty()).then_some(score)
+}
+
+/// Steps 4 and 5 over every file: the mentions of the files the prompt names, and the score
+/// of each file that has one; also the files whose mention was dropped
+/// ([`Modifiers::drop_mentions`]), sorted.
+fn scored_files(
+    index: &Index,
+    scores: &mut Scores,
+    query: &Query,
+    factors: &Factors<'_>,
+) -> (Vec<(u32, f32)>, Vec<u32>) {
+    // A query term can touch every file of a large tree: score each one without allocating,
+    // select the best few, and sort only those.
     let mut scored: Vec<(u32, f32)> = Vec::new();
     let mentions = Mentions::of(scores, query);
     let any_named = mentions.as_ref().is_some_and(Mentions::any_file);
@@ -1252,20 +1332,31 @@ fn collect_hits(
         if named <= 0.0 && !scores.chunked[fid] {
             continue;
         }
-        let top = best_chunk(scores, meta.chunks.clone());
-        if named <= 0.0 && top == 0.0 {
-            continue;
-        }
-        let factor = role_factor(meta, query, wanted, kept(meta));
-        let score = (named + W_BEST_CHUNK * top) * factor * side_factor(fid as u32);
-        // A file without a matching chunk shows its first one: it needs one.
-        if score.is_finite() && score > 0.0 && !meta.chunks.is_empty() {
-            let rest = || (base + W_BEST_CHUNK * top) * factor * side_factor(fid as u32);
+        if let Some(score) = file_score(scores, fid as u32, named, meta, factors) {
+            let rest = || file_score(scores, fid as u32, base, meta, factors).unwrap_or(0.0);
             modifiers.note(naming, scored.len(), fid as u32, rest);
             scored.push((fid as u32, score));
         }
     }
     let dropped = modifiers.drop_mentions(&mut scored, scores);
+    (scored, dropped)
+}
+
+/// Steps 5 and 6: the files of `scored` (each with its score) get the centrality prior, the
+/// best `max_files` (score, ties by path) are kept, and only they get their chunks. `dropped`:
+/// the files whose mention was dropped ([`Modifiers::drop_mentions`]), sorted. Also returns
+/// the files whose [centrality](super::central) prior was weighed, sorted.
+fn collect_hits(
+    index: &Index,
+    scores: &Scores,
+    query: &Query,
+    factors: &Factors<'_>,
+    (mut scored, dropped): (Vec<(u32, f32)>, Vec<u32>),
+    (max_files, shown): (usize, usize),
+) -> (Vec<FileHit>, Vec<u32>) {
+    let side_factor = |fid: u32| factors.side(fid);
+    let kept = |meta: &crate::retrieve::index::FileMeta| factors.kept(meta);
+    let (wanted, unasked) = (factors.wanted, factors.unasked);
     let central = if wants_central(query) {
         apply_central(index, &mut scored, shown)
     } else {
@@ -2168,6 +2259,54 @@ pub(crate) fn rank_shown_in(
     shown: usize,
     collection: Option<&Collection>,
 ) -> Vec<FileHit> {
+    rank_with(
+        index,
+        query,
+        max_files,
+        shown,
+        collection,
+        default_pruning(),
+    )
+}
+
+/// [`Pruning::Auto`], or [`Pruning::Exhaustive`] when the environment variable
+/// `CONTEXT_ENGINE_RANKING` is `exhaustive` (or [`Pruning::Pruned`] when it is `pruned`): a
+/// check for whoever measures or debugs the ranking (the results are the same), read once
+/// per process.
+fn default_pruning() -> Pruning {
+    static CHOICE: std::sync::OnceLock<Pruning> = std::sync::OnceLock::new();
+    *CHOICE.get_or_init(
+        || match std::env::var("CONTEXT_ENGINE_RANKING").as_deref() {
+            Ok("exhaustive") => Pruning::Exhaustive,
+            Ok("pruned") => Pruning::Pruned,
+            _ => Pruning::Auto,
+        },
+    )
+}
+
+/// How the candidate stage meets the postings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pruning {
+    /// Every posting of every term scored (the reference the pruned ranking must equal).
+    Exhaustive,
+    /// Dynamic pruning ([`super::prune`]): only the files that can still reach the top.
+    Pruned,
+    /// Pruned when the prompt's lists are such that it pays ([`super::prune::worth_it`]),
+    /// else exhaustive.
+    Auto,
+}
+
+/// [`rank_shown_in`], the candidate stage chosen by `pruning`; every choice gives the same
+/// files in the same order with the same scores. A ranking over a larger collection is
+/// exhaustive: the pruning's bounds are made from the index's own statistics.
+pub(crate) fn rank_with(
+    index: &Index,
+    query: &Query,
+    max_files: usize,
+    shown: usize,
+    collection: Option<&Collection>,
+    pruning: Pruning,
+) -> Vec<FileHit> {
     let terms = match collection {
         Some(c) => c.terms_in(index),
         None => select_terms(index, query),
@@ -2180,20 +2319,42 @@ pub(crate) fn rank_shown_in(
         scores.avg_file = c.avg_file;
         scores.max_idf = c.max_idf;
     }
-    scores.add_terms(index, &terms);
-    for (k, &t) in terms.iter().enumerate() {
-        scores.add_definitions(k, t);
-    }
+    let factors = Factors::new(index, query);
     // Twice the files asked for are selected, so that a demoted header's place can be
     // taken by the next file.
-    let shown = shown.min(max_files);
-    let (mut hits, weighed) = collect_hits(
-        index,
-        &mut scores,
-        query,
-        max_files.saturating_mul(2),
-        shown,
-    );
+    let (wanted, shown) = (max_files.saturating_mul(2), shown.min(max_files));
+    let pruned = collection.is_none()
+        && super::prune::applies(&terms)
+        && match pruning {
+            Pruning::Exhaustive => false,
+            Pruning::Pruned => true,
+            Pruning::Auto => super::prune::worth_it(index, &terms),
+        };
+    let scored = if pruned {
+        let central = wants_central(query) && shown > 0;
+        super::prune::scored_files(
+            index,
+            query,
+            &terms,
+            &mut scores,
+            &factors,
+            super::prune::Keep {
+                wanted,
+                shown: if central { shown } else { 0 },
+            },
+        )
+    } else {
+        scores.add_terms(index, &terms);
+        for (k, &t) in terms.iter().enumerate() {
+            scores.add_definitions(k, t);
+        }
+        let scored = scored_files(index, &mut scores, query, &factors);
+        #[cfg(test)]
+        super::prune::note_scored(scored.0.len());
+        scored
+    };
+    let (mut hits, weighed) =
+        collect_hits(index, &scores, query, &factors, scored, (wanted, shown));
     if demote_companion_headers(index, &mut hits) {
         sort_hits(index, &mut hits);
         if wants_central(query) && central_after_demotion(index, &mut hits, &weighed, shown) {

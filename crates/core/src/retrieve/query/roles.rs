@@ -40,6 +40,38 @@ pub enum Role {
 }
 
 impl Role {
+    /// Every role, each at its [`Role::position`] (a bound over all roles reads them here).
+    pub const ALL: [Role; 11] = [
+        Role::Source,
+        Role::Test,
+        Role::Fixture,
+        Role::Docs,
+        Role::Example,
+        Role::Config,
+        Role::Generated,
+        Role::Vendored,
+        Role::Legacy,
+        Role::Template,
+        Role::Declarations,
+    ];
+
+    /// The role's place in [`Role::ALL`]: a new role must be given one (and a place there).
+    pub const fn position(self) -> usize {
+        match self {
+            Role::Source => 0,
+            Role::Test => 1,
+            Role::Fixture => 2,
+            Role::Docs => 3,
+            Role::Example => 4,
+            Role::Config => 5,
+            Role::Generated => 6,
+            Role::Vendored => 7,
+            Role::Legacy => 8,
+            Role::Template => 9,
+            Role::Declarations => 10,
+        }
+    }
+
     /// The role's name, as `explain` shows it.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -705,6 +737,13 @@ fn declares_only(rel: &str, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_role_is_listed_at_its_position() {
+        for (k, r) in Role::ALL.iter().enumerate() {
+            assert_eq!(r.position(), k, "{}", r.as_str());
+        }
+    }
 
     #[test]
     fn change_logs_licences_and_catalogs_are_prose() {
