@@ -760,27 +760,14 @@ fn folder_ranks<'a>(
     files: impl Iterator<Item = &'a index::FileMeta>,
     under: &str,
 ) -> Vec<FolderRank> {
-    const ORDER: [Role; 11] = [
-        Role::Source,
-        Role::Test,
-        Role::Fixture,
-        Role::Docs,
-        Role::Example,
-        Role::Config,
-        Role::Generated,
-        Role::Vendored,
-        Role::Legacy,
-        Role::Template,
-        Role::Declarations,
-    ];
-    let mut counts = std::collections::BTreeMap::<String, [usize; 11]>::new();
+    let mut counts = std::collections::BTreeMap::<String, [usize; Role::ALL.len()]>::new();
     for meta in files {
         let rest = if under.is_empty() {
             meta.rel.as_str()
         } else {
             meta.rel.get(under.len() + 1..).unwrap_or("")
         };
-        let role = ORDER.iter().position(|&r| r == meta.role).unwrap_or(0);
+        let role = meta.role.position();
         let mut parts = rest.split('/');
         let mut end = under.len();
         // The file's own name is not a folder: only the parts before the last.
@@ -805,7 +792,7 @@ fn folder_ranks<'a>(
             FolderRank {
                 path,
                 files,
-                role: ORDER[best],
+                role: Role::ALL[best],
             }
         })
         .collect();
