@@ -823,6 +823,16 @@ fn helper_names(text: &str, names: &mut Vec<String>) {
     }
 }
 
+/// The words of a prompt as the one-line readings ([`subject_names`], [`complement_words`],
+/// [`single_words`]) take them: runs of letters, digits, `_` and `-` (a hyphenated or
+/// snake_case word is one), without a leading or trailing `-` or `_`, empty ones left out.
+fn prompt_words(prompt: &str) -> impl Iterator<Item = &str> {
+    prompt
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .map(|t| t.trim_matches(['-', '_']))
+        .filter(|w| !w.is_empty())
+}
+
 /// Question words that open a sentence before its subject ("how the pool schedules").
 const QUESTION_WORDS: [&str; 5] = ["how", "what", "where", "why", "who"];
 /// Shortest subject whose singular or plural names files.
@@ -835,15 +845,10 @@ const MIN_SUBJECT: usize = 4;
 /// named after it wins wrongly (`state.ts`). Joins `names` as the word itself (the first part
 /// of a hyphenated compound is not a name otherwise) and its other number.
 fn subject_names(prompt: &str, names: &mut Vec<String>) -> Vec<String> {
-    let Some(token) = prompt
-        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
-        .map(|t| t.trim_matches(['-', '_']))
-        .find(|w| {
-            !w.is_empty()
-                && !crate::retrieve::tokenize::is_stop_word(&w.to_lowercase())
-                && !QUESTION_WORDS.iter().any(|q| w.eq_ignore_ascii_case(q))
-        })
-    else {
+    let Some(token) = prompt_words(prompt).find(|w| {
+        !crate::retrieve::tokenize::is_stop_word(&w.to_lowercase())
+            && !QUESTION_WORDS.iter().any(|q| w.eq_ignore_ascii_case(q))
+    }) else {
         return Vec::new();
     };
     // A word, or the first part of a hyphenated one; not an identifier (`format_error`,
@@ -925,11 +930,7 @@ fn complement_words(prompt: &str, lines: usize) -> Vec<String> {
         return out;
     }
     let mut after = false;
-    for raw in prompt.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')) {
-        let raw = raw.trim_matches(['-', '_']);
-        if raw.is_empty() {
-            continue;
-        }
+    for raw in prompt_words(prompt) {
         let lower = raw.to_lowercase();
         let preposition = PREPOSITIONS.contains(&lower.as_str());
         if after && !preposition && !crate::retrieve::tokenize::is_stop_word(&lower) {
@@ -947,8 +948,8 @@ fn complement_words(prompt: &str, lines: usize) -> Vec<String> {
 /// three characters long.
 fn single_words(prompt: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for raw in prompt.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')) {
-        let n = normalize_name(raw.trim_matches(['-', '_']));
+    for raw in prompt_words(prompt) {
+        let n = normalize_name(raw);
         if n.chars().count() >= 3 && !out.contains(&n) {
             out.push(n);
         }
