@@ -185,6 +185,46 @@ fn the_subject_of_a_question_names_its_file_over_a_modifier() {
 }
 
 #[test]
+fn a_question_opening_with_a_word_for_a_role_takes_the_next_word_as_its_subject() {
+    // "test reporter interface ..." asks about reporters: "test" asks for a kind of file,
+    // and the subject is the word after it, which names `reporters.ts` in the plural; the
+    // files named after the question's other words (`results.ts`) lose their mention.
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "src/public/reporters.ts",
+        "// The reporter interface: hooks called on test events.\nexport interface Reporter {\n  \
+         onTestStart(test: Test): void\n  onTestEnd(test: Test, result: Result): void\n}\n",
+    );
+    write(
+        r,
+        "src/node/cache/results.ts",
+        "// Caches the results of each test run and listens to test events and results.\n\
+         export class ResultsCache {\n  results = new Map()\n  onTestEnd(test: Test, result: \
+         Result) { this.results.set(test.id, result) }\n  listening = true\n}\n",
+    );
+    write(
+        r,
+        "src/node/pool.ts",
+        "// Runs test files in workers.\nexport function createPool() { return [] }\n",
+    );
+    let ret = Retrieval::default();
+    let out = explained(
+        &ret,
+        r,
+        "test reporter interface for listening to test events and results",
+    );
+    assert_eq!(files(&out)[0], "src/public/reporters.ts", "{out:?}");
+    assert!(signals_of(&out, "src/public/reporters.ts").mention > 0.0);
+    let results = signals_of(&out, "src/node/cache/results.ts");
+    assert!(
+        results.modifier_stem && results.mention == 0.0,
+        "{results:?}"
+    );
+}
+
+#[test]
 fn a_file_named_after_a_word_of_the_complement_counts_less_of_a_mention() {
     // "number parsing with defaults and range checks" asks about parsing numbers; `Range.java`
     // is named after a word that follows the preposition, which completes the question.

@@ -840,15 +840,23 @@ const MIN_SUBJECT: usize = 4;
 
 /// The subject of a one-line question, its first word that is neither a stop word nor a
 /// question word ("task state and task result tracking", "project-level configuration"),
+/// the next such word when the first is a word for a role ("test reporter interface"),
 /// names the files called after it in the singular or plural (`tasks.ts`, `project.ts`),
 /// which the other words do not: a later word is often a modifier of the subject, and the file
 /// named after it wins wrongly (`state.ts`). Joins `names` as the word itself (the first part
 /// of a hyphenated compound is not a name otherwise) and its other number.
 fn subject_names(prompt: &str, names: &mut Vec<String>) -> Vec<String> {
-    let Some(token) = prompt_words(prompt).find(|w| {
+    let mut candidates = prompt_words(prompt).filter(|w| {
         !crate::retrieve::tokenize::is_stop_word(&w.to_lowercase())
             && !QUESTION_WORDS.iter().any(|q| w.eq_ignore_ascii_case(q))
-    }) else {
+    });
+    // A first word for a role ("test reporter interface...") asks for a kind of file, which
+    // the engine's role factors answer: the topic is the word after it (`reporters.ts`).
+    let mut first = candidates.next();
+    if first.is_some_and(|w| !super::roles::role_words(w).is_empty()) {
+        first = candidates.next();
+    }
+    let Some(token) = first else {
         return Vec::new();
     };
     // A word, or the first part of a hyphenated one; not an identifier (`format_error`,
@@ -856,8 +864,7 @@ fn subject_names(prompt: &str, names: &mut Vec<String>) -> Vec<String> {
     let word = token.split('-').next().unwrap_or(token);
     let plain = word.chars().skip(1).all(|c| c.is_ascii_lowercase())
         && word.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
-    // A word for a role ("test runner worker pool...") asks for a kind of file, the engine's
-    // role factors answer it; it is not the topic that names one.
+    // A word for a role (after another one: "test spec runner") is not the topic either.
     if !plain || word.len() < MIN_SUBJECT || !super::roles::role_words(word).is_empty() {
         return Vec::new();
     }
@@ -1102,10 +1109,13 @@ mod tests {
         assert!(!names("format_error and error handling").contains(&"formats".to_owned()));
         assert!(!names("how a new easy handle is made").contains(&"news".to_owned()));
         assert!(!names("task state\nand results").contains(&"tasks".to_owned()));
-        // A word for a role asks for a kind of file.
-        assert!(Query::parse("test runner worker pool scheduling")
-            .subject
-            .is_empty());
+        // A word for a role asks for a kind of file: the topic is the word after it.
+        assert_eq!(
+            Query::parse("test reporter interface for test events").subject,
+            ["reporter", "reporters"]
+        );
+        assert!(Query::parse("test spec runner").subject.is_empty());
+        assert!(Query::parse("test").subject.is_empty());
         assert_eq!(Query::parse("task state").subject, ["task", "tasks"]);
     }
 
