@@ -139,6 +139,10 @@ pub struct SnippetSignals {
     /// ("number parsing with defaults and range checks": `Range.java`): that name counted three
     /// quarters of a mention.
     pub complement_stem: bool,
+    /// The file is named after the project (its root folder's name), which the prompt names
+    /// ("how zls traverses the AST": `zls.zig`): that word names the project, not the file,
+    /// and was not counted as a mention.
+    pub project_stem: bool,
 }
 
 /// A ranked snippet (see docs/design/context-retrieval-contract-v1.md, section 3.2), with
@@ -413,6 +417,7 @@ fn to_js(s: Snippet, root: String, provider: Provider) -> ContextSnippet {
             role_unasked: g.role_unasked,
             modifier_stem: g.modifier_stem,
             complement_stem: g.complement_stem,
+            project_stem: g.project_stem,
         }),
         redactions: redactions_js(&s.redactions),
     }
