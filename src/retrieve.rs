@@ -88,6 +88,7 @@ pub struct MultiRootRetrievalRequest {
 
 /// The parts of a snippet's score (its file's), returned when the request sets `explain`.
 #[napi(object, object_from_js = false)]
+#[allow(clippy::struct_excessive_bools)] // one flag per reading rule that `explain` reports
 pub struct SnippetSignals {
     /// BM25 of the whole file's text.
     pub bm25: f64,

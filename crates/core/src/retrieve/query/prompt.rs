@@ -825,7 +825,7 @@ fn helper_names(text: &str, names: &mut Vec<String>) {
 
 /// The words of a prompt as the one-line readings ([`subject_names`], [`complement_words`],
 /// [`single_words`]) take them: runs of letters, digits, `_` and `-` (a hyphenated or
-/// snake_case word is one), without a leading or trailing `-` or `_`, empty ones left out.
+/// `snake_case` word is one), without a leading or trailing `-` or `_`, empty ones left out.
 fn prompt_words(prompt: &str) -> impl Iterator<Item = &str> {
     prompt
         .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))

@@ -97,6 +97,7 @@ pub(crate) fn kept_first(a: (f32, usize, usize), b: (f32, usize, usize)) -> std:
 
 /// The parts of a file's score (before the role factor, except `total`).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[allow(clippy::struct_excessive_bools)] // one flag per reading rule that `explain` reports
 pub struct Signals {
     /// BM25 of the whole file's text.
     pub bm25: f32,
