@@ -225,7 +225,7 @@ fn a_question_opening_with_a_word_for_a_role_takes_the_next_word_as_its_subject(
 }
 
 #[test]
-fn a_word_naming_the_project_names_no_file() {
+fn a_question_whose_agent_is_the_project_names_no_file_by_it() {
     // "how zls traverses the AST" asks about the code of zls, not about `zls.zig`, the module
     // that re-exports the others (and names the project in each of them).
     let dir = tempfile::tempdir().unwrap();
@@ -263,6 +263,10 @@ fn a_word_naming_the_project_names_no_file() {
             // The root is `zls/src`: a code folder takes the project's name from the one above.
             assert_eq!(files(&out)[0], "ast.zig", "{out:?}");
             assert!(named.project_stem && named.mention == 0.0, "{named:?}");
+            // Named elsewhere than right after the question word, the file keeps its mention.
+            let out = explained(&ret, &r, "what the zls module re-exports");
+            let named = signals_of(&out, "zls.zig");
+            assert!(!named.project_stem && named.mention > 0.0, "{named:?}");
         } else {
             assert!(!named.project_stem && named.mention > 0.0, "{named:?}");
         }

@@ -94,6 +94,11 @@ pub struct Query {
     /// term and the named side's (stemmed). "server-side middleware" gives `(client,
     /// server)`: files of the client side rank lower ([`rank`](super::rank)).
     pub opposites: Vec<(String, String)>,
+    /// In a one-line question, the word right after its question word ("how *zls* traverses
+    /// the AST", "how does *Dapper* map..."), normalized ([`normalize_name`]): the one who
+    /// acts. When it is the project's name it names the project, not the file named after it
+    /// ([`rank`](super::rank)).
+    pub agent: Option<String>,
 }
 
 /// Words for the two sides of one mechanism, which code keeps in files named after their
@@ -305,6 +310,7 @@ impl Query {
             lines,
             messages: messages(prompt),
             opposites: opposites(prompt),
+            agent: agent(prompt, lines),
         }
     }
 }
@@ -833,6 +839,31 @@ fn prompt_words(prompt: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
+/// Auxiliary verbs that may follow a question word before its agent ("how *does* Dapper map").
+const AUXILIARIES: [&str; 6] = ["does", "do", "can", "should", "would", "will"];
+
+/// [`Query::agent`] of a prompt: the word after the question word that opens a one-line
+/// question (and after an auxiliary verb), if it is neither a stop word nor a question word.
+fn agent(prompt: &str, lines: usize) -> Option<String> {
+    if lines != 1 {
+        return None;
+    }
+    let mut words = prompt_words(prompt);
+    let first = words.next()?;
+    if !QUESTION_WORDS.iter().any(|q| first.eq_ignore_ascii_case(q)) {
+        return None;
+    }
+    let mut next = words.next()?;
+    if AUXILIARIES.iter().any(|a| next.eq_ignore_ascii_case(a)) {
+        next = words.next()?;
+    }
+    let lower = next.to_lowercase();
+    if crate::retrieve::tokenize::is_stop_word(&lower) || QUESTION_WORDS.contains(&lower.as_str()) {
+        return None;
+    }
+    Some(normalize_name(next))
+}
+
 /// Question words that open a sentence before its subject ("how the pool schedules").
 const QUESTION_WORDS: [&str; 5] = ["how", "what", "where", "why", "who"];
 /// Shortest subject whose singular or plural names files.
@@ -1117,6 +1148,23 @@ mod tests {
         assert!(Query::parse("test spec runner").subject.is_empty());
         assert!(Query::parse("test").subject.is_empty());
         assert_eq!(Query::parse("task state").subject, ["task", "tasks"]);
+    }
+
+    #[test]
+    fn the_word_after_the_question_word_is_the_agent() {
+        let agent = |p: &str| Query::parse(p).agent;
+        assert_eq!(
+            agent("how zls traverses the Zig AST"),
+            Some("zls".to_owned())
+        );
+        assert_eq!(
+            agent("how does FastAPI run sync route functions"),
+            Some("fastapi".to_owned())
+        );
+        // After an article, without a question word, or in a longer prompt: none.
+        assert_eq!(agent("how the server starts"), None);
+        assert_eq!(agent("zls traverses the AST"), None);
+        assert_eq!(agent("how zls traverses\nthe AST"), None);
     }
 
     #[test]

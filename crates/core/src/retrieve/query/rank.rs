@@ -993,14 +993,15 @@ pub(super) struct Mentions {
 
 impl Mentions {
     /// The prompt's keys; `None` when it names no file.
-    /// A word naming the project itself ([`project_name`]) names no file: "how zls traverses
-    /// the AST" asks about the project's code, not about `zls.zig`.
+    /// A question whose agent ([`Query::agent`]) is the project itself ([`project_name`])
+    /// names no file by that word: "how zls traverses the AST" asks about the project's code,
+    /// not about `zls.zig`.
     pub(super) fn of(index: &Index, scores: &Scores, query: &Query) -> Option<Mentions> {
         if query.mentions.is_empty() && query.modules.is_empty() && query.names.is_empty() {
             return None;
         }
         let keys = |list: &[String]| -> Vec<u64> { list.iter().map(|m| key(last(m))).collect() };
-        let project = project_name(index);
+        let project = project_agent(index, query);
         Some(Mentions {
             names: query
                 .names
@@ -1189,8 +1190,15 @@ pub(super) fn project_name(index: &Index) -> Option<String> {
     (name.chars().count() >= 3).then_some(name)
 }
 
-/// Whether the file at `rel` is named after the project, a word of the prompt, whose name
-/// names no file ([`Mentions::of`]), for `explain`.
+/// The project's name ([`project_name`]) when it is the agent of the question
+/// ([`Query::agent`]): that word names no file.
+pub(super) fn project_agent(index: &Index, query: &Query) -> Option<String> {
+    let agent = query.agent.as_deref()?;
+    project_name(index).filter(|p| p == agent)
+}
+
+/// Whether the file at `rel` is named after the project, the agent of the question, whose
+/// name names no file ([`Mentions::of`]), for `explain`.
 fn project_named(rel: &str, query: &Query, project: Option<&str>) -> bool {
     let stem = stem_name(&last(rel).to_lowercase());
     project == Some(stem.as_str()) && query.names.contains(&stem)
@@ -1408,7 +1416,7 @@ fn collect_hits(
             .map_or(1.0, |i| central[i].1)
     };
     let path_of = |f: u32| index.files[f as usize].as_ref().map(|m| m.rel.as_str());
-    let project = project_name(index);
+    let project = project_agent(index, query);
     let order = |a: &(u32, f32), b: &(u32, f32)| {
         b.1.total_cmp(&a.1)
             .then_with(|| path_of(a.0).cmp(&path_of(b.0)))
