@@ -228,6 +228,37 @@ fn a_file_named_after_a_word_of_the_complement_counts_less_of_a_mention() {
 }
 
 #[test]
+fn a_word_meets_the_path_part_that_abbreviates_it() {
+    // "minify stylesheets": the module that does it is named `CompressCss`; another module
+    // only speaks of stylesheets. The path part `css` abbreviates the word no path holds.
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "lib/Web/CompressCss.hs",
+        "-- | Compress CSS to speed up the site\nmodule Web.CompressCss (compressCss) where\n\n\
+         compressCss :: String -> String\ncompressCss = stripComments . stripSpaces\n",
+    );
+    write(
+        r,
+        "lib/Web/Template.hs",
+        "-- | Templates: a page links its stylesheets in its head\nmodule Web.Template where\n\n\
+         applyTemplate :: Template -> Item -> Item\napplyTemplate t i = i\n",
+    );
+    for name in ["Item", "Routes", "Site", "Feed"] {
+        write(
+            r,
+            &format!("lib/Web/{name}.hs"),
+            &format!("-- | The {name} of a site\nmodule Web.{name} where\n\nrun{name} :: Site -> IO ()\nrun{name} _ = pure ()\n"),
+        );
+    }
+    let ret = Retrieval::default();
+    let out = explained(&ret, r, "minify stylesheets");
+    assert_eq!(files(&out)[0], "lib/Web/CompressCss.hs", "{out:?}");
+    assert!(signals_of(&out, "lib/Web/CompressCss.hs").path > 0.0);
+}
+
+#[test]
 fn skips_ignored_vendored_and_lock_files() {
     let dir = fixture();
     let r = Retrieval::default();
