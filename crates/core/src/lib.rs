@@ -54,6 +54,9 @@ pub(crate) mod stamp;
 pub mod stats;
 pub mod symbols;
 pub mod syntax;
+#[doc(hidden)]
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_rng;
 #[cfg(test)]
 pub(crate) mod test_support;
 

@@ -31,16 +31,7 @@ pub fn b64url() -> String {
 
 /// A deterministic pseudo-random string of `len` characters from `alphabet` (xorshift).
 pub fn rnd(seed: u64, len: usize, alphabet: &str) -> String {
-    let alphabet: Vec<char> = alphabet.chars().collect();
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            alphabet[(state % alphabet.len() as u64) as usize]
-        })
-        .collect()
+    crate::test_rng::Xorshift::seeded(seed).chars(len, alphabet)
 }
 
 /// Standard base64 (with `=` padding) or base64url (without) of `bytes`.

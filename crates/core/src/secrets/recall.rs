@@ -11,31 +11,8 @@
 //! prints the whole table (`recall_table`); the asserting test runs in `cargo test`.
 
 use super::redact;
-
-/// A deterministic xorshift generator, one per (form, kind, sample).
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-    fn chars(&mut self, len: usize, alphabet: &str) -> String {
-        let a: Vec<char> = alphabet.chars().collect();
-        (0..len).map(|_| a[self.below(a.len())]).collect()
-    }
-}
+// A deterministic generator, one per (form, kind, sample).
+use crate::test_rng::Xorshift as Rng;
 
 const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -221,7 +198,7 @@ fn leaked(value: &str, text: &str) -> bool {
 fn value(form_index: usize, kind: ValueKind, i: u64) -> String {
     let seed =
         (form_index as u64 + 1) * 1_000_003 + i * 7919 + u64::from(kind == ValueKind::Person);
-    let mut rng = Rng::new(seed);
+    let mut rng = Rng::seeded(seed);
     let form = &FORMS[form_index];
     match kind {
         ValueKind::Random => random_value(&mut rng, form.charset),

@@ -823,17 +823,15 @@ mod tests {
     /// The first words, each also the stem of a file of its own.
     const STEMS: usize = 12;
 
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
+    use crate::test_rng::Xorshift as Rng;
+
+    /// Draws of the generated corpus's words and names.
+    trait Words {
+        fn word(&mut self) -> &'static str;
+        fn camel(&mut self, parts: usize) -> String;
+    }
+
+    impl Words for Rng {
         /// A word, the first ones far more often (as in prose).
         fn word(&mut self) -> &'static str {
             let u = (self.next() % 10_000) as f64 / 10_000.0;
