@@ -36,6 +36,8 @@ fn mask(block: &[u8; 64]) -> u64 {
         use std::arch::x86_64::{
             __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
         };
+        // Only read by `_mm_loadu_si128`, which takes an unaligned pointer.
+        #[allow(clippy::cast_ptr_alignment)]
         let p = block.as_ptr().cast::<__m128i>();
         let mut m = 0u64;
         for k in 0..4 {
