@@ -1581,6 +1581,12 @@ export interface SnippetSignals {
    * quarters of a mention.
    */
   complementStem: boolean
+  /**
+   * The file is named after the project (its root folder's name), which the prompt names
+   * ("how zls traverses the AST": `zls.zig`): that word names the project, not the file,
+   * and was not counted as a mention.
+   */
+  projectStem: boolean
 }
 
 /** A file handed to `SymbolIndex.indexFiles` or `repoStats`. */

@@ -522,6 +522,8 @@ test('explain adds each snippet its signals, and is validated', async () => {
   assert.ok(explained.every((s) => s.signals!.modifierStem === false))
   // Nor after a word of its complement (it has no preposition).
   assert.ok(explained.every((s) => s.signals!.complementStem === false))
+  // Nor after the project (the prompt does not name it).
+  assert.ok(explained.every((s) => s.signals!.projectStem === false))
   assert.ok(Math.abs(g.total - explained[0].score) < 1e-3)
   await rejectsWith(retrieve(req(root, 'x', { explain: 'yes' as unknown as boolean })), 'invalid_request')
 })

@@ -88,6 +88,7 @@ pub struct MultiRootRetrievalRequest {
 
 /// The parts of a snippet's score (its file's), returned when the request sets `explain`.
 #[napi(object, object_from_js = false)]
+#[allow(clippy::struct_excessive_bools)] // one flag per reading rule that `explain` reports
 pub struct SnippetSignals {
     /// BM25 of the whole file's text.
     pub bm25: f64,
@@ -139,6 +140,10 @@ pub struct SnippetSignals {
     /// ("number parsing with defaults and range checks": `Range.java`): that name counted three
     /// quarters of a mention.
     pub complement_stem: bool,
+    /// The file is named after the project (its root folder's name), which the prompt names
+    /// ("how zls traverses the AST": `zls.zig`): that word names the project, not the file,
+    /// and was not counted as a mention.
+    pub project_stem: bool,
 }
 
 /// A ranked snippet (see docs/design/context-retrieval-contract-v1.md, section 3.2), with
@@ -413,6 +418,7 @@ fn to_js(s: Snippet, root: String, provider: Provider) -> ContextSnippet {
             role_unasked: g.role_unasked,
             modifier_stem: g.modifier_stem,
             complement_stem: g.complement_stem,
+            project_stem: g.project_stem,
         }),
         redactions: redactions_js(&s.redactions),
     }

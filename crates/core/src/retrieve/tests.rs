@@ -185,6 +185,95 @@ fn the_subject_of_a_question_names_its_file_over_a_modifier() {
 }
 
 #[test]
+fn a_question_opening_with_a_word_for_a_role_takes_the_next_word_as_its_subject() {
+    // "test reporter interface ..." asks about reporters: "test" asks for a kind of file,
+    // and the subject is the word after it, which names `reporters.ts` in the plural; the
+    // files named after the question's other words (`results.ts`) lose their mention.
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "src/public/reporters.ts",
+        "// The reporter interface: hooks called on test events.\nexport interface Reporter {\n  \
+         onTestStart(test: Test): void\n  onTestEnd(test: Test, result: Result): void\n}\n",
+    );
+    write(
+        r,
+        "src/node/cache/results.ts",
+        "// Caches the results of each test run and listens to test events and results.\n\
+         export class ResultsCache {\n  results = new Map()\n  onTestEnd(test: Test, result: \
+         Result) { this.results.set(test.id, result) }\n  listening = true\n}\n",
+    );
+    write(
+        r,
+        "src/node/pool.ts",
+        "// Runs test files in workers.\nexport function createPool() { return [] }\n",
+    );
+    let ret = Retrieval::default();
+    let out = explained(
+        &ret,
+        r,
+        "test reporter interface for listening to test events and results",
+    );
+    assert_eq!(files(&out)[0], "src/public/reporters.ts", "{out:?}");
+    assert!(signals_of(&out, "src/public/reporters.ts").mention > 0.0);
+    let results = signals_of(&out, "src/node/cache/results.ts");
+    assert!(
+        results.modifier_stem && results.mention == 0.0,
+        "{results:?}"
+    );
+}
+
+#[test]
+fn a_question_whose_agent_is_the_project_names_no_file_by_it() {
+    // "how zls traverses the AST" asks about the code of zls, not about `zls.zig`, the module
+    // that re-exports the others (and names the project in each of them).
+    let dir = tempfile::tempdir().unwrap();
+    for project in ["zls", "tool"] {
+        let r = dir.path().join(project).join("src");
+        write(
+            &r,
+            "zls.zig",
+            "//! zls: the Zig language server. Re-exports its modules.\n\
+             pub const ast = @import(\"ast.zig\");\npub const analysis = \
+             @import(\"analysis.zig\");\npub const Server = @import(\"Server.zig\");\n",
+        );
+        write(
+            &r,
+            "ast.zig",
+            "//! Walks the syntax tree of a document.\n\
+             pub fn iterateChildren(tree: Ast, node: Node, callback: anytype) void {\n    \
+             for (tree.children(node)) |child| callback(child);\n}\n\
+             pub fn traverseScopes(tree: Ast) void {\n    iterateChildren(tree, 0, visit);\n}\n",
+        );
+        write(
+            &r,
+            "analysis.zig",
+            "//! Resolves the type of a declaration.\n\
+             pub fn resolveType(decl: Decl) ?Type {\n    return decl.type;\n}\n",
+        );
+        let ret = Retrieval::default();
+        let out = explained(
+            &ret,
+            &r,
+            "how zls traverses the Zig AST to resolve symbol scopes",
+        );
+        let named = signals_of(&out, "zls.zig");
+        if project == "zls" {
+            // The root is `zls/src`: a code folder takes the project's name from the one above.
+            assert_eq!(files(&out)[0], "ast.zig", "{out:?}");
+            assert!(named.project_stem && named.mention == 0.0, "{named:?}");
+            // Named elsewhere than right after the question word, the file keeps its mention.
+            let out = explained(&ret, &r, "what the zls module re-exports");
+            let named = signals_of(&out, "zls.zig");
+            assert!(!named.project_stem && named.mention > 0.0, "{named:?}");
+        } else {
+            assert!(!named.project_stem && named.mention > 0.0, "{named:?}");
+        }
+    }
+}
+
+#[test]
 fn a_file_named_after_a_word_of_the_complement_counts_less_of_a_mention() {
     // "number parsing with defaults and range checks" asks about parsing numbers; `Range.java`
     // is named after a word that follows the preposition, which completes the question.

@@ -94,6 +94,11 @@ pub struct Query {
     /// term and the named side's (stemmed). "server-side middleware" gives `(client,
     /// server)`: files of the client side rank lower ([`rank`](super::rank)).
     pub opposites: Vec<(String, String)>,
+    /// In a one-line question, the word right after its question word ("how *zls* traverses
+    /// the AST", "how does *Dapper* map..."), normalized ([`normalize_name`]): the one who
+    /// acts. When it is the project's name it names the project, not the file named after it
+    /// ([`rank`](super::rank)).
+    pub agent: Option<String>,
 }
 
 /// Words for the two sides of one mechanism, which code keeps in files named after their
@@ -305,6 +310,7 @@ impl Query {
             lines,
             messages: messages(prompt),
             opposites: opposites(prompt),
+            agent: agent(prompt, lines),
         }
     }
 }
@@ -823,6 +829,41 @@ fn helper_names(text: &str, names: &mut Vec<String>) {
     }
 }
 
+/// The words of a prompt as the one-line readings ([`subject_names`], [`complement_words`],
+/// [`single_words`]) take them: runs of letters, digits, `_` and `-` (a hyphenated or
+/// `snake_case` word is one), without a leading or trailing `-` or `_`, empty ones left out.
+fn prompt_words(prompt: &str) -> impl Iterator<Item = &str> {
+    prompt
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .map(|t| t.trim_matches(['-', '_']))
+        .filter(|w| !w.is_empty())
+}
+
+/// Auxiliary verbs that may follow a question word before its agent ("how *does* Dapper map").
+const AUXILIARIES: [&str; 6] = ["does", "do", "can", "should", "would", "will"];
+
+/// [`Query::agent`] of a prompt: the word after the question word that opens a one-line
+/// question (and after an auxiliary verb), if it is neither a stop word nor a question word.
+fn agent(prompt: &str, lines: usize) -> Option<String> {
+    if lines != 1 {
+        return None;
+    }
+    let mut words = prompt_words(prompt);
+    let first = words.next()?;
+    if !QUESTION_WORDS.iter().any(|q| first.eq_ignore_ascii_case(q)) {
+        return None;
+    }
+    let mut next = words.next()?;
+    if AUXILIARIES.iter().any(|a| next.eq_ignore_ascii_case(a)) {
+        next = words.next()?;
+    }
+    let lower = next.to_lowercase();
+    if crate::retrieve::tokenize::is_stop_word(&lower) || QUESTION_WORDS.contains(&lower.as_str()) {
+        return None;
+    }
+    Some(normalize_name(next))
+}
+
 /// Question words that open a sentence before its subject ("how the pool schedules").
 const QUESTION_WORDS: [&str; 5] = ["how", "what", "where", "why", "who"];
 /// Shortest subject whose singular or plural names files.
@@ -830,20 +871,23 @@ const MIN_SUBJECT: usize = 4;
 
 /// The subject of a one-line question, its first word that is neither a stop word nor a
 /// question word ("task state and task result tracking", "project-level configuration"),
+/// the next such word when the first is a word for a role ("test reporter interface"),
 /// names the files called after it in the singular or plural (`tasks.ts`, `project.ts`),
 /// which the other words do not: a later word is often a modifier of the subject, and the file
 /// named after it wins wrongly (`state.ts`). Joins `names` as the word itself (the first part
 /// of a hyphenated compound is not a name otherwise) and its other number.
 fn subject_names(prompt: &str, names: &mut Vec<String>) -> Vec<String> {
-    let Some(token) = prompt
-        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
-        .map(|t| t.trim_matches(['-', '_']))
-        .find(|w| {
-            !w.is_empty()
-                && !crate::retrieve::tokenize::is_stop_word(&w.to_lowercase())
-                && !QUESTION_WORDS.iter().any(|q| w.eq_ignore_ascii_case(q))
-        })
-    else {
+    let mut candidates = prompt_words(prompt).filter(|w| {
+        !crate::retrieve::tokenize::is_stop_word(&w.to_lowercase())
+            && !QUESTION_WORDS.iter().any(|q| w.eq_ignore_ascii_case(q))
+    });
+    // A first word for a role ("test reporter interface...") asks for a kind of file, which
+    // the engine's role factors answer: the topic is the word after it (`reporters.ts`).
+    let mut first = candidates.next();
+    if first.is_some_and(|w| !super::roles::role_words(w).is_empty()) {
+        first = candidates.next();
+    }
+    let Some(token) = first else {
         return Vec::new();
     };
     // A word, or the first part of a hyphenated one; not an identifier (`format_error`,
@@ -851,8 +895,7 @@ fn subject_names(prompt: &str, names: &mut Vec<String>) -> Vec<String> {
     let word = token.split('-').next().unwrap_or(token);
     let plain = word.chars().skip(1).all(|c| c.is_ascii_lowercase())
         && word.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
-    // A word for a role ("test runner worker pool...") asks for a kind of file, the engine's
-    // role factors answer it; it is not the topic that names one.
+    // A word for a role (after another one: "test spec runner") is not the topic either.
     if !plain || word.len() < MIN_SUBJECT || !super::roles::role_words(word).is_empty() {
         return Vec::new();
     }
@@ -925,11 +968,7 @@ fn complement_words(prompt: &str, lines: usize) -> Vec<String> {
         return out;
     }
     let mut after = false;
-    for raw in prompt.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')) {
-        let raw = raw.trim_matches(['-', '_']);
-        if raw.is_empty() {
-            continue;
-        }
+    for raw in prompt_words(prompt) {
         let lower = raw.to_lowercase();
         let preposition = PREPOSITIONS.contains(&lower.as_str());
         if after && !preposition && !crate::retrieve::tokenize::is_stop_word(&lower) {
@@ -947,8 +986,8 @@ fn complement_words(prompt: &str, lines: usize) -> Vec<String> {
 /// three characters long.
 fn single_words(prompt: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for raw in prompt.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')) {
-        let n = normalize_name(raw.trim_matches(['-', '_']));
+    for raw in prompt_words(prompt) {
+        let n = normalize_name(raw);
         if n.chars().count() >= 3 && !out.contains(&n) {
             out.push(n);
         }
@@ -1101,11 +1140,31 @@ mod tests {
         assert!(!names("format_error and error handling").contains(&"formats".to_owned()));
         assert!(!names("how a new easy handle is made").contains(&"news".to_owned()));
         assert!(!names("task state\nand results").contains(&"tasks".to_owned()));
-        // A word for a role asks for a kind of file.
-        assert!(Query::parse("test runner worker pool scheduling")
-            .subject
-            .is_empty());
+        // A word for a role asks for a kind of file: the topic is the word after it.
+        assert_eq!(
+            Query::parse("test reporter interface for test events").subject,
+            ["reporter", "reporters"]
+        );
+        assert!(Query::parse("test spec runner").subject.is_empty());
+        assert!(Query::parse("test").subject.is_empty());
         assert_eq!(Query::parse("task state").subject, ["task", "tasks"]);
+    }
+
+    #[test]
+    fn the_word_after_the_question_word_is_the_agent() {
+        let agent = |p: &str| Query::parse(p).agent;
+        assert_eq!(
+            agent("how zls traverses the Zig AST"),
+            Some("zls".to_owned())
+        );
+        assert_eq!(
+            agent("how does FastAPI run sync route functions"),
+            Some("fastapi".to_owned())
+        );
+        // After an article, without a question word, or in a longer prompt: none.
+        assert_eq!(agent("how the server starts"), None);
+        assert_eq!(agent("zls traverses the AST"), None);
+        assert_eq!(agent("how zls traverses\nthe AST"), None);
     }
 
     #[test]

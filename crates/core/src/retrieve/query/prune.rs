@@ -540,7 +540,7 @@ pub(super) fn scored_files(
         );
     }
     let mut dropped: Vec<u32> = Vec::new();
-    if let Some(m) = Mentions::of(scores, query) {
+    if let Some(m) = Mentions::of(index, scores, query) {
         let mut namings: Vec<(u32, Naming)> = Vec::new();
         let mut mention = |f: u32, meta: &crate::retrieve::index::FileMeta| {
             let (v, naming) = m.score(meta, query, scores.path[f as usize]);

@@ -97,6 +97,7 @@ pub(crate) fn kept_first(a: (f32, usize, usize), b: (f32, usize, usize)) -> std:
 
 /// The parts of a file's score (before the role factor, except `total`).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[allow(clippy::struct_excessive_bools)] // one flag per reading rule that `explain` reports
 pub struct Signals {
     /// BM25 of the whole file's text.
     pub bm25: f32,
@@ -138,6 +139,9 @@ pub struct Signals {
     /// The file's stem is a word after the first preposition of a one-line question (its
     /// complement, [`Query::complements`]): its stem mention counted [`W_COMPLEMENT`].
     pub complement_stem: bool,
+    /// The file's stem is the project's name (its root folder's), a word of the prompt:
+    /// that word names the project, not this file, and its stem mention was not counted.
+    pub project_stem: bool,
 }
 
 /// Why a file of a demoted role keeps the factor of source code for this prompt.
@@ -1023,13 +1027,22 @@ pub(super) struct Mentions {
 
 impl Mentions {
     /// The prompt's keys; `None` when it names no file.
-    pub(super) fn of(scores: &Scores, query: &Query) -> Option<Mentions> {
+    /// A question whose agent ([`Query::agent`]) is the project itself ([`project_name`])
+    /// names no file by that word: "how zls traverses the AST" asks about the project's code,
+    /// not about `zls.zig`.
+    pub(super) fn of(index: &Index, scores: &Scores, query: &Query) -> Option<Mentions> {
         if query.mentions.is_empty() && query.modules.is_empty() && query.names.is_empty() {
             return None;
         }
         let keys = |list: &[String]| -> Vec<u64> { list.iter().map(|m| key(last(m))).collect() };
+        let project = project_agent(index, query);
         Some(Mentions {
-            names: keys(&query.names),
+            names: query
+                .names
+                .iter()
+                .filter(|n| project.as_deref() != Some(n.as_str()))
+                .map(|n| key(n))
+                .collect(),
             files: keys(&query.mentions),
             modules: keys(&query.modules),
             unit: scores.max_idf.max(1.0),
@@ -1188,6 +1201,41 @@ fn complement_share(stem: &str, query: &Query) -> f32 {
 /// complement, for `explain`.
 fn complement_named(rel: &str, query: &Query, mention: f32) -> bool {
     mention > 0.0 && !query.complements.is_empty() && is_complement(&stem_name(last(rel)), query)
+}
+
+/// Folder names that hold a project's code rather than name the project: a root so named
+/// (`zls/src`, `packages/vitest/src`) takes its name from the folder above.
+const CODE_FOLDERS: &[&str] = &[
+    "src", "lib", "libs", "source", "sources", "packages", "pkg", "include", "main", "app", "code",
+];
+
+/// The project's name as prompt names are normalized: its root folder's name (`zls`,
+/// `telescopenvim`), or that of the nearest folder above it not named like a code folder
+/// ([`CODE_FOLDERS`]); `None` if shorter than three characters.
+pub(super) fn project_name(index: &Index) -> Option<String> {
+    let name = index
+        .scope
+        .root()
+        .ancestors()
+        .take(4)
+        .filter_map(|d| d.file_name()?.to_str())
+        .find(|n| !CODE_FOLDERS.iter().any(|c| n.eq_ignore_ascii_case(c)))?;
+    let name = normalize_name(name);
+    (name.chars().count() >= 3).then_some(name)
+}
+
+/// The project's name ([`project_name`]) when it is the agent of the question
+/// ([`Query::agent`]): that word names no file.
+pub(super) fn project_agent(index: &Index, query: &Query) -> Option<String> {
+    let agent = query.agent.as_deref()?;
+    project_name(index).filter(|p| p == agent)
+}
+
+/// Whether the file at `rel` is named after the project, the agent of the question, whose
+/// name names no file ([`Mentions::of`]), for `explain`.
+fn project_named(rel: &str, query: &Query, project: Option<&str>) -> bool {
+    let stem = stem_name(&last(rel).to_lowercase());
+    project == Some(stem.as_str()) && query.names.contains(&stem)
 }
 
 fn is_complement(stem: &str, query: &Query) -> bool {
@@ -1350,7 +1398,7 @@ fn scored_files(
     // A query term can touch every file of a large tree: score each one without allocating,
     // select the best few, and sort only those.
     let mut scored: Vec<(u32, f32)> = Vec::new();
-    let mentions = Mentions::of(scores, query);
+    let mentions = Mentions::of(index, scores, query);
     let any_named = mentions.as_ref().is_some_and(Mentions::any_file);
     let mut modifiers = Modifiers::default();
     for (fid, meta) in index.files.iter().enumerate() {
@@ -1402,6 +1450,7 @@ fn collect_hits(
             .map_or(1.0, |i| central[i].1)
     };
     let path_of = |f: u32| index.files[f as usize].as_ref().map(|m| m.rel.as_str());
+    let project = project_agent(index, query);
     let order = |a: &(u32, f32), b: &(u32, f32)| {
         b.1.total_cmp(&a.1)
             .then_with(|| path_of(a.0).cmp(&path_of(b.0)))
@@ -1439,6 +1488,7 @@ fn collect_hits(
                     role_unasked: unasked.asks(meta.role),
                     modifier_stem: dropped.binary_search(&fid).is_ok(),
                     complement_stem: complement_named(&meta.rel, query, scores.mention[f]),
+                    project_stem: project_named(&meta.rel, query, project.as_deref()),
                 },
             })
         })
