@@ -621,6 +621,24 @@ impl Starts {
         self.packed.as_ref().map_or(0, PackedStarts::len) + self.low.len()
     }
 
+    /// Asks for the first bytes of run `i` of the runs at `runs` ahead of reading them, for
+    /// heap starts (its start is read now: ask for it first, [`Starts::prefetch`]).
+    #[inline]
+    fn prefetch_run(&self, i: usize, runs: *const u8) {
+        if self.packed.is_none() && i < self.low.len() {
+            prefetch(runs.wrapping_add(self.get(i) as usize));
+        }
+    }
+
+    /// Asks for start `i` of heap starts (a build's) ahead of reading it; nothing for packed
+    /// ones.
+    #[inline]
+    fn prefetch(&self, i: usize) {
+        if self.packed.is_none() {
+            prefetch(self.low.addr(i));
+        }
+    }
+
     /// Bytes read from a mapped cache file.
     fn mapped_bytes(&self) -> usize {
         self.packed.as_ref().map_or(0, PackedStarts::mapped_bytes) + self.low.mapped_bytes()
@@ -1046,6 +1064,28 @@ impl Postings {
         (n, it.prev)
     }
 
+    /// Postings in `run`, term `t`'s stored run, and the chunk of its last (0 if none), as
+    /// [`Postings::stored`] gives them, for a caller that has the run at hand: only a long
+    /// run is looked up in [`Postings::long`] (every run of [`LONG_RUN`] bytes or more is
+    /// there, and no shorter one), a short one is decoded without a look-up that would miss.
+    fn stored_run(&self, t: u32, run: &[u8]) -> (u32, u32) {
+        if run.len() >= LONG_RUN {
+            if let Some(&v) = self.long.get(&t) {
+                return v;
+            }
+        }
+        debug_assert!(run.len() < LONG_RUN, "a long run has its count");
+        let mut it = PostingIter {
+            bytes: run,
+            ..PostingIter::default()
+        };
+        let mut n = 0;
+        while it.next().is_some() {
+            n += 1;
+        }
+        (n, it.prev)
+    }
+
     /// Records term `t`'s count and last chunk if its run is long (see [`Postings::long`]).
     fn note(&mut self, t: u32, count: u32, last: u32) {
         if self.run(t as usize).len() >= LONG_RUN {
@@ -1188,15 +1228,24 @@ impl Postings {
         let term_of = |k: u64| (k >> 32) as u32;
         let offset_of = |k: u64| k as u32 as usize;
         let mut one = Vec::with_capacity(16);
-        // (term, bytes added to its run, the chunk of its stored run's last posting), by term.
-        let mut groups: Vec<(u32, u32, u32)> = Vec::new();
+        // (term, bytes added to its run, the chunk of its stored run's last posting, the end
+        // of its stored run), by term.
+        let mut groups: Vec<(u32, u32, u32, u64)> = Vec::new();
         let mut added = 0usize;
         // Records are read in term order, all over the log (8 MB, beyond the second-level
         // cache): each is asked for `RECORDS_AHEAD` records before it is read, so that
         // those misses overlap instead of stalling one after another.
+        // The run starts and the runs they point to are read in term order too, at random
+        // places of tables of tens of MB: a record's term has its start asked for with the
+        // record, and its run when the record is half way there (its start then cached).
+        let (starts, runs) = (&self.starts, self.bytes.as_slice().as_ptr());
         let ahead = |k: usize| {
             if let Some(&o) = order.get(k) {
                 prefetch(d.log.as_ptr().wrapping_add(offset_of(o)));
+                starts.prefetch(term_of(o) as usize);
+            }
+            if let Some(&o) = k.checked_sub(RECORDS_AHEAD / 2).and_then(|k| order.get(k)) {
+                starts.prefetch_run(term_of(o) as usize, runs);
             }
         };
         for k in 0..RECORDS_AHEAD {
@@ -1205,7 +1254,14 @@ impl Postings {
         let mut i = 0;
         while i < order.len() {
             let t = term_of(order[i]);
-            let (mut count, base) = self.stored(t);
+            let (a, end) = self.starts.pair(t as usize);
+            let run = self
+                .bytes
+                .as_slice()
+                .get(a as usize..end as usize)
+                .unwrap_or(&[]);
+            let (mut count, base) = self.stored_run(t, run);
+            let stored_len = run.len();
             let (mut prev, mut len) = (base, 0usize);
             while i < order.len() && term_of(order[i]) == t {
                 ahead(i + RECORDS_AHEAD);
@@ -1218,10 +1274,10 @@ impl Postings {
                 prev = r.last;
                 i += 1;
             }
-            if self.run(t as usize).len() + len >= LONG_RUN {
+            if stored_len + len >= LONG_RUN {
                 self.long.insert(t, (count, prev));
             }
-            groups.push((t, len as u32, base));
+            groups.push((t, len as u32, base, end));
             added += len;
         }
         let bytes = self.bytes.heap();
@@ -1232,7 +1288,7 @@ impl Postings {
         let mut j = order.len();
         // The records still to be asked for are `order[..asked]` (this pass goes down).
         let mut asked = order.len();
-        for &(t, len, base) in groups.iter().rev() {
+        for &(t, len, base, end) in groups.iter().rev() {
             let mut s = j;
             while s > 0 && term_of(order[s - 1]) == t {
                 s -= 1;
@@ -1241,7 +1297,7 @@ impl Postings {
                 asked -= 1;
                 prefetch(d.log.as_ptr().wrapping_add(offset_of(order[asked])));
             }
-            let end = self.starts.get(t as usize + 1) as usize;
+            let end = end as usize;
             bytes.copy_within(end..hi, end + shift);
             shift -= len as usize;
             let mut w = end + shift;
@@ -1263,7 +1319,7 @@ impl Postings {
             j = s;
         }
         self.starts
-            .add_after(groups.iter().map(|&(t, len, _)| (t, u64::from(len))));
+            .add_after(groups.iter().map(|&(t, len, ..)| (t, u64::from(len))));
         // The log's room is kept for the next records ([`Postings::settle`] releases it).
         let mut log = d.log;
         log.clear();
@@ -2187,6 +2243,17 @@ mod tests {
             }
             // Byte for byte what pending postings would have made, merged or not.
             prop_assert_eq!(file_runs(&s), file_runs(&plain));
+            // What a merge reads of a stored run without looking it up in `long`: exactly
+            // the runs of `LONG_RUN` bytes or more are there, and a short run's count and
+            // last chunk are decoded.
+            for t in 0..s.terms() as u32 {
+                let run = s.run(t as usize);
+                prop_assert_eq!(run.len() >= LONG_RUN, s.long.contains_key(&t));
+                let mut it = s.stored_list(t);
+                let n = it.by_ref().count() as u32;
+                prop_assert_eq!(s.stored_run(t, run), (n, it.prev));
+                prop_assert_eq!(s.stored(t), (n, it.prev));
+            }
             s.flush();
             plain.flush();
             prop_assert_eq!(&s.bytes.as_slice(), &plain.bytes.as_slice());
