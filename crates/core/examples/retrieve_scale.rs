@@ -7,8 +7,9 @@
 //! ```
 //! `PROMPTS_FILE`: one prompt per line. `--out` writes every result list (path, lines, score)
 //! of the last round, to compare two builds with `cmp`. `--pause` sleeps after the cold build
-//! (time to attach `perf record -p PID`). Resident memory is printed after the build and after
-//! the warm calls (Linux). Each prompt's line gives its median CPU over the rounds, of the
+//! (time to attach `perf record -p PID`). The build's CPU (the whole process's, and the merging
+//! thread's) and resident memory are printed after the build, memory again after the warm
+//! calls (Linux). Each prompt's line gives its median CPU over the rounds, of the
 //! calling thread only (a ranking that scores long posting lists on a second thread shows the
 //! caller's share: what its latency follows on an idle machine).
 
@@ -46,6 +47,13 @@ fn main() {
         stats.postings,
         stats.bytes / 1_000_000,
         std::process::id()
+    );
+    // The build reads on worker threads and merges on this one: the process's CPU so far is
+    // the build's (and the first prompt's), this thread's the merging part of it.
+    println!(
+        "build CPU: {:.2} s, of which the merging thread {:.2} s",
+        cpu_seconds().unwrap_or(0.0),
+        thread_cpu_seconds().unwrap_or(0.0)
     );
     println!("RSS after build: {}", rss());
     if let Some(s) = arg(&args, "--pause") {

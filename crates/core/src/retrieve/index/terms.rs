@@ -10,7 +10,6 @@
 //! side map. Only the dictionary of a batch of files being indexed keeps texts ([`TermDict`]).
 
 use rustc_hash::FxHashMap as HashMap;
-use std::hash::Hasher;
 
 use super::mapped::{Bytes, Map, Region, Seq};
 use std::sync::Arc;
@@ -183,22 +182,36 @@ pub(crate) struct TermDict {
     arena: String,
     /// End offset in `arena` of each term, by id.
     ends: Vec<u32>,
-    slots: Slots,
+    /// Open addressing, linear probing, a power of two long (or empty), at most
+    /// [`MAX_LOAD_TENTHS`] tenths full. A slot is 0 if empty, else a term's id (low 32 bits)
+    /// under its [`dict_key`] (high 32): a probe reads one array, and compares a term's text
+    /// only under the same key. (With ids and tags in two arrays, as [`Slots`] keeps them, a
+    /// probe missed the cache twice: interning was ~6% of a kernel build.)
+    table: Vec<u64>,
 }
 
-fn hash(t: &str) -> u64 {
-    let mut h = rustc_hash::FxHasher::default();
-    h.write(t.as_bytes());
-    h.finish()
+/// The key of a term of hash `h` and length `len` in [`TermDict`]'s table: 24 bits of the
+/// hash above seven of the length, with the bit between set, so never 0 (an empty slot).
+#[inline]
+fn dict_key(h: u64, len: usize) -> u32 {
+    (((h >> 40) as u32) << 8) | 0x80 | (len as u32 & 0x7f)
 }
 
 impl TermDict {
     /// An empty dictionary with room for `terms` terms before its table grows.
     pub fn with_capacity(terms: usize) -> TermDict {
         TermDict {
-            slots: Slots::sized(terms),
+            table: vec![0; Self::table_len(terms)],
             ..TermDict::default()
         }
+    }
+
+    /// The length of a table with room for `n` terms.
+    fn table_len(n: usize) -> usize {
+        (n * 10)
+            .div_ceil(MAX_LOAD_TENTHS)
+            .next_power_of_two()
+            .max(1024)
     }
 
     /// Terms held.
@@ -214,36 +227,72 @@ impl TermDict {
         &self.arena[start..self.ends[i] as usize]
     }
 
+    /// The slot holding `t` (of hash `h`), or the empty slot where it goes.
+    #[inline]
+    fn probe(&self, t: &str, h: u64) -> Result<usize, usize> {
+        let key = u64::from(dict_key(h, t.len())) << 32;
+        let mask = self.table.len() - 1;
+        let mut i = (h as usize) & mask;
+        loop {
+            let s = self.table[i];
+            if s == 0 {
+                return Err(i);
+            }
+            if s & !0xffff_ffff == key {
+                let u = self.term(s as u32);
+                if u.len() == t.len() && super::idents::same(u.as_bytes(), t.as_bytes()) {
+                    return Ok(i);
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
     /// The id of `t`, interned if new; and whether it was new. One hash and one probe: a new
     /// term takes the empty slot its probe ended on.
     pub fn intern(&mut self, t: &str) -> (u32, bool) {
-        if !self.slots.fits(self.ends.len()) {
-            self.slots = self.slots.grown(self.ends.len(), |id| hash(self.term(id)));
+        if (self.ends.len() + 1) * 10 > self.table.len() * MAX_LOAD_TENTHS {
+            self.grow();
         }
-        let h = hash(t);
-        let same = |id: u32| {
-            let u = self.term(id);
-            u.len() == t.len() && super::idents::same(u.as_bytes(), t.as_bytes())
-        };
-        match self.slots.probe(h, same) {
-            Ok(i) => (self.slots.ids[i], false),
+        let h = super::idents::hash(t.as_bytes());
+        match self.probe(t, h) {
+            Ok(i) => (self.table[i] as u32, false),
             Err(i) => {
                 let id = self.ends.len() as u32;
                 self.arena.push_str(t);
                 self.ends.push(self.arena.len() as u32);
-                self.slots.set(i, id, h);
+                self.table[i] = (u64::from(dict_key(h, t.len())) << 32) | u64::from(id);
                 (id, true)
             }
         }
     }
 
+    /// Doubles the table (or makes the first one), placing the terms held again.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let len = Self::table_len(self.ends.len() + 1).max(self.table.len() * 2);
+        let mut table = vec![0u64; len];
+        let mask = len - 1;
+        for id in 0..self.ends.len() as u32 {
+            let t = self.term(id);
+            let h = super::idents::hash(t.as_bytes());
+            let mut i = (h as usize) & mask;
+            while table[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            table[i] = (u64::from(dict_key(h, t.len())) << 32) | u64::from(id);
+        }
+        self.table = table;
+    }
+
     #[cfg(test)]
     fn get(&self, t: &str) -> Option<u32> {
-        if self.ends.is_empty() {
+        if self.table.is_empty() {
             return None;
         }
-        let i = self.slots.probe(hash(t), |id| self.term(id) == t).ok()?;
-        Some(self.slots.ids[i])
+        let i = self.probe(t, super::idents::hash(t.as_bytes())).ok()?;
+        Some(self.table[i] as u32)
     }
 }
 
@@ -570,6 +619,24 @@ impl Starts {
 
     fn len(&self) -> usize {
         self.packed.as_ref().map_or(0, PackedStarts::len) + self.low.len()
+    }
+
+    /// Asks for the first bytes of run `i` of the runs at `runs` ahead of reading them, for
+    /// heap starts (its start is read now: ask for it first, [`Starts::prefetch`]).
+    #[inline]
+    fn prefetch_run(&self, i: usize, runs: *const u8) {
+        if self.packed.is_none() && i < self.low.len() {
+            prefetch(runs.wrapping_add(self.get(i) as usize));
+        }
+    }
+
+    /// Asks for start `i` of heap starts (a build's) ahead of reading it; nothing for packed
+    /// ones.
+    #[inline]
+    fn prefetch(&self, i: usize) {
+        if self.packed.is_none() {
+            prefetch(self.low.addr(i));
+        }
     }
 
     /// Bytes read from a mapped cache file.
@@ -997,6 +1064,28 @@ impl Postings {
         (n, it.prev)
     }
 
+    /// Postings in `run`, term `t`'s stored run, and the chunk of its last (0 if none), as
+    /// [`Postings::stored`] gives them, for a caller that has the run at hand: only a long
+    /// run is looked up in [`Postings::long`] (every run of [`LONG_RUN`] bytes or more is
+    /// there, and no shorter one), a short one is decoded without a look-up that would miss.
+    fn stored_run(&self, t: u32, run: &[u8]) -> (u32, u32) {
+        if run.len() >= LONG_RUN {
+            if let Some(&v) = self.long.get(&t) {
+                return v;
+            }
+        }
+        debug_assert!(run.len() < LONG_RUN, "a long run has its count");
+        let mut it = PostingIter {
+            bytes: run,
+            ..PostingIter::default()
+        };
+        let mut n = 0;
+        while it.next().is_some() {
+            n += 1;
+        }
+        (n, it.prev)
+    }
+
     /// Records term `t`'s count and last chunk if its run is long (see [`Postings::long`]).
     fn note(&mut self, t: u32, count: u32, last: u32) {
         if self.run(t as usize).len() >= LONG_RUN {
@@ -1139,15 +1228,24 @@ impl Postings {
         let term_of = |k: u64| (k >> 32) as u32;
         let offset_of = |k: u64| k as u32 as usize;
         let mut one = Vec::with_capacity(16);
-        // (term, bytes added to its run, the chunk of its stored run's last posting), by term.
-        let mut groups: Vec<(u32, u32, u32)> = Vec::new();
+        // (term, bytes added to its run, the chunk of its stored run's last posting, the end
+        // of its stored run), by term.
+        let mut groups: Vec<(u32, u32, u32, u64)> = Vec::new();
         let mut added = 0usize;
         // Records are read in term order, all over the log (8 MB, beyond the second-level
         // cache): each is asked for `RECORDS_AHEAD` records before it is read, so that
         // those misses overlap instead of stalling one after another.
+        // The run starts and the runs they point to are read in term order too, at random
+        // places of tables of tens of MB: a record's term has its start asked for with the
+        // record, and its run when the record is half way there (its start then cached).
+        let (starts, runs) = (&self.starts, self.bytes.as_slice().as_ptr());
         let ahead = |k: usize| {
             if let Some(&o) = order.get(k) {
                 prefetch(d.log.as_ptr().wrapping_add(offset_of(o)));
+                starts.prefetch(term_of(o) as usize);
+            }
+            if let Some(&o) = k.checked_sub(RECORDS_AHEAD / 2).and_then(|k| order.get(k)) {
+                starts.prefetch_run(term_of(o) as usize, runs);
             }
         };
         for k in 0..RECORDS_AHEAD {
@@ -1156,7 +1254,14 @@ impl Postings {
         let mut i = 0;
         while i < order.len() {
             let t = term_of(order[i]);
-            let (mut count, base) = self.stored(t);
+            let (a, end) = self.starts.pair(t as usize);
+            let run = self
+                .bytes
+                .as_slice()
+                .get(a as usize..end as usize)
+                .unwrap_or(&[]);
+            let (mut count, base) = self.stored_run(t, run);
+            let stored_len = run.len();
             let (mut prev, mut len) = (base, 0usize);
             while i < order.len() && term_of(order[i]) == t {
                 ahead(i + RECORDS_AHEAD);
@@ -1169,10 +1274,10 @@ impl Postings {
                 prev = r.last;
                 i += 1;
             }
-            if self.run(t as usize).len() + len >= LONG_RUN {
+            if stored_len + len >= LONG_RUN {
                 self.long.insert(t, (count, prev));
             }
-            groups.push((t, len as u32, base));
+            groups.push((t, len as u32, base, end));
             added += len;
         }
         let bytes = self.bytes.heap();
@@ -1183,7 +1288,7 @@ impl Postings {
         let mut j = order.len();
         // The records still to be asked for are `order[..asked]` (this pass goes down).
         let mut asked = order.len();
-        for &(t, len, base) in groups.iter().rev() {
+        for &(t, len, base, end) in groups.iter().rev() {
             let mut s = j;
             while s > 0 && term_of(order[s - 1]) == t {
                 s -= 1;
@@ -1192,7 +1297,7 @@ impl Postings {
                 asked -= 1;
                 prefetch(d.log.as_ptr().wrapping_add(offset_of(order[asked])));
             }
-            let end = self.starts.get(t as usize + 1) as usize;
+            let end = end as usize;
             bytes.copy_within(end..hi, end + shift);
             shift -= len as usize;
             let mut w = end + shift;
@@ -1214,7 +1319,7 @@ impl Postings {
             j = s;
         }
         self.starts
-            .add_after(groups.iter().map(|&(t, len, _)| (t, u64::from(len))));
+            .add_after(groups.iter().map(|&(t, len, ..)| (t, u64::from(len))));
         // The log's room is kept for the next records ([`Postings::settle`] releases it).
         let mut log = d.log;
         log.clear();
@@ -1746,11 +1851,36 @@ mod tests {
         assert!(d.get("t5000").is_none());
         assert_eq!(d.len(), 5000);
         let mut d = TermDict::with_capacity(3000);
-        let slots = d.slots.ids.len();
+        let slots = d.table.len();
         for i in 0..3000u32 {
             d.intern(&format!("t{i}"));
         }
-        assert_eq!(d.slots.ids.len(), slots, "reserved room needs no growth");
+        assert_eq!(d.table.len(), slots, "reserved room needs no growth");
+    }
+
+    proptest::proptest! {
+        /// A dictionary numbers terms in the order first met, gives a known term its number
+        /// back and its text by number, through growth from empty or from a reserved size,
+        /// for terms of any length (longer than a key's seven bits of length included).
+        #[test]
+        fn dictionary_numbers_as_a_map_does(
+            terms in proptest::collection::vec("[a-c]{0,3}|[a-z\u{e9}_]{1,12}|x{120,140}", 1..3000),
+            reserved in proptest::sample::select(vec![0usize, 16, 5000]),
+        ) {
+            let mut d = TermDict::with_capacity(reserved);
+            let mut want: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+            for t in &terms {
+                let next = want.len() as u32;
+                let id = *want.entry(t.clone()).or_insert(next);
+                proptest::prop_assert_eq!(d.intern(t), (id, id == next));
+            }
+            proptest::prop_assert_eq!(d.len(), want.len());
+            for (t, &id) in &want {
+                proptest::prop_assert_eq!(d.get(t), Some(id));
+                proptest::prop_assert_eq!(d.term(id), t.as_str());
+            }
+            proptest::prop_assert_eq!(d.get("not a term"), None);
+        }
     }
 
     #[test]
@@ -2118,6 +2248,17 @@ mod tests {
             }
             // Byte for byte what pending postings would have made, merged or not.
             prop_assert_eq!(file_runs(&s), file_runs(&plain));
+            // What a merge reads of a stored run without looking it up in `long`: exactly
+            // the runs of `LONG_RUN` bytes or more are there, and a short run's count and
+            // last chunk are decoded.
+            for t in 0..s.terms() as u32 {
+                let run = s.run(t as usize);
+                prop_assert_eq!(run.len() >= LONG_RUN, s.long.contains_key(&t));
+                let mut it = s.stored_list(t);
+                let n = it.by_ref().count() as u32;
+                prop_assert_eq!(s.stored_run(t, run), (n, it.prev));
+                prop_assert_eq!(s.stored(t), (n, it.prev));
+            }
             s.flush();
             plain.flush();
             prop_assert_eq!(&s.bytes.as_slice(), &plain.bytes.as_slice());
