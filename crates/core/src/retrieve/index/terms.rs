@@ -1715,14 +1715,16 @@ impl PostingIter<'_> {
 impl PostingIter<'_> {
     /// [`PostingIter::for_each_prefetched`] for the postings whose chunk is in `chunks` only
     /// (the list is in chunk order: the ones below are decoded and passed over, and the walk
-    /// stops at the first one above).
+    /// stops at the first one above). Returns where it stopped: the first posting at or above
+    /// `chunks.end` and the iterator after it (`None` when the list ended first), so that the
+    /// postings above can be walked without decoding the list again from its start.
     #[inline]
     pub fn for_each_prefetched_in<T>(
         mut self,
         chunks: std::ops::Range<u32>,
         at: impl Fn(Posting) -> Option<*const T>,
         mut f: impl FnMut(Posting),
-    ) {
+    ) -> Option<(Posting, Self)> {
         let mut group = [Posting {
             chunk: 0,
             tf: 0,
@@ -1730,14 +1732,14 @@ impl PostingIter<'_> {
         }; GROUP];
         loop {
             let mut n = 0;
-            let mut past = false;
+            let mut past = None;
             while n < GROUP {
                 let Some(p) = self.next() else { break };
                 if p.chunk < chunks.start {
                     continue;
                 }
                 if p.chunk >= chunks.end {
-                    past = true;
+                    past = Some(p);
                     break;
                 }
                 if let Some(a) = at(p) {
@@ -1749,8 +1751,11 @@ impl PostingIter<'_> {
             for &p in &group[..n] {
                 f(p);
             }
-            if n < GROUP || past {
-                return;
+            if let Some(p) = past {
+                return Some((p, self));
+            }
+            if n < GROUP {
+                return None;
             }
         }
     }

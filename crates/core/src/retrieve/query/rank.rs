@@ -629,40 +629,45 @@ impl Scores {
     /// bits are the same. A file's term frequency is a sum of whole numbers (exact in an
     /// `f32` below 2^24), so the two halves' sums added give the one-thread sum; each term's
     /// file BM25, definitions and path field are then added in term order as before.
-    fn add_terms_split(&mut self, index: &Index, terms: &[Term]) {
+    fn add_terms_split<'i>(&mut self, index: &'i Index, terms: &[Term]) {
         let split = (index.chunks.len() / 2) as u32;
         let (n_chunks, avg_chunk) = (self.n_chunks, self.avg_chunk);
         let (lower, upper) = self.chunk.split_at_mut(split as usize);
         let (file_tf, file_tf_upper) = (&mut self.file_tf, &mut self.file_tf_upper);
-        let run =
-            |out: Half, scores: &mut [f32], file_tf: &mut [f32], range: std::ops::Range<u32>| {
-                score_postings(
-                    index,
-                    terms,
-                    (n_chunks, avg_chunk),
-                    scores,
-                    file_tf,
-                    range,
-                    out,
-                )
-            };
+        let run = |out: Half,
+                   scores: &mut [f32],
+                   file_tf: &mut [f32],
+                   range: std::ops::Range<u32>,
+                   resume: Option<Vec<Rest<'i>>>| {
+            score_postings(
+                index,
+                terms,
+                (n_chunks, avg_chunk),
+                (scores, file_tf),
+                range,
+                out,
+                resume,
+            )
+        };
         // Buffers kept from earlier queries: the second thread allocates nothing once they
         // are large enough (what a thread allocates stays in its own arena of the allocator).
         let [low_buffers, high_buffers] = std::mem::take(&mut self.halves);
         // The upper half goes to whichever thread takes it first: on a busy machine the
         // second thread may start late, and then the caller scores it too after its own half
-        // (never slower than one thread but for the start of the other).
+        // (never slower than one thread but for the start of the other), each list from
+        // where its lower half stopped: the second thread decodes the lower half's postings
+        // only to pass over them, which the caller has done already.
         let upper_half = std::sync::Mutex::new(Some((high_buffers, upper, file_tf_upper)));
-        let take_upper = || {
+        let take_upper = |resume: Option<Vec<Rest<'i>>>| {
             let taken = upper_half.lock().ok().and_then(|mut h| h.take());
-            taken.map(|(out, scores, file_tf)| run(out, scores, file_tf, split..u32::MAX))
+            taken.map(|(out, scores, file_tf)| run(out, scores, file_tf, split..u32::MAX, resume).0)
         };
         // A thread the system refuses to start (a process at its limit) leaves the upper
         // half to the caller.
         let (low, mine, helper) = std::thread::scope(|s| {
-            let helper = std::thread::Builder::new().spawn_scoped(s, take_upper);
-            let low = run(low_buffers, lower, file_tf, 0..split);
-            let mine = take_upper();
+            let helper = std::thread::Builder::new().spawn_scoped(s, || take_upper(None));
+            let (low, rests) = run(low_buffers, lower, file_tf, 0..split, None);
+            let mine = take_upper(Some(rests));
             (
                 low,
                 mine,
@@ -951,19 +956,28 @@ struct Half {
     touched: Vec<u32>,
 }
 
+/// Where a walk of a term's list over the chunks below a split stopped: the first posting at
+/// or above the split and the list after it (`None`: the list ended below).
+type Rest<'i> = Option<(
+    crate::retrieve::index::terms::Posting,
+    crate::retrieve::index::terms::PostingIter<'i>,
+)>;
+
 /// The chunk part of [`Scores::add_term`] (every chunk alive) for each of `terms` in order,
 /// for the postings whose chunk is in `range` only: `scores` holds the chunk scores of
 /// `range` (from its start), `file_tf` is all zero and is left so. `out`'s buffers are
-/// reused.
-fn score_postings(
-    index: &Index,
+/// reused. Also returns where each term's walk stopped past `range` ([`Rest`]). With
+/// `resume` (what the walk of the chunks below `range` returned, `range` reaching the last
+/// chunk) each list is walked from there rather than decoded from its start.
+fn score_postings<'i>(
+    index: &'i Index,
     terms: &[Term],
     (n_chunks, avg_chunk): (f32, f32),
-    scores: &mut [f32],
-    file_tf: &mut [f32],
+    (scores, file_tf): (&mut [f32], &mut [f32]),
     range: std::ops::Range<u32>,
     mut out: Half,
-) -> Half {
+    resume: Option<Vec<Rest<'i>>>,
+) -> (Half, Vec<Rest<'i>>) {
     out.files.clear();
     out.file_ends.clear();
     out.defined.clear();
@@ -972,36 +986,58 @@ fn score_postings(
     touched.clear();
     let chunks = index.chunks.as_ptr();
     let offset = range.start as usize;
+    let mut rests: Vec<Rest<'i>> = Vec::with_capacity(terms.len());
+    let mut resume = resume.map(Vec::into_iter);
     for term in terms {
         let df = if term.path_only {
             0
         } else {
             index.postings.len(term.id)
         };
+        // The term's place in `resume` is taken whatever its list.
+        let from = resume.as_mut().map(|r| r.next().flatten());
+        let mut rest = None;
         if df > 0 {
             let idf_c = term
                 .shared
                 .map_or_else(|| idf(n_chunks, df as f32), |s| s.chunks);
             let weight = term.weight;
-            index.postings.list(term.id).for_each_prefetched_in(
-                range.clone(),
-                |p| Some(chunks.wrapping_add(p.chunk as usize)),
-                |p| {
-                    let c = &index.chunks[p.chunk as usize];
-                    if p.sym > 0 {
-                        out.defined.push((p.chunk, c.file));
-                    }
-                    let tf = posting_tf(p);
-                    scores[p.chunk as usize - offset] +=
-                        chunk_bm25(weight * idf_c, tf, c.len, avg_chunk);
-                    let slot = &mut file_tf[c.file as usize];
-                    if *slot == 0.0 {
-                        touched.push(c.file);
-                    }
-                    *slot += tf;
-                },
-            );
+            let mut add = |p: crate::retrieve::index::terms::Posting| {
+                let c = &index.chunks[p.chunk as usize];
+                if p.sym > 0 {
+                    out.defined.push((p.chunk, c.file));
+                }
+                let tf = posting_tf(p);
+                scores[p.chunk as usize - offset] +=
+                    chunk_bm25(weight * idf_c, tf, c.len, avg_chunk);
+                let slot = &mut file_tf[c.file as usize];
+                if *slot == 0.0 {
+                    touched.push(c.file);
+                }
+                *slot += tf;
+            };
+            let at = |p: crate::retrieve::index::terms::Posting| {
+                Some(chunks.wrapping_add(p.chunk as usize))
+            };
+            match from {
+                // Resumed: the first posting at or above `range.start`, then the rest of
+                // the list (`range` reaches the last chunk).
+                Some(Some((first, list))) => {
+                    add(first);
+                    list.for_each_prefetched(at, add);
+                }
+                // Resumed from a list that ended below `range`.
+                Some(None) => {}
+                None => {
+                    rest =
+                        index
+                            .postings
+                            .list(term.id)
+                            .for_each_prefetched_in(range.clone(), at, add);
+                }
+            }
         }
+        rests.push(rest);
         for f in touched.drain(..) {
             out.files.push((f, file_tf[f as usize]));
             file_tf[f as usize] = 0.0;
@@ -1010,7 +1046,7 @@ fn score_postings(
         out.defined_ends.push(out.defined.len());
     }
     out.touched = touched;
-    out
+    (out, rests)
 }
 
 /// Step 4: files the prompt names, by path or file name, by module path, or whose stem
@@ -2745,6 +2781,7 @@ mod tests {
             "lock page buffer device driver queue flush",
             "queue/f3.c flush",
         ];
+        let mut walked_on = 0;
         for prompt in prompts {
             let query = Query::parse(prompt);
             let terms = select_terms(&index, &query);
@@ -2761,6 +2798,69 @@ mod tests {
             let mut more = Scores::new(&index);
             more.add_terms_split(&index, &[terms.clone(), vec![terms[0]]].concat());
             assert_ne!(fingerprint(&more), one, "{prompt}");
+            // The caller that scores the upper half after its own walks each list on from
+            // where the lower half stopped: the same as the second thread decoding it from
+            // its start, wherever the halves meet.
+            let n = index.chunks.len() as u32;
+            let stats = (two.n_chunks, two.avg_chunk);
+            let half = |h: &Half| {
+                let mut out: Vec<u64> = h
+                    .files
+                    .iter()
+                    .map(|&(f, tf)| (u64::from(f) << 32) | u64::from(tf.to_bits()))
+                    .collect();
+                out.extend(h.file_ends.iter().map(|&e| e as u64));
+                out.extend(
+                    h.defined
+                        .iter()
+                        .map(|&(c, f)| (u64::from(c) << 32) | u64::from(f)),
+                );
+                out.extend(h.defined_ends.iter().map(|&e| e as u64));
+                out
+            };
+            for split in [0, 1, n / 3, n / 2, n - 1, n] {
+                let mut file_tf = vec![0f32; index.files.len()];
+                let mut low = vec![0f32; split as usize];
+                let (_, rests) = score_postings(
+                    &index,
+                    &terms,
+                    stats,
+                    (&mut low, &mut file_tf),
+                    0..split,
+                    Half::default(),
+                    None,
+                );
+                assert_eq!(rests.len(), terms.len());
+                let upper = || vec![0f32; (n - split) as usize];
+                let (mut fresh, mut resumed) = (upper(), upper());
+                let (a, _) = score_postings(
+                    &index,
+                    &terms,
+                    stats,
+                    (&mut fresh, &mut file_tf),
+                    split..u32::MAX,
+                    Half::default(),
+                    None,
+                );
+                let (b, _) = score_postings(
+                    &index,
+                    &terms,
+                    stats,
+                    (&mut resumed, &mut file_tf),
+                    split..u32::MAX,
+                    Half::default(),
+                    Some(rests),
+                );
+                assert_eq!(half(&b), half(&a), "{prompt} split at {split}");
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&resumed), bits(&fresh), "{prompt} split at {split}");
+                assert!(file_tf.iter().all(|&x| x == 0.0));
+                if !b.files.is_empty() && resumed.iter().any(|&x| x > 0.0) {
+                    walked_on += 1;
+                }
+            }
         }
+        // Lists were walked on from a split point (not only ones that ended below it).
+        assert!(walked_on >= 10, "{walked_on}");
     }
 }
