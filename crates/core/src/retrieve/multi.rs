@@ -213,6 +213,11 @@ fn selected_terms(indexes: &[&Index], query: &Query) -> Vec<(String, f32, bool)>
             }
         }
     }
+    for (t, w) in &query.synonyms {
+        if known_anywhere(t) && !selected.iter().any(|s| s.0 == *t) {
+            selected.push((t.clone(), *w, false));
+        }
+    }
     for p in &query.phrases {
         if known_anywhere(p) && !selected.iter().any(|s| s.0 == *p) {
             selected.push((p.clone(), rank::W_PHRASE, false));
