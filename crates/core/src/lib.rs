@@ -46,6 +46,7 @@ pub mod expand;
 pub(crate) mod fs_scope;
 pub(crate) mod git;
 pub mod inject;
+pub(crate) mod newlines;
 pub mod remote;
 pub mod retrieve;
 pub mod secrets;

@@ -210,13 +210,11 @@ fn truncate_counted(text: &str, max_line_chars: usize) -> (Cow<'_, str>, usize) 
     // The common case, checked by newline positions alone: no line is longer than `max`
     // bytes.
     let mut line_start = 0usize;
-    let fits = memchr::memchr_iter(b'\n', text.as_bytes())
-        .chain(std::iter::once(text.len()))
-        .all(|end| {
-            let short = end - line_start <= max_line_chars;
-            line_start = end + 1;
-            short
-        });
+    let fits = crate::newlines::each(text.as_bytes(), |end| {
+        let short = end - line_start <= max_line_chars;
+        line_start = end + 1;
+        short
+    }) && text.len() - line_start <= max_line_chars;
     if fits {
         return (Cow::Borrowed(text), 0);
     }

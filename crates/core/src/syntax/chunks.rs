@@ -39,10 +39,11 @@ pub struct Chunk {
 pub(crate) fn split_lines(text: &str) -> (Vec<&str>, usize) {
     let mut lines: Vec<&str> = Vec::with_capacity(text.len() / 32 + 1);
     let mut start = 0usize;
-    for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
+    crate::newlines::each(text.as_bytes(), |end| {
         lines.push(&text[start..end]);
         start = end + 1;
-    }
+        true
+    });
     lines.push(&text[start..]);
     let mut n = lines.len();
     while n > 0 && lines[n - 1].trim().is_empty() {

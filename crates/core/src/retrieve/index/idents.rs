@@ -55,7 +55,7 @@ impl Default for Idents {
 /// by multiplication (the last word overlapping the one before). Not stored anywhere: its
 /// quality decides only how long probes are.
 #[inline]
-fn hash(b: &[u8]) -> u64 {
+pub(super) fn hash(b: &[u8]) -> u64 {
     const K: u64 = 0xf135_7aea_2e62_a9c5;
     let n = b.len();
     let mut h = (n as u64).wrapping_mul(K);
