@@ -2483,14 +2483,12 @@ fn synonym_parts(
     if query.synonyms.is_empty() || hits.is_empty() {
         return;
     }
-    let mut hit_files: rustc_hash::FxHashMap<u32, usize> =
+    let hit_files: rustc_hash::FxHashMap<u32, usize> =
         hits.iter().enumerate().map(|(k, h)| (h.file, k)).collect();
-    hit_files.shrink_to_fit();
     for term in terms {
-        let synonym = query
-            .synonyms
-            .iter()
-            .any(|(t, w)| *w == term.weight && index.terms.get(t.as_str()) == Some(term.id));
+        let synonym = query.synonyms.iter().any(|(t, w)| {
+            w.to_bits() == term.weight.to_bits() && index.terms.get(t.as_str()) == Some(term.id)
+        });
         if !synonym || term.path_only {
             continue;
         }
