@@ -103,6 +103,10 @@ pub struct Query {
     /// that the prompt does not use itself, each at [`W_SYNONYM`] of its word's weight (the
     /// best when several words give it): "delete files" also looks for `remove`.
     pub synonyms: Vec<(String, f32)>,
+    /// The caller will show each file's signals (`explain`): the ranking then also measures
+    /// the parts that cost a walk of their own ([`Signals::synonym`](super::rank::Signals)).
+    /// Never changes the ranking; `false` from [`Query::parse`].
+    pub explain: bool,
 }
 
 /// Weight of a synonym's term ([`SYNONYMS`]) relative to the prompt word it stands for.
@@ -404,6 +408,7 @@ impl Query {
             opposites: opposites(prompt),
             agent: agent(prompt, lines),
             synonyms,
+            explain: false,
         }
     }
 }

@@ -143,7 +143,8 @@ pub struct Signals {
     /// that word names the project, not this file, and its stem mention was not counted.
     pub project_stem: bool,
     /// The part of `bm25` and `path` that the general synonyms of the prompt's words gave
-    /// ([`Query::synonyms`]: `remove` for "delete"), already counted in them; 0 otherwise.
+    /// ([`Query::synonyms`]: `remove` for "delete"), already counted in them; 0 otherwise
+    /// (and when the ranking was not asked to explain: measuring it walks those terms again).
     pub synonym: f32,
 }
 
@@ -2480,7 +2481,7 @@ fn synonym_parts(
     scores: &Scores,
     hits: &mut [FileHit],
 ) {
-    if query.synonyms.is_empty() || hits.is_empty() {
+    if !query.explain || query.synonyms.is_empty() || hits.is_empty() {
         return;
     }
     let hit_files: rustc_hash::FxHashMap<u32, usize> =
