@@ -1587,6 +1587,12 @@ export interface SnippetSignals {
    * and was not counted as a mention.
    */
   projectStem: boolean
+  /**
+   * The part of `bm25` and `path` that general synonyms of the prompt's words gave (a
+   * one-line prompt's "delete" also looks for `remove`, at a fraction of its weight),
+   * already counted in them; 0 otherwise.
+   */
+  synonym: number
 }
 
 /** A file handed to `SymbolIndex.indexFiles` or `repoStats`. */

@@ -144,6 +144,10 @@ pub struct SnippetSignals {
     /// ("how zls traverses the AST": `zls.zig`): that word names the project, not the file,
     /// and was not counted as a mention.
     pub project_stem: bool,
+    /// The part of `bm25` and `path` that general synonyms of the prompt's words gave (a
+    /// one-line prompt's "delete" also looks for `remove`, at a fraction of its weight),
+    /// already counted in them; 0 otherwise.
+    pub synonym: f64,
 }
 
 /// A ranked snippet (see docs/design/context-retrieval-contract-v1.md, section 3.2), with
@@ -419,6 +423,7 @@ fn to_js(s: Snippet, root: String, provider: Provider) -> ContextSnippet {
             modifier_stem: g.modifier_stem,
             complement_stem: g.complement_stem,
             project_stem: g.project_stem,
+            synonym: f64::from(g.synonym),
         }),
         redactions: redactions_js(&s.redactions),
     }

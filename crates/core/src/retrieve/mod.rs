@@ -387,7 +387,8 @@ impl Retrieval {
         }
         let scope = Scope::new(&request.root)?;
         let limit = request.limit.min(MAX_LIMIT);
-        let query = Query::parse(&request.prompt);
+        let mut query = Query::parse(&request.prompt);
+        query.explain = options.explain;
         if query.terms.is_empty() && query.mentions.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }

@@ -213,6 +213,11 @@ fn selected_terms(indexes: &[&Index], query: &Query) -> Vec<(String, f32, bool)>
             }
         }
     }
+    for (t, w) in &query.synonyms {
+        if known_anywhere(t) && !selected.iter().any(|s| s.0 == *t) {
+            selected.push((t.clone(), *w, false));
+        }
+    }
     for p in &query.phrases {
         if known_anywhere(p) && !selected.iter().any(|s| s.0 == *p) {
             selected.push((p.clone(), rank::W_PHRASE, false));
@@ -315,7 +320,8 @@ impl Retrieval {
         }
         let roots = resolve(&request.roots, self.options.max_roots.max(1))?;
         let limit = request.limit.min(MAX_LIMIT);
-        let query = Query::parse(&request.prompt);
+        let mut query = Query::parse(&request.prompt);
+        query.explain = options.explain;
         if query.terms.is_empty() && query.mentions.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }

@@ -348,6 +348,41 @@ fn a_word_meets_the_path_part_that_abbreviates_it() {
 }
 
 #[test]
+fn a_prompt_word_also_meets_its_general_synonym() {
+    // "delete old files": the module that does it says `remove`; another one lists old
+    // files. Without the synonym both match "old files" alike (the lister first by path).
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "src/tidy.py",
+        "import os\n\ndef remove_old(files):\n    \"\"\"Remove old files.\"\"\"\n             for f in files:\n        os.remove(f)\n",
+    );
+    write(
+        r,
+        "src/listing.py",
+        "def list_old(files):\n    \"\"\"List old files, oldest first.\"\"\"\n             return sorted(files)\n",
+    );
+    for name in ["config", "server", "cli", "log"] {
+        write(
+            r,
+            &format!("src/{name}.py"),
+            &format!("def {name}_main():\n    \"\"\"The {name} entry point.\"\"\"\n    return 0\n"),
+        );
+    }
+    let ret = Retrieval::default();
+    let out = explained(&ret, r, "delete old files");
+    assert_eq!(files(&out)[0], "src/tidy.py", "{out:?}");
+    let tidy = signals_of(&out, "src/tidy.py");
+    assert!(tidy.synonym > 0.0 && tidy.synonym < tidy.bm25, "{tidy:?}");
+    assert_eq!(signals_of(&out, "src/listing.py").synonym, 0.0);
+    // Said with the word the code uses, nothing is a synonym's.
+    let out = explained(&ret, r, "remove old files");
+    assert_eq!(files(&out)[0], "src/tidy.py", "{out:?}");
+    assert_eq!(signals_of(&out, "src/tidy.py").synonym, 0.0);
+}
+
+#[test]
 fn skips_ignored_vendored_and_lock_files() {
     let dir = fixture();
     let r = Retrieval::default();

@@ -142,6 +142,10 @@ pub struct Signals {
     /// The file's stem is the project's name (its root folder's), a word of the prompt:
     /// that word names the project, not this file, and its stem mention was not counted.
     pub project_stem: bool,
+    /// The part of `bm25` and `path` that the general synonyms of the prompt's words gave
+    /// ([`Query::synonyms`]: `remove` for "delete"), already counted in them; 0 otherwise
+    /// (and when the ranking was not asked to explain: measuring it walks those terms again).
+    pub synonym: f32,
 }
 
 /// Why a file of a demoted role keeps the factor of source code for this prompt.
@@ -291,6 +295,22 @@ pub(super) fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
                     shared: None,
                 });
             }
+        }
+    }
+    // General synonyms of a one-line prompt's words ("delete" also meets `remove`), at a
+    // fraction of their word's weight.
+    for (t, w) in &query.synonyms {
+        let Some(id) = index.terms.get(t.as_str()) else {
+            continue;
+        };
+        let df = index.postings.len(id) + index.path_postings[id as usize].len();
+        if df > 0 && !out.iter().any(|o| o.id == id) {
+            out.push(Term {
+                id,
+                weight: *w,
+                path_only: false,
+                shared: None,
+            });
         }
     }
     // Phrases the index knows as identifiers: rare by nature, so they are added after the
@@ -1525,6 +1545,7 @@ fn collect_hits(
                     modifier_stem: dropped.binary_search(&fid).is_ok(),
                     complement_stem: complement_named(&meta.rel, query, scores.mention[f]),
                     project_stem: project_named(&meta.rel, query, project.as_deref()),
+                    synonym: 0.0,
                 },
             })
         })
@@ -2482,7 +2503,73 @@ pub(crate) fn rank_with(
         }
     }
     hits.truncate(max_files);
+    synonym_parts(index, query, &terms, &scores, &mut hits);
     hits
+}
+
+/// Fills [`Signals::synonym`] of `hits`: for each of `terms` that is a synonym of a prompt
+/// word ([`Query::synonyms`]), its file BM25 and path field in each hit's file, as
+/// [`Scores::add_term`] added them to `bm25` and `path`.
+fn synonym_parts(
+    index: &Index,
+    query: &Query,
+    terms: &[Term],
+    scores: &Scores,
+    hits: &mut [FileHit],
+) {
+    if !query.explain || query.synonyms.is_empty() || hits.is_empty() {
+        return;
+    }
+    let hit_files: rustc_hash::FxHashMap<u32, usize> =
+        hits.iter().enumerate().map(|(k, h)| (h.file, k)).collect();
+    for term in terms {
+        let synonym = query.synonyms.iter().any(|(t, w)| {
+            w.to_bits() == term.weight.to_bits() && index.terms.get(t.as_str()) == Some(term.id)
+        });
+        if !synonym || term.path_only {
+            continue;
+        }
+        let mut files: rustc_hash::FxHashSet<u32> = rustc_hash::FxHashSet::default();
+        let mut tf = vec![0f32; hits.len()];
+        index.postings.list(term.id).for_each_prefetched(
+            |_| None::<*const u8>,
+            |p| {
+                let c = &index.chunks[p.chunk as usize];
+                if !c.alive {
+                    return;
+                }
+                files.insert(c.file);
+                if let Some(&k) = hit_files.get(&c.file) {
+                    tf[k] += posting_tf(p);
+                }
+            },
+        );
+        let idf_f = term
+            .shared
+            .map_or_else(|| idf(scores.n_files, files.len() as f32), |s| s.files);
+        let paths = &index.path_postings[term.id as usize];
+        let live = paths
+            .iter()
+            .filter(|&&f| index.files[f as usize].is_some())
+            .count();
+        let idf_p = term
+            .shared
+            .map_or_else(|| idf(scores.n_files, live as f32), |s| s.paths);
+        for (k, h) in hits.iter_mut().enumerate() {
+            if tf[k] > 0.0 {
+                h.signals.synonym += file_bm25(
+                    term.weight,
+                    idf_f,
+                    tf[k],
+                    index.file_lens[h.file as usize],
+                    scores.avg_file,
+                );
+            }
+            if paths.contains(&h.file) {
+                h.signals.synonym += W_PATH * term.weight * idf_p;
+            }
+        }
+    }
 }
 
 /// After companion headers were demoted, weighs the [centrality](super::central) prior of
