@@ -214,7 +214,14 @@ fn selected_terms(indexes: &[&Index], query: &Query) -> Vec<(String, f32, bool)>
         }
     }
     for (t, w) in &query.synonyms {
-        if known_anywhere(t) && !selected.iter().any(|s| s.0 == *t) {
+        let postings: usize = indexes
+            .iter()
+            .filter_map(|i| Some(i.postings.len(i.terms.get(t.as_str())?)))
+            .sum();
+        if known_anywhere(t)
+            && postings <= rank::MAX_SYNONYM_POSTINGS
+            && !selected.iter().any(|s| s.0 == *t)
+        {
             selected.push((t.clone(), *w, false));
         }
     }

@@ -380,6 +380,17 @@ fn a_prompt_word_also_meets_its_general_synonym() {
     let out = explained(&ret, r, "remove old files");
     assert_eq!(files(&out)[0], "src/tidy.py", "{out:?}");
     assert_eq!(signals_of(&out, "src/tidy.py").synonym, 0.0);
+    // A synonym whose list is longer than the bound is not walked: a common word of a large
+    // tree (the tests' bound is 64 postings).
+    for k in 0..=query::rank::MAX_SYNONYM_POSTINGS {
+        write(
+            r,
+            &format!("src/jobs/job{k}.py"),
+            &format!("def job{k}(queue):\n    queue.remove({k})\n"),
+        );
+    }
+    let out = explained(&ret, r, "delete old files");
+    assert_eq!(signals_of(&out, "src/tidy.py").synonym, 0.0, "{out:?}");
 }
 
 #[test]

@@ -73,6 +73,12 @@ const W_OPPOSITE: f32 = 0.8;
 /// Most distinct query terms used (long prompts keep their rarest terms, and those weighted
 /// [`W_KEPT`] or more).
 pub(crate) const MAX_QUERY_TERMS: usize = 64;
+/// Most postings a synonym's term may have to be looked for ([`Query::synonyms`]): a
+/// synonym is a weak hint at a fraction of its word's weight, and a common word of a large
+/// tree ("error" in the Linux kernel: hundreds of thousands of chunks) costs a long walk on
+/// every call for a part it can barely move. Trees of up to tens of thousands of chunks never
+/// reach it. The crate's own tests use 64, so that a small tree can pass the bound.
+pub(crate) const MAX_SYNONYM_POSTINGS: usize = if cfg!(test) { 64 } else { 1 << 16 };
 /// A prompt term weighted at least this much is kept when a long prompt has more known terms
 /// than [`MAX_QUERY_TERMS`], however common it is: a code identifier of the title (weight
 /// 2.5 × 2), or a word or identifier the prompt repeats. Cutting to the rarest terms alone
@@ -298,13 +304,14 @@ pub(super) fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
         }
     }
     // General synonyms of a one-line prompt's words ("delete" also meets `remove`), at a
-    // fraction of their word's weight.
+    // fraction of their word's weight, unless their list is too long to be worth a walk.
     for (t, w) in &query.synonyms {
         let Some(id) = index.terms.get(t.as_str()) else {
             continue;
         };
-        let df = index.postings.len(id) + index.path_postings[id as usize].len();
-        if df > 0 && !out.iter().any(|o| o.id == id) {
+        let postings = index.postings.len(id);
+        let df = postings + index.path_postings[id as usize].len();
+        if df > 0 && postings <= MAX_SYNONYM_POSTINGS && !out.iter().any(|o| o.id == id) {
             out.push(Term {
                 id,
                 weight: *w,
