@@ -1588,6 +1588,12 @@ export interface SnippetSignals {
    */
   projectStem: boolean
   /**
+   * The file is named after what the project does in a one-line question whose agent is
+   * the project ("how curl resolves and connects": `connect.c`, "how bats formats":
+   * `formatter.bash`): that name counted as a mention by the question's subject.
+   */
+  actionStem: boolean
+  /**
    * The part of `bm25` and `path` that general synonyms of the prompt's words gave (a
    * one-line prompt's "delete" also looks for `remove`, at a fraction of its weight),
    * already counted in them; 0 otherwise.

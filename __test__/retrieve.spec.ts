@@ -524,6 +524,8 @@ test('explain adds each snippet its signals, and is validated', async () => {
   assert.ok(explained.every((s) => s.signals!.complementStem === false))
   // Nor after the project (the prompt does not name it).
   assert.ok(explained.every((s) => s.signals!.projectStem === false))
+  // Nor by what the project does (the prompt is not a question with the project as agent).
+  assert.ok(explained.every((s) => s.signals!.actionStem === false))
   // `decodeURIComponent` meets `decode`, a general synonym of the prompt's "parse", which
   // gives a part of the file's BM25; the router holds neither word.
   assert.ok(g.synonym > 0 && g.synonym < g.bm25)

@@ -144,6 +144,10 @@ pub struct SnippetSignals {
     /// ("how zls traverses the AST": `zls.zig`): that word names the project, not the file,
     /// and was not counted as a mention.
     pub project_stem: bool,
+    /// The file is named after what the project does in a one-line question whose agent is
+    /// the project ("how curl resolves and connects": `connect.c`, "how bats formats":
+    /// `formatter.bash`): that name counted as a mention by the question's subject.
+    pub action_stem: bool,
     /// The part of `bm25` and `path` that general synonyms of the prompt's words gave (a
     /// one-line prompt's "delete" also looks for `remove`, at a fraction of its weight),
     /// already counted in them; 0 otherwise.
@@ -423,6 +427,7 @@ fn to_js(s: Snippet, root: String, provider: Provider) -> ContextSnippet {
             modifier_stem: g.modifier_stem,
             complement_stem: g.complement_stem,
             project_stem: g.project_stem,
+            action_stem: g.action_stem,
             synonym: f64::from(g.synonym),
         }),
         redactions: redactions_js(&s.redactions),

@@ -148,6 +148,10 @@ pub struct Signals {
     /// The file's stem is the project's name (its root folder's), a word of the prompt:
     /// that word names the project, not this file, and its stem mention was not counted.
     pub project_stem: bool,
+    /// The file's stem is a form of the action of a one-line question whose agent is the
+    /// project ("how curl *connects*": `connect.c`, [`Query::action`]): counted as a mention
+    /// by the question's subject.
+    pub action_stem: bool,
     /// The part of `bm25` and `path` that the general synonyms of the prompt's words gave
     /// ([`Query::synonyms`]: `remove` for "delete"), already counted in them; 0 otherwise
     /// (and when the ranking was not asked to explain: measuring it walks those terms again).
@@ -1086,6 +1090,8 @@ pub(super) struct Mentions {
     modules: Vec<u64>,
     /// The mention unit: the strongest idf of any term seen, at least 1.
     unit: f32,
+    /// The question's action when its agent is the project ([`project_action`]).
+    action: Vec<String>,
 }
 
 impl Mentions {
@@ -1099,16 +1105,19 @@ impl Mentions {
         }
         let keys = |list: &[String]| -> Vec<u64> { list.iter().map(|m| key(last(m))).collect() };
         let project = project_agent(index, query);
+        let action = project_action(query, project.as_deref());
         Some(Mentions {
             names: query
                 .names
                 .iter()
                 .filter(|n| project.as_deref() != Some(n.as_str()))
+                .chain(action)
                 .map(|n| key(n))
                 .collect(),
             files: keys(&query.mentions),
             modules: keys(&query.modules),
             unit: scores.max_idf.max(1.0),
+            action: action.to_vec(),
         })
     }
 
@@ -1143,7 +1152,7 @@ impl Mentions {
         } else {
             std::borrow::Cow::Borrowed(meta.rel.as_str())
         };
-        let (boost, naming) = mention_boost(&rel, query, check_names);
+        let (boost, naming) = mention_boost(&rel, query, check_names, &self.action);
         (boost * self.unit, naming)
     }
 }
@@ -1213,7 +1222,7 @@ pub(super) enum Naming {
 /// The strongest way `rel` (lowercase) is named by the prompt, as a multiple of the mention
 /// unit; 0 if it is not. Only called for files whose [`FileKeys`] match the prompt's: a new
 /// way to match must keep its key (or widen that filter in [`Mentions::score`]).
-fn mention_boost(rel: &str, query: &Query, check_names: bool) -> (f32, Naming) {
+fn mention_boost(rel: &str, query: &Query, check_names: bool, action: &[String]) -> (f32, Naming) {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     for m in &query.mentions {
         let suffix = m.contains('/') && (ends_with_part(rel, m) || ends_with_part(m, rel));
@@ -1243,6 +1252,9 @@ fn mention_boost(rel: &str, query: &Query, check_names: bool) -> (f32, Naming) {
                 Naming::Other
             };
             return (MENTION_STEM * complement_share(&stem, query), naming);
+        }
+        if action.contains(&stem) {
+            return (MENTION_STEM, Naming::Subject);
         }
     }
     (0.0, Naming::Other)
@@ -1287,11 +1299,30 @@ pub(super) fn project_name(index: &Index) -> Option<String> {
     (name.chars().count() >= 3).then_some(name)
 }
 
-/// The project's name ([`project_name`]) when it is the agent of the question
-/// ([`Query::agent`]): that word names no file.
+/// The agent of the question ([`Query::agent`]) when it is the project ([`project_name`]):
+/// that word names no file. The agent may be the name's first part, of
+/// [`MIN_PROJECT_AGENT`] letters or more ("how bats formats" in `bats-core`, "how telescope
+/// maps" in `telescope.nvim`).
 pub(super) fn project_agent(index: &Index, query: &Query) -> Option<String> {
     let agent = query.agent.as_deref()?;
-    project_name(index).filter(|p| p == agent)
+    let project = project_name(index)?;
+    let first_part = agent.chars().count() >= MIN_PROJECT_AGENT && project.starts_with(agent);
+    (project == agent || first_part).then(|| agent.to_owned())
+}
+
+/// Shortest agent taken for the first part of the project's name ([`project_agent`]).
+const MIN_PROJECT_AGENT: usize = 4;
+
+/// The forms of the question's action ([`Query::action`]: "how curl *connects*" →
+/// `connect`, `connector`) when its agent is the project (`project`, [`project_agent`]): the
+/// project's name names no file, and what it does is what the question asks about, so the
+/// action names files as the subject does (`connect.c`, `formatter.bash`). Empty otherwise.
+fn project_action<'q>(query: &'q Query, project: Option<&str>) -> &'q [String] {
+    if project.is_some() {
+        &query.action
+    } else {
+        &[]
+    }
 }
 
 /// Whether the file at `rel` is named after the project, the agent of the question, whose
@@ -1299,6 +1330,13 @@ pub(super) fn project_agent(index: &Index, query: &Query) -> Option<String> {
 fn project_named(rel: &str, query: &Query, project: Option<&str>) -> bool {
     let stem = stem_name(&last(rel).to_lowercase());
     project == Some(stem.as_str()) && query.names.contains(&stem)
+}
+
+/// Whether the file at `rel` is named by the action of a question whose agent is the project
+/// ([`project_action`]), for `explain`.
+fn action_named(rel: &str, query: &Query, project: Option<&str>) -> bool {
+    let stem = stem_name(&last(rel).to_lowercase());
+    project_action(query, project).contains(&stem)
 }
 
 fn is_complement(stem: &str, query: &Query) -> bool {
@@ -1552,6 +1590,8 @@ fn collect_hits(
                     modifier_stem: dropped.binary_search(&fid).is_ok(),
                     complement_stem: complement_named(&meta.rel, query, scores.mention[f]),
                     project_stem: project_named(&meta.rel, query, project.as_deref()),
+                    action_stem: scores.mention[f] > 0.0
+                        && action_named(&meta.rel, query, project.as_deref()),
                     synonym: 0.0,
                 },
             })
