@@ -971,8 +971,7 @@ fn agent(prompt: &str, lines: usize) -> Option<String> {
 }
 
 /// [`Query::action`] of a prompt: the word after its [`agent`] and the word an "and" or "or"
-/// joins to it, each plain, lowercase and at least [`MIN_SUBJECT`] letters long and not a
-/// stop word, in its forms ([`action_forms`]).
+/// joins to it ([`action_word`]), in their forms ([`action_forms`]).
 fn action_names(prompt: &str, lines: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     if agent(prompt, lines).is_none() {
@@ -988,16 +987,9 @@ fn action_names(prompt: &str, lines: usize) -> Vec<String> {
     {
         words.next();
     }
-    fn action(w: Option<&str>) -> Option<&str> {
-        w.filter(|w| {
-            w.len() >= MIN_SUBJECT
-                && w.bytes().all(|b| b.is_ascii_lowercase())
-                && !crate::retrieve::tokenize::is_stop_word(w)
-        })
-    }
-    let first = action(words.next());
+    let first = action_word(words.next());
     let second = match words.next() {
-        Some("and" | "or") if first.is_some() => action(words.next()),
+        Some("and" | "or") if first.is_some() => action_word(words.next()),
         _ => None,
     };
     for w in first.into_iter().chain(second) {
@@ -1008,6 +1000,16 @@ fn action_names(prompt: &str, lines: usize) -> Vec<String> {
         }
     }
     out
+}
+
+/// `w` if it may be a question's action ([`action_names`]): plain, lowercase, at least
+/// [`MIN_SUBJECT`] letters long and not a stop word.
+fn action_word(w: Option<&str>) -> Option<&str> {
+    w.filter(|w| {
+        w.len() >= MIN_SUBJECT
+            && w.bytes().all(|b| b.is_ascii_lowercase())
+            && !crate::retrieve::tokenize::is_stop_word(w)
+    })
 }
 
 /// A verb's forms that name files: as written, without the third person's `-s` or `-es`
