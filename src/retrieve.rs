@@ -148,6 +148,10 @@ pub struct SnippetSignals {
     /// one-line prompt's "delete" also looks for `remove`, at a fraction of its weight),
     /// already counted in them; 0 otherwise.
     pub synonym: f64,
+    /// In a one-line question: the most of the question's words (their idf share, 0 to 1)
+    /// that one definition line of the file holds, when two or more; the file's score was
+    /// multiplied by a factor of at most 1.03 for it. 0 otherwise.
+    pub definition_words: f64,
 }
 
 /// A ranked snippet (see docs/design/context-retrieval-contract-v1.md, section 3.2), with
@@ -424,6 +428,7 @@ fn to_js(s: Snippet, root: String, provider: Provider) -> ContextSnippet {
             complement_stem: g.complement_stem,
             project_stem: g.project_stem,
             synonym: f64::from(g.synonym),
+            definition_words: f64::from(g.definition_words),
         }),
         redactions: redactions_js(&s.redactions),
     }

@@ -420,6 +420,10 @@ fn rank_roots(
     for ((index, hits), &w) in indexes.iter_mut().zip(&mut per_root).zip(&window) {
         rank::message_strings_in(index, query, hits, top, w, Some(&shared));
     }
+    let (window, _) = windows(&per_root, rank::DEFINITION_WORDS_FILES);
+    for ((index, hits), &w) in indexes.iter_mut().zip(&mut per_root).zip(&window) {
+        rank::definition_words_in(index, query, hits, w);
+    }
     // Each root's top files lift the modules they import (a longer prompt).
     for (index, hits) in indexes.iter_mut().zip(&mut per_root) {
         query::refs::references(index, query, hits);
