@@ -422,7 +422,7 @@ fn rank_roots(
     }
     let (window, _) = windows(&per_root, rank::DEFINITION_WORDS_FILES);
     for ((index, hits), &w) in indexes.iter_mut().zip(&mut per_root).zip(&window) {
-        rank::definition_words_in(index, query, hits, w);
+        rank::definition_words_in(index, query, hits, w, Some(&shared));
     }
     // Each root's top files lift the modules they import (a longer prompt).
     for (index, hits) in indexes.iter_mut().zip(&mut per_root) {

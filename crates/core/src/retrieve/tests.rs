@@ -427,7 +427,11 @@ fn a_definition_line_holding_the_question_words_breaks_a_tie() {
     assert_eq!((beta.bm25, beta.chunk), (alpha.bm25, alpha.chunk));
     // A question of several lines is not so read.
     let out = explained(&ret, r, "retry backoff delay\nwhen the server is down");
-    assert_eq!(signals_of(&out, "src/beta.py").definition_words, 0.0, "{out:?}");
+    assert_eq!(
+        signals_of(&out, "src/beta.py").definition_words,
+        0.0,
+        "{out:?}"
+    );
 }
 
 #[test]
