@@ -2374,20 +2374,40 @@ pub(crate) const W_DEFINITION_WORDS: f32 = 0.03;
 /// where something is defined, not scattered over the file. Only the files within that
 /// factor of a neighbour are read (no other order can change).
 pub fn definition_words(index: &mut Index, query: &Query, hits: &mut [FileHit]) {
-    definition_words_in(index, query, hits, DEFINITION_WORDS_FILES, None);
+    let scores: Vec<f32> = hits
+        .iter()
+        .take(DEFINITION_WORDS_FILES)
+        .map(|h| h.score)
+        .collect();
+    let close = within_reach(&scores);
+    definition_words_in(index, query, hits, &close, None);
 }
 
-/// [`definition_words`] for hits that are part of a longer ranking (several roots ranked as
-/// one): `window` is how many of `hits` are among its best [`DEFINITION_WORDS_FILES`], and
+/// Which of the best files' `scores` (best first, at most [`DEFINITION_WORDS_FILES`]) are
+/// within exp([`W_DEFINITION_WORDS`]) of a neighbour's: the only ones
+/// [`definition_words`] can move, and so the only ones it reads.
+pub(crate) fn within_reach(scores: &[f32]) -> Vec<bool> {
+    let reach = W_DEFINITION_WORDS.exp();
+    (0..scores.len())
+        .map(|k| {
+            (k > 0 && scores[k - 1] <= scores[k] * reach)
+                || (k + 1 < scores.len() && scores[k + 1] * reach >= scores[k])
+        })
+        .collect()
+}
+
+/// [`definition_words`] for hits that may be part of a longer ranking (several roots ranked
+/// as one): `read[k]` says whether `hits[k]` is among that ranking's best
+/// [`DEFINITION_WORDS_FILES`] and within reach of a neighbour there ([`within_reach`]), and
 /// `collection` gives the terms' idfs over all of it.
 pub(crate) fn definition_words_in(
     index: &mut Index,
     query: &Query,
     hits: &mut [FileHit],
-    window: usize,
+    read: &[bool],
     collection: Option<&Collection>,
 ) {
-    if query.lines != 1 || hits.len() < 2 || window == 0 {
+    if query.lines != 1 || !read.contains(&true) {
         return;
     }
     let n = index.live_chunks.max(1) as f32;
@@ -2418,18 +2438,8 @@ pub(crate) fn definition_words_in(
     if terms.len() < 2 || total <= 0.0 {
         return;
     }
-    // A factor of at most exp(W) moves a file only past a neighbour that close to it: the
-    // others keep their order whatever their lines hold, and their text is not read.
-    let reach = W_DEFINITION_WORDS.exp();
-    let shown = window.min(hits.len());
-    let close: Vec<bool> = (0..shown)
-        .map(|k| {
-            (k > 0 && hits[k - 1].score <= hits[k].score * reach)
-                || (k + 1 < shown && hits[k + 1].score * reach >= hits[k].score)
-        })
-        .collect();
     let mut moved = false;
-    for (hit, _) in hits.iter_mut().zip(close).filter(|(_, c)| *c) {
+    for (hit, _) in hits.iter_mut().zip(read).filter(|(_, &r)| r) {
         let c_family = index.files[hit.file as usize]
             .as_ref()
             .is_some_and(|m| crate::retrieve::index::chunk::is_c_family(&m.rel));
