@@ -1599,6 +1599,13 @@ export interface SnippetSignals {
    * already counted in them; 0 otherwise.
    */
   synonym: number
+  /**
+   * In a one-line question: the most of the question's words (their idf share, 0 to 1)
+   * that one definition line of the file holds, when two or more; the file's score was
+   * multiplied by a factor of at most 1.03 for it. 0 otherwise, and for a file not within
+   * 3% of a neighbour's score (its lines are not read: it could not move).
+   */
+  definitionWords: number
 }
 
 /** A file handed to `SymbolIndex.indexFiles` or `repoStats`. */

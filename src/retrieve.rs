@@ -152,6 +152,11 @@ pub struct SnippetSignals {
     /// one-line prompt's "delete" also looks for `remove`, at a fraction of its weight),
     /// already counted in them; 0 otherwise.
     pub synonym: f64,
+    /// In a one-line question: the most of the question's words (their idf share, 0 to 1)
+    /// that one definition line of the file holds, when two or more; the file's score was
+    /// multiplied by a factor of at most 1.03 for it. 0 otherwise, and for a file not within
+    /// 3% of a neighbour's score (its lines are not read: it could not move).
+    pub definition_words: f64,
 }
 
 /// A ranked snippet (see docs/design/context-retrieval-contract-v1.md, section 3.2), with
@@ -429,6 +434,7 @@ fn to_js(s: Snippet, root: String, provider: Provider) -> ContextSnippet {
             project_stem: g.project_stem,
             action_stem: g.action_stem,
             synonym: f64::from(g.synonym),
+            definition_words: f64::from(g.definition_words),
         }),
         redactions: redactions_js(&s.redactions),
     }

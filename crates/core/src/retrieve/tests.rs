@@ -436,6 +436,47 @@ fn a_prompt_word_also_meets_its_general_synonym() {
 }
 
 #[test]
+fn a_definition_line_holding_the_question_words_breaks_a_tie() {
+    // Two files hold the same words as often: one takes the question's words as the
+    // parameters of its definition, the other assigns them in its body. Without the rule they
+    // tie and the first path wins.
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "src/alpha.py",
+        "def compute(x, y, z):\n    retry = x\n    backoff = y\n    delay = z\n    return retry, backoff, delay\n",
+    );
+    write(
+        r,
+        "src/beta.py",
+        "def compute(retry, backoff, delay):\n    x = retry\n    y = backoff\n    z = delay\n    return x, y, z\n",
+    );
+    for name in ["config", "server", "cli", "log"] {
+        write(
+            r,
+            &format!("src/{name}.py"),
+            &format!("def {name}_main():\n    \"\"\"The {name} entry point.\"\"\"\n    return 0\n"),
+        );
+    }
+    let ret = Retrieval::default();
+    let out = explained(&ret, r, "retry backoff delay");
+    assert_eq!(files(&out)[..2], ["src/beta.py", "src/alpha.py"], "{out:?}");
+    let beta = signals_of(&out, "src/beta.py");
+    let alpha = signals_of(&out, "src/alpha.py");
+    assert!(beta.definition_words > 0.99, "{beta:?}");
+    assert_eq!(alpha.definition_words, 0.0, "{alpha:?}");
+    assert_eq!((beta.bm25, beta.chunk), (alpha.bm25, alpha.chunk));
+    // A question of several lines is not so read.
+    let out = explained(&ret, r, "retry backoff delay\nwhen the server is down");
+    assert_eq!(
+        signals_of(&out, "src/beta.py").definition_words,
+        0.0,
+        "{out:?}"
+    );
+}
+
+#[test]
 fn skips_ignored_vendored_and_lock_files() {
     let dir = fixture();
     let r = Retrieval::default();
