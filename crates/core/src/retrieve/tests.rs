@@ -436,6 +436,37 @@ fn a_prompt_word_also_meets_its_general_synonym() {
 }
 
 #[test]
+fn the_projects_name_on_definition_lines_is_not_a_question_word_there() {
+    // "how mylib reads": in `mylib` every definition line carries the project's prefix
+    // (`struct Mylib_ctx *ctx`), so one more question word on it says nothing. The two files
+    // hold the same words as often; one takes `reads` as a parameter. In a project of another
+    // name, `mylib` is a question word like any other and that line holds two.
+    let dir = tempfile::tempdir().unwrap();
+    for project in ["mylib", "tool"] {
+        let r = dir.path().join(project);
+        write(
+            &r,
+            "src/alpha.c",
+            "int compute(struct Mylib_ctx *ctx, int x) {\n  int reads = x;\n  return reads;\n}\n",
+        );
+        write(
+            &r,
+            "src/beta.c",
+            "int compute(struct Mylib_ctx *ctx, int reads) {\n  int x = reads;\n  return x;\n}\n",
+        );
+        let ret = Retrieval::default();
+        let out = explained(&ret, &r, "how mylib reads");
+        let beta = signals_of(&out, "src/beta.c");
+        if project == "mylib" {
+            assert_eq!(beta.definition_words, 0.0, "{out:?}");
+        } else {
+            assert!(beta.definition_words > 0.0, "{out:?}");
+            assert_eq!(files(&out)[0], "src/beta.c", "{out:?}");
+        }
+    }
+}
+
+#[test]
 fn a_definition_line_holding_the_question_words_breaks_a_tie() {
     // Two files hold the same words as often: one takes the question's words as the
     // parameters of its definition, the other assigns them in its body. Without the rule they

@@ -2451,10 +2451,15 @@ pub(crate) fn definition_words_in(
         return;
     }
     let n = index.live_chunks.max(1) as f32;
-    // The question's own terms (not its synonyms) with their idf over chunks, at most 64.
+    // The question's own terms (not its synonyms) with their idf over chunks, at most 64. The
+    // project's name, when it is the question's agent, is not one: it names no file, and the
+    // project's own prefix is on most of its definition lines (`struct Curl_easy *data`).
+    let agent: Vec<String> = project_agent(index, query)
+        .map(|a| crate::retrieve::tokenize::terms(&a))
+        .unwrap_or_default();
     let mut terms: Vec<(&str, f32)> = Vec::new();
     for (t, _) in &query.terms {
-        if terms.len() == 64 || terms.iter().any(|x| x.0 == t.as_str()) {
+        if terms.len() == 64 || terms.iter().any(|x| x.0 == t.as_str()) || agent.contains(t) {
             continue;
         }
         let idf_c = match collection {
