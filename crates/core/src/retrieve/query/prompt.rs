@@ -1013,8 +1013,10 @@ fn action_word(w: Option<&str>) -> Option<&str> {
 }
 
 /// A verb's forms that name files: as written, without the third person's `-s` or `-es`
-/// (`connects` → `connect`, `caches` → `cache`), and the agent nouns of its stem (`formats`
-/// → `formatter`, `validates` → `validator`: [`agent_forms`](super::rank::agent_forms)).
+/// (`connects` → `connect`, `caches` → `cache`), the agent nouns of its stem (`formats`
+/// → `formatter`, `validates` → `validator`: [`agent_forms`](super::rank::agent_forms)), and
+/// the path forms of its stem, as a subject word no path holds gets them
+/// ([`path_forms`](super::rank::path_forms): `initializes` → `init`).
 fn action_forms(word: &str) -> Vec<String> {
     let mut out = vec![word.to_owned()];
     if let Some(one) = word.strip_suffix('s').filter(|_| !word.ends_with("ss")) {
@@ -1024,7 +1026,11 @@ fn action_forms(word: &str) -> Vec<String> {
         }
     }
     let stem = crate::retrieve::tokenize::stem(&mut word.to_owned()).to_owned();
-    for f in super::rank::agent_forms(&stem, &[]) {
+    let short = super::rank::path_forms(&stem, &[]);
+    for f in super::rank::agent_forms(&stem, &[])
+        .into_iter()
+        .chain(short.into_iter().map(str::to_owned))
+    {
         if !out.contains(&f) {
             out.push(f);
         }
@@ -1354,6 +1360,9 @@ mod tests {
         assert!(action("how bats formats test output").contains(&"formatter".to_owned()));
         assert!(action("how bats validates the count").contains(&"validator".to_owned()));
         assert!(action("how does Dapper cache parameters").contains(&"cache".to_owned()));
+        // The path forms of the stem: its usual abbreviation (`initializes` → `init`).
+        let a2 = action("how vitest initializes worker threads");
+        assert!(a2.contains(&"init".to_owned()), "{a2:?}");
         // Only the word after the agent and one joined to it: "to a remote host" is not.
         assert!(!a.contains(&"host".to_owned()), "{a:?}");
         // A capitalized or short word is a name or too common; no agent, no action.
