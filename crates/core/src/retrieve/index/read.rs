@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use super::chunk;
-use super::idents::{Entry, Idents, Vacant};
+use super::idents::{Entry, Hot, Idents, Vacant};
 use super::terms::{fingerprint, TermDict};
 use super::walk::{self, Listed, Stamp};
 use super::{Index, SkipReason, TEXT_CACHE_BYTES};
@@ -222,6 +222,8 @@ struct ChunkCounts {
     /// counted by one look-up instead of being split, lowered, stemmed and looked up part by
     /// part.
     idents: Idents,
+    /// The short identifiers met last, in front of `idents`.
+    hot: Hot,
     ids: Vec<u32>,
     tokenizer: Tokenizer,
 }
@@ -234,9 +236,19 @@ impl ChunkCounts {
     fn add_text(&mut self, text: &str, sym: bool) -> u32 {
         let mut n = 0u32;
         for_each_identifier(text, |ident| {
-            let e = match self.idents.find(ident.as_bytes()) {
-                Ok(e) => e,
-                Err(at) => self.split(ident, at),
+            let key = Hot::key(text, ident);
+            let e = match key.and_then(|k| self.hot.get(k)) {
+                Some(e) => e,
+                None => {
+                    let e = match self.idents.find(ident.as_bytes()) {
+                        Ok(e) => e,
+                        Err(at) => self.split(ident, at),
+                    };
+                    if let Some(k) = key {
+                        self.hot.put(k, e);
+                    }
+                    e
+                }
             };
             for k in e.a..e.b {
                 self.add(self.ids[k as usize], sym);
