@@ -329,6 +329,69 @@ mod tests {
         }
     }
 
+    /// A short identifier's key is the same wherever it stands in a text (read in place or,
+    /// near the end, byte by byte), two identifiers share a key only if they are the same
+    /// bytes, and a slot gives back only the last identifier put in it.
+    #[test]
+    fn short_identifiers_are_keyed_by_their_bytes() {
+        let words = [
+            "a",
+            "ab",
+            "b",
+            "ba",
+            "if",
+            "int",
+            "u32",
+            "NULL",
+            "return",
+            "sizeof",
+            "abcdefgh",
+            "_",
+            "x1",
+            "\u{e9}t\u{e9}",
+        ];
+        let mut keys = std::collections::HashMap::new();
+        for w in words {
+            let mut seen = None;
+            for pad in ["", "(", "  ", "0123456789 "] {
+                for tail in ["", ")", ";\n", " more text after it"] {
+                    let text = format!("{pad}{w}{tail}");
+                    let at = pad.len();
+                    let k = Hot::key(&text, &text[at..at + w.len()]).expect("short");
+                    assert_eq!(*seen.get_or_insert(k), k, "{w:?} in {text:?}");
+                }
+            }
+            let k = seen.expect("a key");
+            assert_ne!(k, 0);
+            assert_eq!(keys.insert(k, w), None, "{w}");
+        }
+        let long = "abcdefghi";
+        assert_eq!(Hot::key(long, long), None);
+        let mut hot = Hot::default();
+        let mut held = Vec::new();
+        for (i, w) in (0..3000).map(|i| (i, format!("w{i}"))) {
+            let k = Hot::key(&w, &w).expect("short");
+            assert!(hot.get(k).is_none(), "{w}");
+            let e = Entry {
+                a: i,
+                b: i + (i % 5),
+                halves: i % 2,
+            };
+            hot.put(k, e);
+            assert_eq!(hot.get(k), Some(e));
+            held.push((k, e));
+        }
+        // Evicted identifiers miss; the others give their own entry.
+        let mut hits = 0;
+        for (k, e) in held {
+            if let Some(got) = hot.get(k) {
+                assert_eq!(got, e);
+                hits += 1;
+            }
+        }
+        assert!(hits > 0 && hits <= 1 << HOT_BITS, "{hits}");
+    }
+
     #[test]
     fn compares_bytes_of_every_length() {
         for n in 0..=40usize {

@@ -14,7 +14,7 @@ use crate::fs_scope::{ReadLimits, Scope};
 use crate::retrieve::query::central;
 use crate::retrieve::query::rank;
 use crate::retrieve::query::roles::{role_of_text, Role};
-use crate::retrieve::tokenize::{for_each_identifier, for_each_term, Tokenizer};
+use crate::retrieve::tokenize::{for_each_identifier, for_each_term, Terms, Tokenizer};
 use crate::syntax::split_lines;
 
 /// A file read, chunked and tokenized, ready to be added (built off the index lock and in
@@ -228,6 +228,47 @@ struct ChunkCounts {
     tokenizer: Tokenizer,
 }
 
+/// Where [`ChunkCounts::split`] puts an identifier's terms: numbered in the batch, appended to
+/// `ids`; a short part is looked up in, and added to, the cache of short identifiers (its
+/// terms are those it gives as an identifier alone), so that a part common to many
+/// identifiers (`lock`, `dev`, `CONFIG`) is lowered, stemmed and numbered once a batch.
+struct SplitTerms<'a> {
+    terms: &'a mut TermDict,
+    ids: &'a mut Vec<u32>,
+    hot: &'a mut Hot,
+    /// Where the terms of the part being split begin in `ids`.
+    mark: u32,
+}
+
+impl Terms for SplitTerms<'_> {
+    #[inline]
+    fn term(&mut self, t: &str, _whole: bool) {
+        self.ids.push(self.terms.intern(t).0);
+    }
+
+    #[inline]
+    fn known(&mut self, ident: &str, s: usize, e: usize) -> bool {
+        let key = Hot::key(ident, &ident[s..e]).expect("a short part");
+        match self.hot.get(key) {
+            Some(k) => {
+                self.ids.extend_from_within(k.a as usize..k.b as usize);
+                true
+            }
+            None => {
+                self.mark = self.ids.len() as u32;
+                false
+            }
+        }
+    }
+
+    #[inline]
+    fn learned(&mut self, ident: &str, s: usize, e: usize) {
+        let key = Hot::key(ident, &ident[s..e]).expect("a short part");
+        let (a, b) = (self.mark, self.ids.len() as u32);
+        self.hot.put(key, Entry { a, b, halves: 0 });
+    }
+}
+
 impl ChunkCounts {
     /// Counts the terms of `text` (content, or the names a chunk defines if `sym`), as
     /// [`Tokenizer::for_index`] gives them; returns the text's length in terms, which leaves
@@ -264,9 +305,15 @@ impl ChunkCounts {
     #[inline(never)]
     fn split(&mut self, ident: &str, at: Vacant) -> Entry {
         let a = self.ids.len() as u32;
-        let (terms, ids) = (&mut self.terms, &mut self.ids);
-        self.tokenizer
-            .identifier(ident, &mut |t, _| ids.push(terms.intern(t).0));
+        self.tokenizer.identifier_to(
+            ident,
+            &mut SplitTerms {
+                terms: &mut self.terms,
+                ids: &mut self.ids,
+                hot: &mut self.hot,
+                mark: 0,
+            },
+        );
         // Room to count every term numbered so far, so that counting needs no check.
         if self.counts.len() < self.terms.len() {
             self.counts
