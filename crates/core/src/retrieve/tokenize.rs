@@ -864,15 +864,12 @@ mod tests {
                 }
                 fn known(&mut self, ident: &str, s: usize, e: usize) -> bool {
                     assert!(ident[s..e].is_ascii() && e - s <= KNOWN_PART_BYTES);
-                    match self.parts.get(&ident[s..e]) {
-                        Some(t) => {
-                            self.out.extend(t.iter().cloned());
-                            true
-                        }
-                        None => {
-                            self.mark = self.out.len();
-                            false
-                        }
+                    if let Some(t) = self.parts.get(&ident[s..e]) {
+                        self.out.extend(t.iter().cloned());
+                        true
+                    } else {
+                        self.mark = self.out.len();
+                        false
                     }
                 }
                 fn learned(&mut self, ident: &str, s: usize, e: usize) {
@@ -880,7 +877,7 @@ mod tests {
                     self.parts.insert(ident[s..e].to_owned(), t);
                 }
             }
-            let mut sink = Known { parts: Default::default(), out: Vec::new(), mark: 0 };
+            let mut sink = Known { parts: std::collections::HashMap::new(), out: Vec::new(), mark: 0 };
             let mut tok = Tokenizer::for_index();
             let mut plain = Tokenizer::for_index();
             for text in &idents {

@@ -247,15 +247,12 @@ impl Terms for SplitTerms<'_> {
     #[inline]
     fn known(&mut self, ident: &str, s: usize, e: usize) -> bool {
         let key = Hot::key(ident, &ident[s..e]).expect("a short part");
-        match self.hot.get(key) {
-            Some(k) => {
-                self.ids.extend_from_within(k.a as usize..k.b as usize);
-                true
-            }
-            None => {
-                self.mark = self.ids.len() as u32;
-                false
-            }
+        if let Some(k) = self.hot.get(key) {
+            self.ids.extend_from_within(k.a as usize..k.b as usize);
+            true
+        } else {
+            self.mark = self.ids.len() as u32;
+            false
         }
     }
 
@@ -291,18 +288,17 @@ impl ChunkCounts {
         let mut n = 0u32;
         for_each_identifier(text, |ident| {
             let key = Hot::key(text, ident);
-            let e = match key.and_then(|k| self.hot.get(k)) {
-                Some(e) => e,
-                None => {
-                    let e = match self.idents.find(ident.as_bytes()) {
-                        Ok(e) => e,
-                        Err(at) => self.split(ident, at),
-                    };
-                    if let Some(k) = key {
-                        self.hot.put(k, e);
-                    }
-                    e
+            let e = if let Some(e) = key.and_then(|k| self.hot.get(k)) {
+                e
+            } else {
+                let e = match self.idents.find(ident.as_bytes()) {
+                    Ok(e) => e,
+                    Err(at) => self.split(ident, at),
+                };
+                if let Some(k) = key {
+                    self.hot.put(k, e);
                 }
+                e
             };
             if e.b > e.a {
                 first(self.ids[e.a as usize]);
