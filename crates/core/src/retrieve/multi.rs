@@ -214,14 +214,14 @@ fn selected_terms(indexes: &[&Index], query: &Query) -> Vec<(String, f32, bool)>
         }
     }
     for (t, w) in &query.synonyms {
-        let postings: usize = indexes
-            .iter()
-            .filter_map(|i| Some(i.postings.len(i.terms.get(t.as_str())?)))
-            .sum();
-        if known_anywhere(t)
-            && postings <= rank::MAX_SYNONYM_POSTINGS
-            && !selected.iter().any(|s| s.0 == *t)
-        {
+        // One look-up per root gives both whether the term is known and its postings.
+        let (known, postings) = indexes.iter().fold((false, 0usize), |(known, n), i| {
+            match i.terms.get(t.as_str()) {
+                Some(id) => (true, n + i.postings.len(id)),
+                None => (known, n),
+            }
+        });
+        if known && postings <= rank::MAX_SYNONYM_POSTINGS && !selected.iter().any(|s| s.0 == *t) {
             selected.push((t.clone(), *w, false));
         }
     }

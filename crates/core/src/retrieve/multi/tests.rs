@@ -291,6 +291,71 @@ fn ties_across_roots_go_by_root_whatever_the_listed_order() {
 }
 
 #[test]
+fn a_synonym_is_bounded_by_its_postings_over_all_roots() {
+    // "delete old files": each root's `tidy.py` says `remove`, which the prompt meets only as
+    // a synonym. With `jobs` files calling `remove` in each root, the synonym's postings are
+    // under the bound in every root alone and over it summed: the roots rank as the union
+    // tree does, which walks the synonym only while the summed list is under the bound.
+    let bound = crate::retrieve::query::rank::MAX_SYNONYM_POSTINGS;
+    for jobs in [bound / 4, bound * 3 / 4] {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, u) = (
+            dir.path().join("ra"),
+            dir.path().join("rb"),
+            dir.path().join("union"),
+        );
+        for (root, tree) in [
+            (&a, a.clone()),
+            (&b, b.clone()),
+            (&u, u.join("ra")),
+            (&u, u.join("rb")),
+        ] {
+            git_init(root);
+            write(
+                &tree,
+                "src/tidy.py",
+                "def tidy_old(files):\n    \"\"\"Remove old files.\"\"\"\n    for f in files:\n        f.remove()\n",
+            );
+            write(
+                &tree,
+                "src/listing.py",
+                "def list_old(files):\n    \"\"\"List old files.\"\"\"\n    for f in files:\n        f.show()\n",
+            );
+            for k in 0..jobs {
+                write(
+                    &tree,
+                    &format!("src/jobs/job{k}.py"),
+                    &format!("def job{k}(queue):\n    queue.remove({k})\n"),
+                );
+            }
+        }
+        assert!(2 * jobs > bound || 2 * (jobs + 1) <= bound);
+        let (a, b, u) = (
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            u.to_str().unwrap(),
+        );
+        let r = Retrieval::default();
+        let labels = [(a, "ra"), (b, "rb")];
+        let got = rows_of_roots(&multi(&r, &[a, b], "delete old files", 20), &labels);
+        let want = rows_of(&single(&r, u, "delete old files", 20));
+        assert_eq!(
+            canonical(got.clone()),
+            canonical(want),
+            "{jobs} jobs a root"
+        );
+        // Under the bound the synonym puts the remover first; over it, the two files say the
+        // same of "old files" and the lister comes first by its path.
+        let first = if 2 * (jobs + 1) <= bound {
+            "src/tidy.py"
+        } else {
+            "src/listing.py"
+        };
+        assert!(got[0].0.ends_with(first), "{jobs} jobs a root: {got:?}");
+    }
+}
+
+#[test]
 fn duplicate_and_nested_roots_count_once() {
     let t = trees();
     let r = Retrieval::default();
