@@ -1588,11 +1588,24 @@ export interface SnippetSignals {
    */
   projectStem: boolean
   /**
+   * The file is named after what the project does in a one-line question whose agent is
+   * the project ("how curl resolves and connects": `connect.c`, "how bats formats":
+   * `formatter.bash`): that name counted as a mention by the question's subject.
+   */
+  actionStem: boolean
+  /**
    * The part of `bm25` and `path` that general synonyms of the prompt's words gave (a
    * one-line prompt's "delete" also looks for `remove`, at a fraction of its weight),
    * already counted in them; 0 otherwise.
    */
   synonym: number
+  /**
+   * In a one-line question: the most of the question's words (their idf share, 0 to 1)
+   * that one definition line of the file holds, when two or more; the file's score was
+   * multiplied by a factor of at most 1.03 for it. 0 otherwise, and for a file not within
+   * 3% of a neighbour's score (its lines are not read: it could not move).
+   */
+  definitionWords: number
 }
 
 /** A file handed to `SymbolIndex.indexFiles` or `repoStats`. */

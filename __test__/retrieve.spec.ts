@@ -524,10 +524,15 @@ test('explain adds each snippet its signals, and is validated', async () => {
   assert.ok(explained.every((s) => s.signals!.complementStem === false))
   // Nor after the project (the prompt does not name it).
   assert.ok(explained.every((s) => s.signals!.projectStem === false))
+  // Nor by what the project does (the prompt is not a question with the project as agent).
+  assert.ok(explained.every((s) => s.signals!.actionStem === false))
   // `decodeURIComponent` meets `decode`, a general synonym of the prompt's "parse", which
   // gives a part of the file's BM25; the router holds neither word.
   assert.ok(g.synonym > 0 && g.synonym < g.bm25)
   assert.ok(explained.filter((s) => s.path === 'src/router.ts').every((s) => s.signals!.synonym === 0))
+  // The share of the question's words one definition line holds (0 here: no file is within
+  // 3% of another's score, so no line is read).
+  assert.ok(explained.every((s) => s.signals!.definitionWords >= 0 && s.signals!.definitionWords <= 1))
   assert.ok(Math.abs(g.total - explained[0].score) < 1e-3)
   await rejectsWith(retrieve(req(root, 'x', { explain: 'yes' as unknown as boolean })), 'invalid_request')
 })

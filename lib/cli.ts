@@ -158,7 +158,7 @@ function request(
 
 function signalsLine(g: SnippetSignals): string {
   const f = (x: number) => x.toFixed(2)
-  return `bm25 ${f(g.bm25)} chunk ${f(g.chunk)} path ${f(g.path)} symbol ${f(g.symbol)} mention ${f(g.mention)}${g.message ? ` message ${f(g.message)}` : ''} role ${g.role} x${f(g.roleFactor)}${g.roleKept ? ` (kept: ${g.roleKept})` : ''}${g.roleUnasked ? ' (not asked: the project vocabulary)' : ''}${g.modifierStem ? ' (named by a modifier, not the subject: no mention)' : ''}${g.complementStem ? ' (named by a word after a preposition: 3/4 of a mention)' : ''}${g.projectStem ? ' (named after the project: no mention)' : ''}${g.referencedBy ? ` imported by ${g.referencedBy} top files x${f(g.referenceFactor)}` : ''}`
+  return `bm25 ${f(g.bm25)} chunk ${f(g.chunk)} path ${f(g.path)} symbol ${f(g.symbol)} mention ${f(g.mention)}${g.message ? ` message ${f(g.message)}` : ''} role ${g.role} x${f(g.roleFactor)}${g.roleKept ? ` (kept: ${g.roleKept})` : ''}${g.roleUnasked ? ' (not asked: the project vocabulary)' : ''}${g.modifierStem ? ' (named by a modifier, not the subject: no mention)' : ''}${g.complementStem ? ' (named by a word after a preposition: 3/4 of a mention)' : ''}${g.projectStem ? ' (named after the project: no mention)' : ''}${g.actionStem ? ' (named by what the project does: a mention)' : ''}${g.referencedBy ? ` imported by ${g.referencedBy} top files x${f(g.referenceFactor)}` : ''}${g.definitionWords ? ` question words on one definition line ${f(g.definitionWords)}` : ''}`
 }
 
 function printWarnings(engine: ContextEngine, root: string): void {

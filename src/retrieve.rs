@@ -144,10 +144,19 @@ pub struct SnippetSignals {
     /// ("how zls traverses the AST": `zls.zig`): that word names the project, not the file,
     /// and was not counted as a mention.
     pub project_stem: bool,
+    /// The file is named after what the project does in a one-line question whose agent is
+    /// the project ("how curl resolves and connects": `connect.c`, "how bats formats":
+    /// `formatter.bash`): that name counted as a mention by the question's subject.
+    pub action_stem: bool,
     /// The part of `bm25` and `path` that general synonyms of the prompt's words gave (a
     /// one-line prompt's "delete" also looks for `remove`, at a fraction of its weight),
     /// already counted in them; 0 otherwise.
     pub synonym: f64,
+    /// In a one-line question: the most of the question's words (their idf share, 0 to 1)
+    /// that one definition line of the file holds, when two or more; the file's score was
+    /// multiplied by a factor of at most 1.03 for it. 0 otherwise, and for a file not within
+    /// 3% of a neighbour's score (its lines are not read: it could not move).
+    pub definition_words: f64,
 }
 
 /// A ranked snippet (see docs/design/context-retrieval-contract-v1.md, section 3.2), with
@@ -423,7 +432,9 @@ fn to_js(s: Snippet, root: String, provider: Provider) -> ContextSnippet {
             modifier_stem: g.modifier_stem,
             complement_stem: g.complement_stem,
             project_stem: g.project_stem,
+            action_stem: g.action_stem,
             synonym: f64::from(g.synonym),
+            definition_words: f64::from(g.definition_words),
         }),
         redactions: redactions_js(&s.redactions),
     }

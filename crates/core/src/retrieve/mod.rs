@@ -419,6 +419,7 @@ impl Retrieval {
         let mut hits = query::rank::rank_shown(index, &query, candidates, limit);
         query::rank::exact_definitions(index, &query, &mut hits);
         query::rank::message_strings(index, &query, &mut hits);
+        query::rank::definition_words(index, &query, &mut hits);
         query::refs::references(index, &query, &mut hits);
         hits.truncate(limit);
         let out = query::snippet::snippets(index, &hits, limit, *options);

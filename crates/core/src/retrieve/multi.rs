@@ -287,7 +287,18 @@ fn counts(index: &Index, id: u32) -> (usize, usize, usize) {
 /// How many of each root's hits (each list sorted, best first) are among the best `n` of
 /// the merged ranking, and the merged ranking's best score.
 fn windows(per_root: &[Vec<FileHit>], n: usize) -> (Vec<usize>, f32) {
-    // (root, position in its list, score): positions keep each root's own order for ties.
+    let all = ranked(per_root, n);
+    let top = all.first().map_or(0.0, |h| h.2);
+    let mut counts = vec![0usize; per_root.len()];
+    for &(r, _, _) in &all {
+        counts[r] += 1;
+    }
+    (counts, top)
+}
+
+/// The best `n` files of all the roots as one ranking: (root, position in its list, score).
+fn ranked(per_root: &[Vec<FileHit>], n: usize) -> Vec<(usize, usize, f32)> {
+    // Positions keep each root's own order for ties.
     let mut all: Vec<(usize, usize, f32)> = per_root
         .iter()
         .enumerate()
@@ -296,12 +307,8 @@ fn windows(per_root: &[Vec<FileHit>], n: usize) -> (Vec<usize>, f32) {
     // Ties by root (canonical order), then as the root's own list has them (by path): as one
     // index over the union orders them.
     all.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
-    let top = all.first().map_or(0.0, |h| h.2);
-    let mut counts = vec![0usize; per_root.len()];
-    for &(r, _, _) in all.iter().take(n) {
-        counts[r] += 1;
-    }
-    (counts, top)
+    all.truncate(n);
+    all
 }
 
 impl Retrieval {
@@ -419,6 +426,17 @@ fn rank_roots(
     let (window, top) = windows(&per_root, rank::MESSAGE_FILES);
     for ((index, hits), &w) in indexes.iter_mut().zip(&mut per_root).zip(&window) {
         rank::message_strings_in(index, query, hits, top, w, Some(&shared));
+    }
+    // A one-line prompt's best files within reach of a neighbour, over all the roots as one
+    // ranking, have their definition lines read.
+    let best = ranked(&per_root, rank::DEFINITION_WORDS_FILES);
+    let close = rank::within_reach(&best.iter().map(|b| b.2).collect::<Vec<f32>>());
+    let mut read: Vec<Vec<bool>> = per_root.iter().map(|h| vec![false; h.len()]).collect();
+    for (&(r, k, _), c) in best.iter().zip(close) {
+        read[r][k] = c;
+    }
+    for ((index, hits), read) in indexes.iter_mut().zip(&mut per_root).zip(&read) {
+        rank::definition_words_in(index, query, hits, read, Some(&shared));
     }
     // Each root's top files lift the modules they import (a longer prompt).
     for (index, hits) in indexes.iter_mut().zip(&mut per_root) {

@@ -274,6 +274,48 @@ fn a_question_whose_agent_is_the_project_names_no_file_by_it() {
 }
 
 #[test]
+fn a_question_whose_agent_is_the_project_names_files_by_its_action() {
+    // "how curl resolves and connects to a remote host": the project's name names no file,
+    // and what it does (`connects`) names the file that does it (`connect.c`), over a file
+    // that repeats the question's words. The agent may be the first part of the project's
+    // name (`curl` of `curl-lib`); a project of another name leaves the words as they are.
+    let dir = tempfile::tempdir().unwrap();
+    for project in ["curl", "curl-lib", "tool"] {
+        let r = dir.path().join(project).join("lib");
+        write(
+            &r,
+            "connect.c",
+            "/* Sets up the filters of a transfer to its remote host. */\n\
+             CURLcode Curl_conn_setup(struct Curl_easy *data, int sockindex) {\n  \
+             return cf_setup_add(data, sockindex);\n}\n",
+        );
+        write(
+            &r,
+            "socket.c",
+            "/* A socket: resolves the host name and connects to it. */\n\
+             CURLcode cf_socket_open(struct Curl_cfilter *cf, struct Curl_easy *data) {\n  \
+             return socket_open(data, cf->remote_host);\n}\n",
+        );
+        write(
+            &r,
+            "transfer.c",
+            "/* Sends and receives the data of a transfer. */\n\
+             CURLcode Curl_xfer_send(struct Curl_easy *data) {\n  return CURLE_OK;\n}\n",
+        );
+        let ret = Retrieval::default();
+        let out = explained(&ret, &r, "how curl resolves and connects to a remote host");
+        let named = signals_of(&out, "connect.c");
+        if project == "tool" {
+            assert_eq!(files(&out)[0], "socket.c", "{out:?}");
+            assert!(!named.action_stem && named.mention == 0.0, "{named:?}");
+        } else {
+            assert_eq!(files(&out)[0], "connect.c", "{project}: {out:?}");
+            assert!(named.action_stem && named.mention > 0.0, "{named:?}");
+        }
+    }
+}
+
+#[test]
 fn a_file_named_after_a_word_of_the_complement_counts_less_of_a_mention() {
     // "number parsing with defaults and range checks" asks about parsing numbers; `Range.java`
     // is named after a word that follows the preposition, which completes the question.
@@ -391,6 +433,78 @@ fn a_prompt_word_also_meets_its_general_synonym() {
     }
     let out = explained(&ret, r, "delete old files");
     assert_eq!(signals_of(&out, "src/tidy.py").synonym, 0.0, "{out:?}");
+}
+
+#[test]
+fn the_projects_name_on_definition_lines_is_not_a_question_word_there() {
+    // "how mylib reads": in `mylib` every definition line carries the project's prefix
+    // (`struct Mylib_ctx *ctx`), so one more question word on it says nothing. The two files
+    // hold the same words as often; one takes `reads` as a parameter. In a project of another
+    // name, `mylib` is a question word like any other and that line holds two.
+    let dir = tempfile::tempdir().unwrap();
+    for project in ["mylib", "tool"] {
+        let r = dir.path().join(project);
+        write(
+            &r,
+            "src/alpha.c",
+            "int compute(struct Mylib_ctx *ctx, int x) {\n  int reads = x;\n  return reads;\n}\n",
+        );
+        write(
+            &r,
+            "src/beta.c",
+            "int compute(struct Mylib_ctx *ctx, int reads) {\n  int x = reads;\n  return x;\n}\n",
+        );
+        let ret = Retrieval::default();
+        let out = explained(&ret, &r, "how mylib reads");
+        let beta = signals_of(&out, "src/beta.c");
+        if project == "mylib" {
+            assert_eq!(beta.definition_words, 0.0, "{out:?}");
+        } else {
+            assert!(beta.definition_words > 0.0, "{out:?}");
+            assert_eq!(files(&out)[0], "src/beta.c", "{out:?}");
+        }
+    }
+}
+
+#[test]
+fn a_definition_line_holding_the_question_words_breaks_a_tie() {
+    // Two files hold the same words as often: one takes the question's words as the
+    // parameters of its definition, the other assigns them in its body. Without the rule they
+    // tie and the first path wins.
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "src/alpha.py",
+        "def compute(x, y, z):\n    retry = x\n    backoff = y\n    delay = z\n    return retry, backoff, delay\n",
+    );
+    write(
+        r,
+        "src/beta.py",
+        "def compute(retry, backoff, delay):\n    x = retry\n    y = backoff\n    z = delay\n    return x, y, z\n",
+    );
+    for name in ["config", "server", "cli", "log"] {
+        write(
+            r,
+            &format!("src/{name}.py"),
+            &format!("def {name}_main():\n    \"\"\"The {name} entry point.\"\"\"\n    return 0\n"),
+        );
+    }
+    let ret = Retrieval::default();
+    let out = explained(&ret, r, "retry backoff delay");
+    assert_eq!(files(&out)[..2], ["src/beta.py", "src/alpha.py"], "{out:?}");
+    let beta = signals_of(&out, "src/beta.py");
+    let alpha = signals_of(&out, "src/alpha.py");
+    assert!(beta.definition_words > 0.99, "{beta:?}");
+    assert_eq!(alpha.definition_words, 0.0, "{alpha:?}");
+    assert_eq!((beta.bm25, beta.chunk), (alpha.bm25, alpha.chunk));
+    // A question of several lines is not so read.
+    let out = explained(&ret, r, "retry backoff delay\nwhen the server is down");
+    assert_eq!(
+        signals_of(&out, "src/beta.py").definition_words,
+        0.0,
+        "{out:?}"
+    );
 }
 
 #[test]

@@ -426,15 +426,6 @@ fn trim_start(line: &str) -> &str {
     }
 }
 
-/// Whether `line` is blank (as `line.trim().is_empty()`), fast for ASCII.
-fn is_blank(line: &str) -> bool {
-    match line.bytes().find(|&b| !is_ascii_space(b)) {
-        None => true,
-        Some(b) if b < 0x80 => false,
-        Some(_) => line.trim().is_empty(),
-    }
-}
-
 /// The ASCII characters that [`char::is_whitespace`] takes.
 fn is_ascii_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
@@ -625,28 +616,53 @@ pub fn chunk_lines(path: &str, lines: &[&str], n: usize) -> Vec<Chunk> {
     let markdown = matches!(language(path), Some("markdown" | "rst" | "text"));
     let c_family = is_c_family(path);
     let lines = &lines[..n];
-    // Each line once: its definition, whether it is blank.
+    // Each line once: its definition, whether it is blank, its indentation.
     let mut defs: Vec<Option<&str>> = Vec::with_capacity(n);
     let mut blank: Vec<bool> = Vec::with_capacity(n);
+    let mut indents: Vec<u32> = Vec::with_capacity(n);
     for l in lines {
-        let is_blank = is_blank(l);
+        let (indent, is_blank) = indent_and_blank(l);
         blank.push(is_blank);
+        indents.push(indent);
         defs.push(if markdown || is_blank {
             None
         } else {
             definition_name(l, c_family)
         });
     }
-    chunks_of_lines(lines, &defs, &blank, markdown)
+    chunks_of_lines(lines, &defs, &blank, &indents, markdown)
+}
+
+/// A line's [`indent`] and whether it is blank (as `line.trim().is_empty()`), in one pass
+/// over its leading whitespace (the chunker needs both for every line), fast for ASCII.
+fn indent_and_blank(line: &str) -> (u32, bool) {
+    let bytes = line.as_bytes();
+    let mut n = 0u32;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b' ' => n += 1,
+            b'\t' => n += 4,
+            _ => break,
+        }
+        i += 1;
+    }
+    let blank = match bytes[i..].iter().find(|&&b| !is_ascii_space(b)) {
+        None => true,
+        Some(&b) if b < 0x80 => false,
+        Some(_) => line.trim().is_empty(),
+    };
+    (n, blank)
 }
 
 /// The chunks of `lines` (all of them, at least one), given each line's definition name
-/// (`defs`) and whether it is blank (`blank`): where the boundaries are, how strong, where the
-/// cuts fall, and each chunk's names.
+/// (`defs`), whether it is blank (`blank`) and its [`indent`] (`indents`): where the
+/// boundaries are, how strong, where the cuts fall, and each chunk's names.
 pub(super) fn chunks_of_lines(
     lines: &[&str],
     defs: &[Option<&str>],
     blank: &[bool],
+    indents: &[u32],
     markdown: bool,
 ) -> Vec<Chunk> {
     let n = lines.len();
@@ -654,9 +670,9 @@ pub(super) fn chunks_of_lines(
     // 2 = top-level line after a blank, 1 = after a blank, 0 = none.
     let min_def_indent = defs
         .iter()
-        .zip(lines)
+        .zip(indents)
         .filter(|(d, _)| d.is_some())
-        .map(|(_, l)| indent(l))
+        .map(|(_, &k)| k)
         .min()
         .unwrap_or(0);
     let mut strength = vec![0u8; n + 1];
@@ -666,7 +682,7 @@ pub(super) fn chunks_of_lines(
         }
         let line = lines[i];
         let prev_blank = blank[i - 1];
-        let top = indent(line) <= min_def_indent;
+        let top = indents[i] <= min_def_indent;
         strength[i] =
             if top && ((markdown && trim_start(line).starts_with('#')) || defs[i].is_some()) {
                 3
@@ -683,7 +699,7 @@ pub(super) fn chunks_of_lines(
                 let mut j = i;
                 while j > 1
                     && is_preamble(lines[j - 1].trim_start())
-                    && indent(lines[j - 1]) <= indent(lines[i])
+                    && indents[j - 1] <= indents[i]
                 {
                     j -= 1;
                 }
@@ -920,6 +936,17 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+
+        /// A line's indentation and blankness, found in one pass, are `indent`'s and
+        /// `trim().is_empty()`'s (spaces, tabs, other ASCII and Unicode whitespace).
+        #[test]
+        fn indent_and_blank_are_indent_and_trim(line in "[ \t\r\x0b\x0c\u{a0}\u{2003}\u{3000}ax{}\u{e9}]{0,12}") {
+            proptest::prop_assert_eq!(
+                indent_and_blank(&line),
+                (indent(&line) as u32, line.trim().is_empty()),
+                "{:?}", line
+            );
+        }
 
         /// Every line's definition is the reference chunker's (all patterns through one set,
         /// captures, the C function pattern as a regex), in C and C++ files and others.

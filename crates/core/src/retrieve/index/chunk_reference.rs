@@ -154,5 +154,6 @@ pub(super) fn chunk_lines(path: &str, lines: &[&str], n: usize) -> Vec<Chunk> {
         })
         .collect();
     let blank: Vec<bool> = lines[..n].iter().map(|l| l.trim().is_empty()).collect();
-    super::chunks_of_lines(&lines[..n], &defs, &blank, markdown)
+    let indents: Vec<u32> = lines[..n].iter().map(|l| super::indent(l) as u32).collect();
+    super::chunks_of_lines(&lines[..n], &defs, &blank, &indents, markdown)
 }

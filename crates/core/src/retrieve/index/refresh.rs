@@ -2,9 +2,10 @@
 //! events, a stat of the known directories and files, or a full walk of the tree.
 
 use rustc_hash::FxHashMap as HashMap;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
+use super::read::BATCH_FILES;
 use super::walk::{self, Listed, Stamp, Targets, Verdict};
 use super::watch;
 use super::watch::{DirWatch, Drained};
@@ -91,7 +92,7 @@ impl Index {
                 return changed;
             }
         }
-        self.full_refresh(p)
+        self.full_refresh(p, true)
     }
 
     /// Starts watching the directories of the last walk (an index loaded from disk), unless
@@ -110,7 +111,10 @@ impl Index {
     }
 
     /// Walks the whole tree (watching each directory as it is reached) and reconciles.
-    fn full_refresh(&mut self, progress: Progress<'_>) -> usize {
+    /// A first build (nothing indexed yet) reads files while the walk goes on
+    /// ([`Index::first_build`]) when `streaming`; otherwise, and for every later walk, the
+    /// walk lists the tree first.
+    fn full_refresh(&mut self, progress: Progress<'_>, streaming: bool) -> usize {
         let started = SystemTime::now();
         self.watch = None;
         let mut watch = if self.watching {
@@ -118,6 +122,12 @@ impl Index {
         } else {
             None
         };
+        if streaming && self.by_path.is_empty() && self.skipped.is_empty() {
+            let threads = std::thread::available_parallelism()
+                .map_or(2, std::num::NonZero::get)
+                .clamp(1, 8);
+            return self.first_build(started, watch, progress, threads);
+        }
         let listing = walk::list(self.scope.root(), self.max_files, &mut watch);
         self.watch_failed = self.watching && watch.is_none();
         self.watch = watch;
@@ -177,6 +187,64 @@ impl Index {
         }
         self.skipped = still_skipped;
         self.apply(todo, progress);
+        self.maybe_compact();
+        self.shrink();
+        changed
+    }
+
+    /// A full walk of an index that holds nothing yet: every file the walk lists is read,
+    /// so reading starts as soon as the walk has listed a batch instead of after the whole
+    /// tree ([`walk::list_streaming`] on its own thread, [`Index::apply_stream`] here). The
+    /// files arrive in path order, as [`walk::list`] sorts them, so the index is the one a
+    /// walk first and reading after would build.
+    fn first_build(
+        &mut self,
+        started: SystemTime,
+        mut watch: Option<DirWatch>,
+        progress: Progress<'_>,
+        threads: usize,
+    ) -> usize {
+        let root = self.scope.root().to_path_buf();
+        let max_files = self.max_files;
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<Listed>>();
+        let (listing, watch, listed, complete) = std::thread::scope(|s| {
+            let walker = s.spawn(move || {
+                let mut batch: Vec<Listed> = Vec::with_capacity(BATCH_FILES);
+                let mut listed = 0usize;
+                let listing = walk::list_streaming(&root, max_files, &mut watch, |l| {
+                    progress.found.fetch_add(1, Ordering::Relaxed);
+                    listed += 1;
+                    batch.push(l);
+                    if batch.len() == BATCH_FILES && tx.send(std::mem::take(&mut batch)).is_err() {
+                        return false;
+                    }
+                    !progress.cancel.is_cancelled()
+                });
+                if !batch.is_empty() {
+                    // An error means reading stopped (cancelled): nothing left to hand over.
+                    let _ = tx.send(batch);
+                }
+                (listing, watch, listed)
+            });
+            let complete = self.apply_stream(rx, progress, threads);
+            let (listing, watch, listed) = walker
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (listing, watch, listed, complete)
+        });
+        self.watch_failed = self.watching && watch.is_none();
+        self.watch = watch;
+        self.dirs = listing.dirs;
+        // Files not read are unknown to the index: walk fully next time.
+        self.walked_at = complete.then_some(started);
+        self.full_walks += 1;
+        self.over_limit = listing.over_limit;
+        self.ignored = listing.ignored;
+        self.warnings = listing.warnings;
+        let changed = listed + listing.too_large.len();
+        for l in listing.too_large {
+            self.skipped.insert(l.rel, (l.stamp, SkipReason::TooLarge));
+        }
         self.maybe_compact();
         self.shrink();
         changed
@@ -484,5 +552,198 @@ impl Index {
                 None => self.dirs.push(d),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs_scope::Scope;
+    use std::fs;
+    use std::path::Path;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    /// A tree whose path order differs from a walk in name order (`a` and `a.c`, `a-b`,
+    /// `a b`), with ignored, empty, binary, generated and too-large files, and enough files for
+    /// several batches.
+    fn tree(root: &Path) {
+        let old = SystemTime::now() - Duration::from_secs(3600);
+        let write = |rel: &str, text: &[u8]| {
+            let p = root.join(rel);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(&p, text).unwrap();
+            let f = fs::File::options().write(true).open(&p).unwrap();
+            f.set_modified(old).unwrap();
+        };
+        for (k, dir) in ["a", "a-b", "a.d", "a b", "ab", "a0", "z/a", "z/a/a", "z"]
+            .iter()
+            .enumerate()
+        {
+            for i in 0..37 {
+                let text = format!(
+                    "fn handler_{k}_{i}(request: Request) -> Response {{\n    parse_{i}(request)\n}}\n\n\
+                     struct State{k}x{i} {{\n    count_{k}: u32,\n}}\n"
+                );
+                write(&format!("{dir}/f{i}.rs"), text.as_bytes());
+            }
+            write(
+                &format!("{dir}.c"),
+                format!("int main_{k}(void) {{ return {k}; }}\n").as_bytes(),
+            );
+            write(
+                &format!("{dir}-x.py"),
+                format!("def run_{k}():\n    return {k}\n").as_bytes(),
+            );
+        }
+        write("a/a", b"plain text in a file named like its directory\n");
+        write("a/a.c", b"int inner(void) { return 1; }\n");
+        write(".gitignore", b"ignored/\n*.tmp\n");
+        write("ignored/x.rs", b"fn ignored() {}\n");
+        write("z/scratch.tmp", b"fn scratch() {}\n");
+        write("z/empty.rs", b"");
+        write("z/bin.rs", b"\x00\x01\x02binary\x00");
+        write("z/gen.rs", b"// @generated\nfn generated() {}\n");
+        write("z/large.txt", &vec![b'x'; 1024 * 1024 + 1]);
+    }
+
+    /// The index's cache-file bytes, with the times of reading and walking (which differ from
+    /// one build to the next) left out.
+    fn bytes(index: &mut Index) -> Vec<u8> {
+        for f in index.files.iter_mut().flatten() {
+            f.read_at = UNIX_EPOCH;
+        }
+        index.walked_at = index.walked_at.map(|_| UNIX_EPOCH);
+        super::super::persist::encode(index, "test")
+    }
+
+    fn progress_of<'a>(
+        read: &'a AtomicUsize,
+        found: &'a AtomicUsize,
+        cancel: &'a Cancel,
+    ) -> Progress<'a> {
+        Progress {
+            read,
+            found,
+            cancel,
+        }
+    }
+
+    /// Built the way every full walk but a first one goes: the whole tree listed, then read.
+    fn walk_first(root: &Path, max_files: usize) -> (Index, usize, usize) {
+        let mut index = Index::new(Scope::new(root).unwrap(), max_files);
+        index.set_watching(false);
+        let (read, found, cancel) = (AtomicUsize::new(0), AtomicUsize::new(0), Cancel::default());
+        let changed = index.full_refresh(progress_of(&read, &found, &cancel), false);
+        (index, changed, found.into_inner())
+    }
+
+    /// Built while the walk goes on, with `threads` reading threads.
+    fn streamed(root: &Path, max_files: usize, threads: usize) -> (Index, usize, usize) {
+        let mut index = Index::new(Scope::new(root).unwrap(), max_files);
+        index.set_watching(false);
+        let (read, found, cancel) = (AtomicUsize::new(0), AtomicUsize::new(0), Cancel::default());
+        let changed = index.first_build(
+            SystemTime::now(),
+            None,
+            progress_of(&read, &found, &cancel),
+            threads,
+        );
+        (index, changed, found.into_inner())
+    }
+
+    #[test]
+    fn the_walk_in_path_order_lists_what_the_sorted_walk_lists() {
+        let dir = tempfile::tempdir().unwrap();
+        tree(dir.path());
+        let root = fs::canonicalize(dir.path()).unwrap();
+        for max_files in [usize::MAX, 100, 1] {
+            let want = walk::list(&root, max_files, &mut None);
+            let mut got = Vec::new();
+            let listing = walk::list_streaming(&root, max_files, &mut None, |l| {
+                got.push(l);
+                true
+            });
+            assert_eq!(got, want.files);
+            assert!(want.files.windows(2).all(|w| w[0].rel < w[1].rel));
+            if max_files == usize::MAX {
+                // The names whose order differs from a walk in plain name order are there.
+                assert!(got.iter().any(|l| l.rel == "a.c") && got.iter().any(|l| l.rel == "a/a"));
+            }
+            assert_eq!(listing.too_large, want.too_large);
+            assert_eq!(listing.dirs, want.dirs);
+            assert_eq!(listing.over_limit, want.over_limit);
+            assert_eq!(listing.ignored, want.ignored);
+            assert_eq!(listing.warnings, want.warnings);
+        }
+    }
+
+    #[test]
+    fn a_first_build_while_walking_is_the_walk_first_build_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        tree(dir.path());
+        let root = fs::canonicalize(dir.path()).unwrap();
+        for max_files in [100_000, 150] {
+            let (mut reference, changed, listed) = walk_first(&root, max_files);
+            let want = bytes(&mut reference);
+            assert!(reference.files.len() > 2 * super::super::read::BATCH_FILES);
+            for threads in [1, 2, 3, 8] {
+                for _ in 0..2 {
+                    let (mut index, got_changed, found) = streamed(&root, max_files, threads);
+                    assert_eq!(got_changed, changed);
+                    assert_eq!(found, listed);
+                    assert_eq!(index.coverage(), reference.coverage());
+                    assert!(
+                        bytes(&mut index) == want,
+                        "{threads} threads, cap {max_files}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_first_build_while_walking_stays_fresh() {
+        let dir = tempfile::tempdir().unwrap();
+        tree(dir.path());
+        let root = fs::canonicalize(dir.path()).unwrap();
+        let (mut index, ..) = streamed(&root, 100_000, 2);
+        assert!(index.walked_at.is_some());
+        let live = index.live_files;
+        fs::write(root.join("a/f0.rs"), "fn changed_now() {}\n").unwrap();
+        fs::write(root.join("new.rs"), "fn added_now() {}\n").unwrap();
+        fs::remove_file(root.join("a.c")).unwrap();
+        let read = AtomicUsize::new(0);
+        assert_eq!(index.refresh(&read), 3);
+        assert_eq!(index.live_files, live);
+        assert!(index.by_path.contains_key("new.rs") && !index.by_path.contains_key("a.c"));
+    }
+
+    #[test]
+    fn a_cancelled_first_build_walks_fully_next_time() {
+        let dir = tempfile::tempdir().unwrap();
+        tree(dir.path());
+        let root = fs::canonicalize(dir.path()).unwrap();
+        let mut index = Index::new(Scope::new(&root).unwrap(), 100_000);
+        index.set_watching(false);
+        let (read, found, cancel) = (AtomicUsize::new(0), AtomicUsize::new(0), Cancel::default());
+        cancel.cancel();
+        index.first_build(
+            SystemTime::now(),
+            None,
+            progress_of(&read, &found, &cancel),
+            2,
+        );
+        assert!(index.walked_at.is_none());
+        assert!(index.live_files < 10);
+        index.refresh(&AtomicUsize::new(0));
+        assert!(index.walked_at.is_some());
+        let (reference, ..) = walk_first(&root, 100_000);
+        let paths = |i: &Index| {
+            let mut p: Vec<String> = i.by_path.keys().cloned().collect();
+            p.sort();
+            p
+        };
+        assert_eq!(paths(&index), paths(&reference));
+        assert_eq!(index.coverage(), reference.coverage());
     }
 }

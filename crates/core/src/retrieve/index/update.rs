@@ -107,6 +107,76 @@ impl Index {
         });
     }
 
+    /// Reads and indexes the files a walk sends while it goes on ([`walk::list_streaming`]):
+    /// each message is one batch, [`BATCH_FILES`] files in walk order (the last may be
+    /// shorter). As in [`Index::apply`], workers read batches in any order and this thread
+    /// merges them in the order they were sent, so ids do not depend on timing; fed the
+    /// batches of [`Index::apply`]'s list, the index is the same byte for byte, whatever the
+    /// number of reading `threads` (at least one). Returns whether
+    /// every batch sent was merged (not when cancelled).
+    ///
+    /// [`walk::list_streaming`]: super::walk::list_streaming
+    pub(super) fn apply_stream(
+        &mut self,
+        batches: std::sync::mpsc::Receiver<Vec<Listed>>,
+        progress: Progress<'_>,
+        threads: usize,
+    ) -> bool {
+        let scope = self.scope.clone();
+        // The batches with their number in walk order, taken under one lock.
+        let source = std::sync::Mutex::new((batches, 0usize));
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<Listed>, Batch)>(threads * 2);
+        let mut complete = true;
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                let tx = tx.clone();
+                let (scope, source) = (&scope, &source);
+                s.spawn(move || loop {
+                    if progress.cancel.is_cancelled() {
+                        break;
+                    }
+                    let next = {
+                        let mut source = source
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner);
+                        let (batches, sent) = &mut *source;
+                        batches.recv().ok().map(|listed| {
+                            *sent += 1;
+                            (*sent - 1, listed)
+                        })
+                    };
+                    let Some((i, listed)) = next else { break };
+                    let b = prepare_batch(scope, &listed, progress.read);
+                    if tx.send((i, listed, b)).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(tx);
+            let mut pending: std::collections::BTreeMap<usize, (Vec<Listed>, Batch)> =
+                std::collections::BTreeMap::new();
+            let mut want = 0usize;
+            for (i, listed, b) in rx {
+                pending.insert(i, (listed, b));
+                while let Some((listed, b)) = pending.remove(&want) {
+                    self.merge(&listed, b);
+                    want += 1;
+                    if want.is_multiple_of(TRIM_EVERY) {
+                        release_free_memory();
+                    }
+                }
+            }
+            // Batches read but not merged, or sent but not read: cancelled.
+            let sent = source
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .1;
+            complete = pending.is_empty() && want == sent && !progress.cancel.is_cancelled();
+        });
+        self.postings.settle();
+        complete
+    }
+
     /// Puts a prepared batch of `listed` (or the reasons its files were skipped) into the
     /// index, in order.
     fn merge(&mut self, listed: &[Listed], batch: Batch) {

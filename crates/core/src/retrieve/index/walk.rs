@@ -218,6 +218,119 @@ pub(crate) fn list_targets(
     walk(root, usize::MAX, Some(Arc::new(targets.clone())), watch)
 }
 
+/// Lists the whole tree like [`list`], in the same order, on the calling thread, and hands each
+/// indexable file (at most `max_files`; the rest are counted as over the cap) to `found` as soon
+/// as the walk reaches it, so that reading can start before the walk ends. The walk is
+/// sequential with each directory's entries in [`path_order`], so files arrive in the order
+/// [`list`] sorts them into: a build fed this way numbers its files as one fed by [`list`].
+/// `found` returns false to stop the walk (cancelled); the listing then is partial. The
+/// returned listing's `files` is empty.
+pub(crate) fn list_streaming(
+    root: &Path,
+    max_files: usize,
+    watch: &mut Option<DirWatch>,
+    mut found: impl FnMut(Listed) -> bool,
+) -> Listing {
+    let mut builder = ignore_aware(root);
+    builder
+        .filter_entry(|e| keep_dir(e, None, None))
+        .sort_by_file_path(path_order);
+    let shared = Mutex::new(watch.take());
+    let mut part = Partial::default();
+    let (mut kept, mut over_limit) = (0usize, 0usize);
+    let mut open = true;
+    for entry in builder.build().flatten() {
+        visit(&entry, root, None, &mut part, &shared);
+        if let Some(l) = part.files.pop() {
+            if kept < max_files {
+                kept += 1;
+                if !found(l) {
+                    open = false;
+                    break;
+                }
+            } else {
+                over_limit += 1;
+            }
+        }
+    }
+    *watch = shared
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut out = Listing {
+        too_large: part.too_large,
+        dirs: part.dirs,
+        over_limit,
+        ..Listing::default()
+    };
+    out.too_large.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out.dirs.sort_by(|a, b| a.path.cmp(&b.path));
+    if open {
+        count_ignored(root, &part.yielded, kept, &mut out);
+    }
+    out
+}
+
+/// The order of two entries of one directory that makes a walk visiting each directory's
+/// entries in it (and descending into a directory where it meets it) reach files in the order
+/// of their `'/'`-separated relative paths: by name, a directory's name taken as ending with
+/// `'/'`. That differs from plain name order only where one name begins with the other and goes
+/// on with a byte below `'/'` (`foo` and `foo.c`): the shorter one's type is then looked up.
+fn path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (Some(x), Some(y)) = (
+        a.file_name().and_then(|n| n.to_str()),
+        b.file_name().and_then(|n| n.to_str()),
+    ) else {
+        return a.cmp(b);
+    };
+    let (x, y) = (x.as_bytes(), y.as_bytes());
+    let n = x.len().min(y.len());
+    match x[..n].cmp(&y[..n]) {
+        Ordering::Equal if x.len() == y.len() => Ordering::Equal,
+        Ordering::Equal => {
+            let (short, long_byte) = if x.len() < y.len() {
+                (a, y[n])
+            } else {
+                (b, x[n])
+            };
+            // The shorter comes first unless it is a directory and the longer goes on with a
+            // byte that sorts before its `'/'`.
+            let short_first = long_byte > b'/'
+                || !std::fs::symlink_metadata(short).is_ok_and(|m| m.file_type().is_dir());
+            if short_first == (x.len() < y.len()) {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            }
+        }
+        o => o,
+    }
+}
+
+/// Whether the walk descends into the entry `e` (anything but a directory: yes): not into a
+/// directory never indexed, and for a partial walk only toward its targets.
+fn keep_dir(e: &ignore::DirEntry, root: Option<&Path>, targets: Option<&Targets>) -> bool {
+    let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+    if !is_dir || e.depth() == 0 {
+        return true;
+    }
+    if e.file_name()
+        .to_str()
+        .is_some_and(|n| SKIPPED_DIRS.contains(&n))
+    {
+        return false;
+    }
+    match (root, targets) {
+        (Some(root), Some(t)) => e
+            .path()
+            .strip_prefix(root)
+            .ok()
+            .and_then(rel_string)
+            .is_some_and(|rel| t.descends(&rel)),
+        _ => true,
+    }
+}
+
 /// What one walker thread collected.
 #[derive(Default)]
 struct Partial {
@@ -238,7 +351,13 @@ fn visit(
 ) {
     if targets.is_none() && entry.depth() > 0 {
         if let Some(parent) = entry.path().parent() {
-            *part.yielded.entry(parent.to_path_buf()).or_default() += 1;
+            // Most entries' directory is counted already: no key to allocate.
+            match part.yielded.get_mut(parent) {
+                Some(n) => *n += 1,
+                None => {
+                    part.yielded.insert(parent.to_path_buf(), 1);
+                }
+            }
         }
     }
     if entry.file_type().is_some_and(|t| t.is_dir()) {
@@ -348,27 +467,7 @@ fn walk(
     let filter_root = root.to_path_buf();
     let filter_targets = targets.clone();
     let mut builder = ignore_aware(root);
-    builder.filter_entry(move |e| {
-        let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-        if !is_dir || e.depth() == 0 {
-            return true;
-        }
-        if e.file_name()
-            .to_str()
-            .is_some_and(|n| SKIPPED_DIRS.contains(&n))
-        {
-            return false;
-        }
-        match &filter_targets {
-            None => true,
-            Some(t) => e
-                .path()
-                .strip_prefix(&filter_root)
-                .ok()
-                .and_then(rel_string)
-                .is_some_and(|rel| t.descends(&rel)),
-        }
-    });
+    builder.filter_entry(move |e| keep_dir(e, Some(&filter_root), filter_targets.as_deref()));
     let shared = Mutex::new(watch.take());
     let mut parts: Vec<Partial> = Vec::new();
     match &targets {
@@ -420,7 +519,7 @@ fn walk(
         out.files.truncate(max_files);
     }
     if targets.is_none() {
-        count_ignored(root, &yielded, &mut out);
+        count_ignored(root, &yielded, out.files.len(), &mut out);
     }
     out
 }
@@ -449,10 +548,16 @@ pub fn verdict(size: u64) -> Verdict {
 
 /// Counts the entries ignore rules hid (each walked directory's visible entries the walk did
 /// not yield), and warns when they are all or nearly all of the root's.
-fn count_ignored(root: &Path, yielded: &rustc_hash::FxHashMap<PathBuf, usize>, out: &mut Listing) {
+fn count_ignored(
+    root: &Path,
+    yielded: &rustc_hash::FxHashMap<PathBuf, usize>,
+    listed: usize,
+    out: &mut Listing,
+) {
     let mut root_hidden: Vec<(PathBuf, bool)> = Vec::new();
     let mut root_visible = 0usize;
     for d in &out.dirs {
+        let at_root = d.path == root;
         let Ok(entries) = std::fs::read_dir(&d.path) else {
             continue;
         };
@@ -466,13 +571,13 @@ fn count_ignored(root: &Path, yielded: &rustc_hash::FxHashMap<PathBuf, usize>, o
                 continue;
             }
             visible += 1;
-            if d.path == root {
+            if at_root {
                 names.push((e.path(), is_dir));
             }
         }
         let seen = yielded.get(&d.path).copied().unwrap_or(0);
         out.ignored += visible.saturating_sub(seen);
-        if d.path == root {
+        if at_root {
             root_visible = visible;
             root_hidden = names;
         }
@@ -488,8 +593,7 @@ fn count_ignored(root: &Path, yielded: &rustc_hash::FxHashMap<PathBuf, usize>, o
     }
     out.warnings.push(format!(
         "ignore rules hide {hidden} of the {root_visible} entries at the top of the root{rule}; \
-         the index holds {} files",
-        out.files.len()
+         the index holds {listed} files"
     ));
 }
 

@@ -99,6 +99,13 @@ pub struct Query {
     /// acts. When it is the project's name it names the project, not the file named after it
     /// ([`rank`](super::rank)).
     pub agent: Option<String>,
+    /// In a one-line question with an [`agent`](Query::agent), the forms of the word after
+    /// it and of a word joined to that one by "and" or "or" ("how curl *resolves* and
+    /// *connects*"): as written, without the third person's `-s` or `-es`, and their agent
+    /// nouns (`formats` → `format`, `formatter`), normalized ([`action_names`]). When the
+    /// agent is the project, whose name names no file, the action is what the question asks
+    /// about and names files as a subject does ([`rank`](super::rank)).
+    pub action: Vec<String>,
     /// In a one-line prompt, the terms of the general synonyms of its words ([`SYNONYMS`])
     /// that the prompt does not use itself, each at [`W_SYNONYM`] of its word's weight (the
     /// best when several words give it): "delete files" also looks for `remove`.
@@ -407,6 +414,7 @@ impl Query {
             messages: messages(prompt),
             opposites: opposites(prompt),
             agent: agent(prompt, lines),
+            action: action_names(prompt, lines),
             synonyms,
             explain: false,
         }
@@ -962,6 +970,75 @@ fn agent(prompt: &str, lines: usize) -> Option<String> {
     Some(normalize_name(next))
 }
 
+/// [`Query::action`] of a prompt: the word after its [`agent`] and the word an "and" or "or"
+/// joins to it ([`action_word`]), in their forms ([`action_forms`]).
+fn action_names(prompt: &str, lines: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    if agent(prompt, lines).is_none() {
+        return out;
+    }
+    let mut words = prompt_words(prompt);
+    words.next();
+    // The agent, after an auxiliary verb if there is one; then the action, and a second one
+    // after a conjunction.
+    if words
+        .next()
+        .is_some_and(|w| AUXILIARIES.iter().any(|a| w.eq_ignore_ascii_case(a)))
+    {
+        words.next();
+    }
+    let first = action_word(words.next());
+    let second = match words.next() {
+        Some("and" | "or") if first.is_some() => action_word(words.next()),
+        _ => None,
+    };
+    for w in first.into_iter().chain(second) {
+        for f in action_forms(w) {
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+    }
+    out
+}
+
+/// `w` if it may be a question's action ([`action_names`]): plain, lowercase, at least
+/// [`MIN_SUBJECT`] letters long and not a stop word.
+fn action_word(w: Option<&str>) -> Option<&str> {
+    w.filter(|w| {
+        w.len() >= MIN_SUBJECT
+            && w.bytes().all(|b| b.is_ascii_lowercase())
+            && !crate::retrieve::tokenize::is_stop_word(w)
+    })
+}
+
+/// A verb's forms that name files: as written, without the third person's `-s` or `-es`
+/// (`connects` → `connect`, `caches` → `cache`), the agent nouns of its stem (`formats`
+/// → `formatter`, `validates` → `validator`: [`agent_forms`](super::rank::agent_forms)), and
+/// the path forms of its stem, as a subject word no path holds gets them
+/// ([`path_forms`](super::rank::path_forms): `initializes` → `init`).
+fn action_forms(word: &str) -> Vec<String> {
+    let mut out = vec![word.to_owned()];
+    if let Some(one) = word.strip_suffix('s').filter(|_| !word.ends_with("ss")) {
+        out.push(one.to_owned());
+        if let Some(root) = one.strip_suffix('e') {
+            out.push(root.to_owned());
+        }
+    }
+    let stem = crate::retrieve::tokenize::stem(&mut word.to_owned()).to_owned();
+    let short = super::rank::path_forms(&stem, &[]);
+    for f in super::rank::agent_forms(&stem, &[])
+        .into_iter()
+        .chain(short.into_iter().map(str::to_owned))
+    {
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    out.retain(|f| f.len() >= MIN_SUBJECT - 1);
+    out
+}
+
 /// Question words that open a sentence before its subject ("how the pool schedules").
 const QUESTION_WORDS: [&str; 5] = ["how", "what", "where", "why", "who"];
 /// Shortest subject whose singular or plural names files.
@@ -1263,6 +1340,36 @@ mod tests {
         assert_eq!(agent("how the server starts"), None);
         assert_eq!(agent("zls traverses the AST"), None);
         assert_eq!(agent("how zls traverses\nthe AST"), None);
+    }
+
+    #[test]
+    fn the_words_after_the_agent_are_its_action() {
+        let action = |p: &str| Query::parse(p).action;
+        let a = action("how curl resolves and connects to a remote host");
+        for f in [
+            "resolves",
+            "resolve",
+            "resolver",
+            "connects",
+            "connect",
+            "connector",
+        ] {
+            assert!(a.contains(&f.to_owned()), "{f}: {a:?}");
+        }
+        // The agent noun of the stem: `formats` → `formatter`, `validates` → `validator`.
+        assert!(action("how bats formats test output").contains(&"formatter".to_owned()));
+        assert!(action("how bats validates the count").contains(&"validator".to_owned()));
+        assert!(action("how does Dapper cache parameters").contains(&"cache".to_owned()));
+        // The path forms of the stem: its usual abbreviation (`initializes` → `init`).
+        let a2 = action("how vitest initializes worker threads");
+        assert!(a2.contains(&"init".to_owned()), "{a2:?}");
+        // Only the word after the agent and one joined to it: "to a remote host" is not.
+        assert!(!a.contains(&"host".to_owned()), "{a:?}");
+        // A capitalized or short word is a name or too common; no agent, no action.
+        assert!(action("how vapor Application stores services").is_empty());
+        assert!(action("how does FastAPI run sync routes").is_empty());
+        assert!(action("how the server starts").is_empty());
+        assert!(action("how zls traverses\nthe AST").is_empty());
     }
 
     #[test]
