@@ -146,6 +146,12 @@ impl Tokenizer {
     /// the terms of a text are those of its identifiers in turn, so an indexer may keep them
     /// per identifier instead of deriving them again at every occurrence.
     pub fn identifier(&mut self, ident: &str, emit: &mut impl FnMut(&str, bool)) {
+        self.identifier_to(ident, &mut Emit(emit));
+    }
+
+    /// [`Tokenizer::identifier`] into `sink`, which may know the terms of a short ASCII part
+    /// already ([`Terms::known`]) and is told those it did not ([`Terms::learned`]).
+    pub fn identifier_to(&mut self, ident: &str, sink: &mut impl Terms) {
         self.splits.clear();
         let ascii = ident.is_ascii();
         if ascii {
@@ -164,39 +170,50 @@ impl Tokenizer {
                 *whole = ident.to_lowercase();
             }
             if !whole.bytes().all(|b| b.is_ascii_digit() || b == b'_') {
-                emit(whole, true);
+                sink.term(whole, true);
             }
         }
         let word = &mut self.word;
         for &(s, e) in &self.parts {
             let part = &ident[s..e];
-            word.clear();
-            let short = if ascii {
-                word.push_str(part);
-                word.make_ascii_lowercase();
-                word.len() < 2
-            } else {
-                word.extend(part.chars().flat_map(char::to_lowercase));
-                word.chars().count() < 2
-            };
-            if short || word.bytes().all(|b| b.is_ascii_digit()) {
+            // An ASCII part of at most eight bytes gives the terms it gives as an identifier
+            // alone: it splits into itself, and its halves, if any, are too short to emit.
+            let known_part = ascii && part.len() <= KNOWN_PART_BYTES;
+            if known_part && sink.known(ident, s, e) {
                 continue;
             }
-            if is_stop_word(word) {
-                continue;
-            }
-            let stemmed = stem(word);
-            emit(stemmed, false);
-            if self.compounds && ascii && self.parts.len() > 1 && part.len() >= MIN_COMPOUND {
-                let part = part.as_bytes();
-                // All lowercase (a capital first is a word's), or all uppercase.
-                let one_case = part[1..].iter().all(u8::is_ascii_lowercase)
-                    || part.iter().all(u8::is_ascii_uppercase);
-                if one_case {
-                    if let Some(at) = compound_split(part) {
-                        self.splits.push((s, s + at, e));
+            'part: {
+                word.clear();
+                let short = if ascii {
+                    word.push_str(part);
+                    word.make_ascii_lowercase();
+                    word.len() < 2
+                } else {
+                    word.extend(part.chars().flat_map(char::to_lowercase));
+                    word.chars().count() < 2
+                };
+                if short || word.bytes().all(|b| b.is_ascii_digit()) {
+                    break 'part;
+                }
+                if is_stop_word(word) {
+                    break 'part;
+                }
+                let stemmed = stem(word);
+                sink.term(stemmed, false);
+                if self.compounds && ascii && self.parts.len() > 1 && part.len() >= MIN_COMPOUND {
+                    let part = part.as_bytes();
+                    // All lowercase (a capital first is a word's), or all uppercase.
+                    let one_case = part[1..].iter().all(u8::is_ascii_lowercase)
+                        || part.iter().all(u8::is_ascii_uppercase);
+                    if one_case {
+                        if let Some(at) = compound_split(part) {
+                            self.splits.push((s, s + at, e));
+                        }
                     }
                 }
+            }
+            if known_part {
+                sink.learned(ident, s, e);
             }
         }
         // The halves last, so that a caller may tell them from the identifier's own terms.
@@ -209,10 +226,43 @@ impl Tokenizer {
                 word.clear();
                 word.push_str(half);
                 word.make_ascii_lowercase();
-                emit(stem(word), false);
+                sink.term(stem(word), false);
                 self.halves += 1;
             }
         }
+    }
+}
+
+/// Longest identifier part whose terms a [`Terms`] sink may know already: a part this short
+/// emits no halves of a run-together word (with both halves at least [`MIN_COMPOUND_HALF`]
+/// long, neither reaches [`MIN_EMITTED_HALF`]).
+pub const KNOWN_PART_BYTES: usize = 8;
+const _: () = assert!(KNOWN_PART_BYTES < MIN_COMPOUND_HALF + MIN_EMITTED_HALF);
+
+/// Where [`Tokenizer::identifier_to`] puts an identifier's terms.
+pub trait Terms {
+    /// Receives a term; `whole` as in [`for_each_term`].
+    fn term(&mut self, t: &str, whole: bool);
+
+    /// Whether the sink knows the terms of part `ident[s..e]` (ASCII, at most
+    /// [`KNOWN_PART_BYTES`] long) and has taken them as if they had been emitted; they are
+    /// the terms that part gives as an identifier alone.
+    fn known(&mut self, _ident: &str, _s: usize, _e: usize) -> bool {
+        false
+    }
+
+    /// After the terms of a part the sink did not know ([`Terms::known`] was false) have been
+    /// emitted (none if it gives none).
+    fn learned(&mut self, _ident: &str, _s: usize, _e: usize) {}
+}
+
+/// A closure as a [`Terms`] sink that knows no part.
+struct Emit<'a, F>(&'a mut F);
+
+impl<F: FnMut(&str, bool)> Terms for Emit<'_, F> {
+    #[inline]
+    fn term(&mut self, t: &str, whole: bool) {
+        (self.0)(t, whole);
     }
 }
 
@@ -791,6 +841,62 @@ mod tests {
             let mut got = Vec::new();
             for_each_identifier(&text, |w| got.push(w.to_owned()));
             proptest::prop_assert_eq!(got, want);
+        }
+
+        /// A sink that knows the terms of short ASCII parts, as each gives them as an
+        /// identifier alone, receives the terms the plain tokenizer emits, in order: the part
+        /// cache of the indexer changes no term.
+        #[test]
+        fn known_parts_give_the_terms_of_the_identifier(
+            idents in proptest::collection::vec(
+                "([A-Za-z0-9]{0,10}_?|[A-Z][a-z]{0,9}|[A-Z]{1,10}|[a-z]{8,14}|timecondition|Session|handle|HOST){1,4}",
+                1..12,
+            )
+        ) {
+            struct Known {
+                parts: std::collections::HashMap<String, Vec<String>>,
+                out: Vec<String>,
+                mark: usize,
+            }
+            impl Terms for Known {
+                fn term(&mut self, t: &str, _: bool) {
+                    self.out.push(t.to_owned());
+                }
+                fn known(&mut self, ident: &str, s: usize, e: usize) -> bool {
+                    assert!(ident[s..e].is_ascii() && e - s <= KNOWN_PART_BYTES);
+                    if let Some(t) = self.parts.get(&ident[s..e]) {
+                        self.out.extend(t.iter().cloned());
+                        true
+                    } else {
+                        self.mark = self.out.len();
+                        false
+                    }
+                }
+                fn learned(&mut self, ident: &str, s: usize, e: usize) {
+                    let t = self.out[self.mark..].to_vec();
+                    self.parts.insert(ident[s..e].to_owned(), t);
+                }
+            }
+            let mut sink = Known { parts: std::collections::HashMap::new(), out: Vec::new(), mark: 0 };
+            let mut tok = Tokenizer::for_index();
+            let mut plain = Tokenizer::for_index();
+            for text in &idents {
+                for_each_identifier(text, |ident| {
+                    sink.out.clear();
+                    tok.identifier_to(ident, &mut sink);
+                    let known_halves = tok.halves();
+                    let mut want = Vec::new();
+                    plain.identifier(ident, &mut |t, _| want.push(t.to_owned()));
+                    assert_eq!(sink.out, want, "{ident}");
+                    assert_eq!(known_halves, plain.halves(), "{ident}");
+                    // What a part was learned as is what it gives alone.
+                    for (part, terms) in &sink.parts {
+                        let mut alone = Vec::new();
+                        plain.identifier(part, &mut |t, _| alone.push(t.to_owned()));
+                        assert_eq!(terms, &alone, "{part}");
+                    }
+                });
+            }
         }
 
         /// One tokenizer reused over many texts gives what a fresh one gives each text.

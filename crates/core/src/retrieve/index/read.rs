@@ -6,15 +6,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use super::chunk;
-use super::idents::{Entry, Idents, Vacant};
+use super::idents::{Entry, Hot, Idents, Vacant};
 use super::terms::{fingerprint, TermDict};
 use super::walk::{self, Listed, Stamp};
 use super::{Index, SkipReason, TEXT_CACHE_BYTES};
 use crate::fs_scope::{ReadLimits, Scope};
-use crate::retrieve::query::central;
+
 use crate::retrieve::query::rank;
 use crate::retrieve::query::roles::{role_of_text, Role};
-use crate::retrieve::tokenize::{for_each_identifier, for_each_term, Tokenizer};
+use crate::retrieve::tokenize::{for_each_identifier, for_each_term, Terms, Tokenizer};
 use crate::syntax::split_lines;
 
 /// A file read, chunked and tokenized, ready to be added (built off the index lock and in
@@ -29,8 +29,8 @@ pub(super) struct Prepared {
     pub(super) chunks: Vec<PreparedChunk>,
     /// The path's terms, as numbers of the batch's terms.
     pub(super) path_terms: Vec<u32>,
-    /// The terms of the names the file defines ([`central::name_terms`]), as numbers of the
-    /// batch's terms.
+    /// The terms of the names the file defines
+    /// ([`crate::retrieve::query::central::name_terms`]), as numbers of the batch's terms.
     pub(super) names: Vec<u32>,
 }
 
@@ -176,9 +176,7 @@ fn prepare(
             len = counts.add_text(&text[offset(lines[a])..offset(last) + last.len()], false);
         }
         for s in &c.symbols {
-            counts.add_text(s, true);
-            let (tokenizer, terms) = (&mut counts.tokenizer, &mut counts.terms);
-            central::name_terms(tokenizer, s, |t| names.push(terms.intern(t).0));
+            counts.add_name(s, &mut names);
         }
         counts.take();
         if len == 0 {
@@ -222,8 +220,48 @@ struct ChunkCounts {
     /// counted by one look-up instead of being split, lowered, stemmed and looked up part by
     /// part.
     idents: Idents,
+    /// The short identifiers met last, in front of `idents`.
+    hot: Hot,
     ids: Vec<u32>,
     tokenizer: Tokenizer,
+}
+
+/// Where [`ChunkCounts::split`] puts an identifier's terms: numbered in the batch, appended to
+/// `ids`; a short part is looked up in, and added to, the cache of short identifiers (its
+/// terms are those it gives as an identifier alone), so that a part common to many
+/// identifiers (`lock`, `dev`, `CONFIG`) is lowered, stemmed and numbered once a batch.
+struct SplitTerms<'a> {
+    terms: &'a mut TermDict,
+    ids: &'a mut Vec<u32>,
+    hot: &'a mut Hot,
+    /// Where the terms of the part being split begin in `ids`.
+    mark: u32,
+}
+
+impl Terms for SplitTerms<'_> {
+    #[inline]
+    fn term(&mut self, t: &str, _whole: bool) {
+        self.ids.push(self.terms.intern(t).0);
+    }
+
+    #[inline]
+    fn known(&mut self, ident: &str, s: usize, e: usize) -> bool {
+        let key = Hot::key(ident, &ident[s..e]).expect("a short part");
+        if let Some(k) = self.hot.get(key) {
+            self.ids.extend_from_within(k.a as usize..k.b as usize);
+            true
+        } else {
+            self.mark = self.ids.len() as u32;
+            false
+        }
+    }
+
+    #[inline]
+    fn learned(&mut self, ident: &str, s: usize, e: usize) {
+        let key = Hot::key(ident, &ident[s..e]).expect("a short part");
+        let (a, b) = (self.mark, self.ids.len() as u32);
+        self.hot.put(key, Entry { a, b, halves: 0 });
+    }
 }
 
 impl ChunkCounts {
@@ -232,12 +270,39 @@ impl ChunkCounts {
     /// out the halves of run-together words: they add evidence for their words, not length
     /// (a file's length, and so every other term's weight in it, is that of its words).
     fn add_text(&mut self, text: &str, sym: bool) -> u32 {
+        self.add_text_with(text, sym, |_| {})
+    }
+
+    /// Counts the terms of `name`, a name a chunk defines, and pushes its name terms (those
+    /// of [`crate::retrieve::query::central::name_terms`]) to `names`: the first term of each
+    /// of its identifiers that gives any (its whole form when it has several parts, the only
+    /// term of an identifier of one part).
+    fn add_name(&mut self, name: &str, names: &mut Vec<u32>) {
+        self.add_text_with(name, true, |first| names.push(first));
+    }
+
+    /// [`ChunkCounts::add_text`], calling `first` with the first term of each identifier
+    /// that gives any.
+    #[inline]
+    fn add_text_with(&mut self, text: &str, sym: bool, mut first: impl FnMut(u32)) -> u32 {
         let mut n = 0u32;
         for_each_identifier(text, |ident| {
-            let e = match self.idents.find(ident.as_bytes()) {
-                Ok(e) => e,
-                Err(at) => self.split(ident, at),
+            let key = Hot::key(text, ident);
+            let e = if let Some(e) = key.and_then(|k| self.hot.get(k)) {
+                e
+            } else {
+                let e = match self.idents.find(ident.as_bytes()) {
+                    Ok(e) => e,
+                    Err(at) => self.split(ident, at),
+                };
+                if let Some(k) = key {
+                    self.hot.put(k, e);
+                }
+                e
             };
+            if e.b > e.a {
+                first(self.ids[e.a as usize]);
+            }
             for k in e.a..e.b {
                 self.add(self.ids[k as usize], sym);
             }
@@ -252,9 +317,15 @@ impl ChunkCounts {
     #[inline(never)]
     fn split(&mut self, ident: &str, at: Vacant) -> Entry {
         let a = self.ids.len() as u32;
-        let (terms, ids) = (&mut self.terms, &mut self.ids);
-        self.tokenizer
-            .identifier(ident, &mut |t, _| ids.push(terms.intern(t).0));
+        self.tokenizer.identifier_to(
+            ident,
+            &mut SplitTerms {
+                terms: &mut self.terms,
+                ids: &mut self.ids,
+                hot: &mut self.hot,
+                mark: 0,
+            },
+        );
         // Room to count every term numbered so far, so that counting needs no check.
         if self.counts.len() < self.terms.len() {
             self.counts
@@ -384,7 +455,7 @@ mod tests {
                         ]),
                         0..30,
                     ),
-                    proptest::collection::vec("[a-zA-Z_ ]{0,12}", 0..3),
+                    proptest::collection::vec("[a-zA-Z0-9_ ]{0,12}|[a-z]{1,3}::[A-Z][a-z]{0,6}[A-Z][a-z]{0,4}|timecondition|the", 0..3),
                 ),
                 1..8,
             )
@@ -396,9 +467,19 @@ mod tests {
             for (text, words, names) in &chunks {
                 let content = format!("{text} {}", words.concat());
                 let mut n = counts.add_text(&content, false);
+                let mut got_names = Vec::new();
                 for name in names {
-                    n += counts.add_text(name, true);
+                    n += counts.add_text_with(name, true, |t| got_names.push(t));
                 }
+                let got_names: Vec<&str> =
+                    got_names.iter().map(|&t| counts.terms.term(t)).collect();
+                let mut want_names = Vec::new();
+                for name in names {
+                    crate::retrieve::query::central::name_terms(&mut Tokenizer::for_index(), name, |t| {
+                        want_names.push(t.to_owned());
+                    });
+                }
+                proptest::prop_assert_eq!(got_names, want_names);
                 counts.take();
                 let got: Vec<(String, u16, u16)> = counts
                     .chunk
