@@ -1,7 +1,7 @@
 //! Changing the index: prepared files merged in, removed files' chunks marked dead, and
 //! posting lists compacted once dead chunks pile up.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
 use super::read::{prepare_batch, Batch, Prepared, BATCH_FILES};
 use super::terms::Stage;
@@ -42,7 +42,6 @@ impl Index {
         self.postings.settle();
     }
 
-    #[allow(clippy::needless_pass_by_value)] // the worker threads borrow it for the scope
     fn apply_batches(&mut self, todo: Vec<Listed>, progress: Progress<'_>) {
         progress.found.fetch_add(todo.len(), Ordering::Relaxed);
         let threads = std::thread::available_parallelism()
@@ -63,48 +62,21 @@ impl Index {
             }
             return;
         }
-        // A pipeline: workers read and tokenize batches in any order while this thread merges
-        // them in listing order (so ids, and therefore results, do not depend on timing).
-        // The channel is bounded, so at most a few batches wait at once.
-        let scope = self.scope.clone();
-        let next = AtomicUsize::new(0);
-        let batches: Vec<&[Listed]> = todo.chunks(BATCH_FILES).collect();
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Batch)>(threads * 2);
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                let tx = tx.clone();
-                let (scope, batches, next) = (&scope, &batches, &next);
-                s.spawn(move || loop {
-                    if progress.cancel.is_cancelled() {
-                        break;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(listed) = batches.get(i) else { break };
-                    let b = prepare_batch(scope, listed, progress.read);
-                    if tx.send((i, b)).is_err() {
-                        break;
-                    }
-                });
+        // The pipeline of a streaming build, fed the whole list at once: workers read and
+        // tokenize batches in any order while this thread merges them in listing order.
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<Listed>>();
+        let mut files = todo.into_iter();
+        loop {
+            let batch: Vec<Listed> = files.by_ref().take(BATCH_FILES).collect();
+            if batch.is_empty() || tx.send(batch).is_err() {
+                break;
             }
-            drop(tx);
-            let mut pending: std::collections::BTreeMap<usize, Batch> =
-                std::collections::BTreeMap::new();
-            let mut want = 0usize;
-            for (i, b) in rx {
-                pending.insert(i, b);
-                while let Some(b) = pending.remove(&want) {
-                    self.merge(batches[want], b);
-                    want += 1;
-                    if want.is_multiple_of(TRIM_EVERY) {
-                        release_free_memory();
-                    }
-                }
-            }
-            if want < batches.len() {
-                // Cancelled: the files not merged are unknown to the index.
-                self.walked_at = None;
-            }
-        });
+        }
+        drop(tx);
+        if !self.apply_stream_batches(rx, progress, threads) {
+            // Cancelled: the files not merged are unknown to the index.
+            self.walked_at = None;
+        }
     }
 
     /// Reads and indexes the files a walk sends while it goes on ([`walk::list_streaming`]):
@@ -117,6 +89,18 @@ impl Index {
     ///
     /// [`walk::list_streaming`]: super::walk::list_streaming
     pub(super) fn apply_stream(
+        &mut self,
+        batches: std::sync::mpsc::Receiver<Vec<Listed>>,
+        progress: Progress<'_>,
+        threads: usize,
+    ) -> bool {
+        let complete = self.apply_stream_batches(batches, progress, threads);
+        self.postings.settle();
+        complete
+    }
+
+    /// [`Index::apply_stream`] without settling the deferred postings.
+    fn apply_stream_batches(
         &mut self,
         batches: std::sync::mpsc::Receiver<Vec<Listed>>,
         progress: Progress<'_>,
@@ -173,7 +157,6 @@ impl Index {
                 .1;
             complete = pending.is_empty() && want == sent && !progress.cancel.is_cancelled();
         });
-        self.postings.settle();
         complete
     }
 
