@@ -2405,3 +2405,57 @@ fn the_best_files_do_not_depend_on_how_many_are_asked_for() {
     }
     assert_eq!(compared, 28);
 }
+
+#[test]
+fn a_lifted_line_shows_the_chunk_it_passed_over_below_the_next_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    // The file that raises the quoted message, whose best chunk before the message's lift is
+    // another one: the function that acquires connections from the pool.
+    let mut pool = String::from(
+        "def acquire(pool, timeout):\n    \"\"\"Acquire a connection from the pool.\"\"\"\n",
+    );
+    for k in 0..8 {
+        pool.push_str(&format!(
+            "    # waiting fails, slot exhausted: connection {k} of the pool\n    connection_{k} = pool.acquire_connection(timeout)\n"
+        ));
+    }
+    pool.push_str("    return pool\n\n\n");
+    for k in 0..12 {
+        pool.push_str(&format!("def other{k}(x):\n    return x + {k}\n\n\n"));
+    }
+    pool.push_str("def give_up():\n    raise PoolError(\"connection pool exhausted while waiting for a slot\")\n");
+    write(r, "src/pool.py", &pool);
+    // The files next in line: they acquire connections too.
+    for (k, name) in ["engine", "client", "session"].iter().enumerate() {
+        let mut text = format!("def {name}_acquire(pool, timeout):\n");
+        for j in 0..4 {
+            text.push_str(&format!(
+                "    # waiting fails, slot exhausted\n    c{j} = pool.acquire_connection(timeout + {k})\n"
+            ));
+        }
+        text.push_str("    return c0\n");
+        write(r, &format!("src/{name}.py"), &text);
+    }
+    let ret = Retrieval::default();
+    let out = ret
+        .retrieve_with(
+            &request(
+                r,
+                "acquire fails with \"connection pool exhausted while waiting for a slot\"",
+                10,
+            ),
+            &EXPLAIN,
+        )
+        .unwrap();
+    let shown: Vec<(&str, u32, f64)> = out
+        .iter()
+        .map(|s| (s.path.as_str(), s.start_line, s.score))
+        .collect();
+    assert_eq!(shown[0].0, "src/pool.py", "{shown:?}");
+    assert!(out[0].content.contains("raise PoolError"), "{shown:?}");
+    // The chunk it showed first before the lift comes after the other files' best chunks.
+    assert_eq!(shown.len(), 5, "{shown:?}");
+    assert_eq!(shown[4].0, "src/pool.py", "{shown:?}");
+    assert_eq!(shown[4].1, 1, "{shown:?}");
+}

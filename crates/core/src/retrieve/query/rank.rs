@@ -2228,8 +2228,10 @@ fn lift_as(
         hit.chunks.remove(i);
     }
     hit.chunks.insert(0, (chunk, hit.score));
+    // The chunks it had shown first become extra chunks, scored as [`shown_chunks`] scores
+    // them: at most [`EXTRA_FRACTION`] of the file's score, below the next files' best.
     for c in hit.chunks.iter_mut().skip(1) {
-        c.1 = c.1.min(hit.score * 0.5);
+        c.1 = c.1.min(hit.score * EXTRA_FRACTION);
     }
     hit.chunks.truncate(1 + EXTRA_CHUNKS);
 }
