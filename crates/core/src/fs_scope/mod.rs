@@ -21,6 +21,10 @@
 //!   the root and no symlink can be on their way. It looks first (an `O_PATH` handle, which
 //!   opens nothing), opens only a regular file, and checks the opened file is the one looked
 //!   at. Any path those lookups decline takes the component walk above.
+//! - a [`ListedReader`] reads the files a walk of the tree has just looked at (a regular file,
+//!   its device and inode) through the same confined lookups, the walk's look standing for
+//!   the one before opening; what is not that regular file any more when opened is looked at
+//!   again by [`Scope::read_text`].
 //!
 //! Deliberately out of scope: an attacker racing to swap directories for symlinks at the very
 //! instant of a read can at worst narrow the re-checks, and hard links are not symlinks (a hard

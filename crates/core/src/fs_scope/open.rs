@@ -119,7 +119,8 @@ impl RootDir {
     /// file so). The opened file must be a regular file with that device and inode, else
     /// `None` (the file was replaced since it was looked at: the caller takes a way that
     /// looks again). It spares the `O_PATH` look, its `fstat` and its close, and `open` of
-    /// the root for every file.
+    /// the root for every file. The look is the walk's, so a FIFO or device put in the file's
+    /// place since may be opened: never waited on (`O_NONBLOCK`), and refused by the `fstat`.
     pub(super) fn open_seen(&self, rel: &str, seen: (u64, u64)) -> Option<(File, Metadata)> {
         use std::os::unix::fs::MetadataExt;
         let rel = std::ffi::CString::new(rel).ok()?;
