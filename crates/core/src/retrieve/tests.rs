@@ -2459,3 +2459,66 @@ fn a_lifted_line_shows_the_chunk_it_passed_over_below_the_next_files() {
     assert_eq!(shown[4].0, "src/pool.py", "{shown:?}");
     assert_eq!(shown[4].1, 1, "{shown:?}");
 }
+
+#[test]
+fn a_files_second_chunk_comes_after_files_a_seventh_as_strong() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    // The answer: two functions far apart that both round invoice totals to the currency.
+    let mut invoice = String::from(
+        "def round_invoice_total(invoice, currency):\n    \"\"\"Round the invoice total to the currency precision.\"\"\"\n    precision = currency.precision\n    return round(invoice.total, precision)\n\n\n",
+    );
+    for k in 0..10 {
+        invoice.push_str(&format!("def helper{k}(x):\n    return x * {k}\n\n\n"));
+    }
+    invoice.push_str("def round_invoice_lines(invoice, currency):\n    \"\"\"Round each invoice line total to the currency precision.\"\"\"\n    precision = currency.precision\n    for line in invoice.lines:\n        line.total = round(line.total, precision)\n");
+    write(r, "billing/invoice.py", &invoice);
+    // Files that name two words of the question: far weaker, still new files to look at.
+    for (k, name) in ["ledger", "report", "export", "audit"].iter().enumerate() {
+        write(
+            r,
+            &format!("billing/{name}.py"),
+            &format!("def {name}_amount(amount, currency):\n    \"\"\"The amount at the currency precision ({k}).\"\"\"\n    return amount * currency.rate\n"),
+        );
+    }
+    // The rest of the tree.
+    for k in 0..30 {
+        write(
+            r,
+            &format!("app/module{k}.py"),
+            &format!("def handler{k}(request):\n    return request.user.name + \"{k}\"\n"),
+        );
+    }
+    let ret = Retrieval::default();
+    let out = ret
+        .retrieve_with(
+            &request(
+                r,
+                "how is the invoice total rounded to the currency precision",
+                10,
+            ),
+            &EXPLAIN,
+        )
+        .unwrap();
+    let shown: Vec<(&str, u32, f64)> = out
+        .iter()
+        .map(|s| (s.path.as_str(), s.start_line, s.score))
+        .collect();
+    assert_eq!(shown.len(), 6, "{shown:?}");
+    assert_eq!(
+        (shown[0].0, shown[0].1),
+        ("billing/invoice.py", 1),
+        "{shown:?}"
+    );
+    // The other files' best chunks score about a seventh of the answer's...
+    for s in &shown[1..5] {
+        assert_ne!(s.0, "billing/invoice.py", "{shown:?}");
+        assert!(s.2 < shown[0].2 / 5.0, "{shown:?}");
+    }
+    // ...and still come before its second function.
+    assert_eq!(
+        (shown[5].0, shown[5].1),
+        ("billing/invoice.py", 43),
+        "{shown:?}"
+    );
+}
