@@ -2405,3 +2405,120 @@ fn the_best_files_do_not_depend_on_how_many_are_asked_for() {
     }
     assert_eq!(compared, 28);
 }
+
+#[test]
+fn a_lifted_line_shows_the_chunk_it_passed_over_below_the_next_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    // The file that raises the quoted message, whose best chunk before the message's lift is
+    // another one: the function that acquires connections from the pool.
+    let mut pool = String::from(
+        "def acquire(pool, timeout):\n    \"\"\"Acquire a connection from the pool.\"\"\"\n",
+    );
+    for k in 0..8 {
+        pool.push_str(&format!(
+            "    # waiting fails, slot exhausted: connection {k} of the pool\n    connection_{k} = pool.acquire_connection(timeout)\n"
+        ));
+    }
+    pool.push_str("    return pool\n\n\n");
+    for k in 0..12 {
+        pool.push_str(&format!("def other{k}(x):\n    return x + {k}\n\n\n"));
+    }
+    pool.push_str("def give_up():\n    raise PoolError(\"connection pool exhausted while waiting for a slot\")\n");
+    write(r, "src/pool.py", &pool);
+    // The files next in line: they acquire connections too.
+    for (k, name) in ["engine", "client", "session"].iter().enumerate() {
+        let mut text = format!("def {name}_acquire(pool, timeout):\n");
+        for j in 0..4 {
+            text.push_str(&format!(
+                "    # waiting fails, slot exhausted\n    c{j} = pool.acquire_connection(timeout + {k})\n"
+            ));
+        }
+        text.push_str("    return c0\n");
+        write(r, &format!("src/{name}.py"), &text);
+    }
+    let ret = Retrieval::default();
+    let out = ret
+        .retrieve_with(
+            &request(
+                r,
+                "acquire fails with \"connection pool exhausted while waiting for a slot\"",
+                10,
+            ),
+            &EXPLAIN,
+        )
+        .unwrap();
+    let shown: Vec<(&str, u32, f64)> = out
+        .iter()
+        .map(|s| (s.path.as_str(), s.start_line, s.score))
+        .collect();
+    assert_eq!(shown[0].0, "src/pool.py", "{shown:?}");
+    assert!(out[0].content.contains("raise PoolError"), "{shown:?}");
+    // The chunk it showed first before the lift comes after the other files' best chunks.
+    assert_eq!(shown.len(), 5, "{shown:?}");
+    assert_eq!(shown[4].0, "src/pool.py", "{shown:?}");
+    assert_eq!(shown[4].1, 1, "{shown:?}");
+}
+
+#[test]
+fn a_files_second_chunk_comes_after_files_a_seventh_as_strong() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    // The answer: two functions far apart that both round invoice totals to the currency.
+    let mut invoice = String::from(
+        "def round_invoice_total(invoice, currency):\n    \"\"\"Round the invoice total to the currency precision.\"\"\"\n    precision = currency.precision\n    return round(invoice.total, precision)\n\n\n",
+    );
+    for k in 0..10 {
+        invoice.push_str(&format!("def helper{k}(x):\n    return x * {k}\n\n\n"));
+    }
+    invoice.push_str("def round_invoice_lines(invoice, currency):\n    \"\"\"Round each invoice line total to the currency precision.\"\"\"\n    precision = currency.precision\n    for line in invoice.lines:\n        line.total = round(line.total, precision)\n");
+    write(r, "billing/invoice.py", &invoice);
+    // Files that name two words of the question: far weaker, still new files to look at.
+    for (k, name) in ["ledger", "report", "export", "audit"].iter().enumerate() {
+        write(
+            r,
+            &format!("billing/{name}.py"),
+            &format!("def {name}_amount(amount, currency):\n    \"\"\"The amount at the currency precision ({k}).\"\"\"\n    return amount * currency.rate\n"),
+        );
+    }
+    // The rest of the tree.
+    for k in 0..30 {
+        write(
+            r,
+            &format!("app/module{k}.py"),
+            &format!("def handler{k}(request):\n    return request.user.name + \"{k}\"\n"),
+        );
+    }
+    let ret = Retrieval::default();
+    let out = ret
+        .retrieve_with(
+            &request(
+                r,
+                "how is the invoice total rounded to the currency precision",
+                10,
+            ),
+            &EXPLAIN,
+        )
+        .unwrap();
+    let shown: Vec<(&str, u32, f64)> = out
+        .iter()
+        .map(|s| (s.path.as_str(), s.start_line, s.score))
+        .collect();
+    assert_eq!(shown.len(), 6, "{shown:?}");
+    assert_eq!(
+        (shown[0].0, shown[0].1),
+        ("billing/invoice.py", 1),
+        "{shown:?}"
+    );
+    // The other files' best chunks score about a seventh of the answer's...
+    for s in &shown[1..5] {
+        assert_ne!(s.0, "billing/invoice.py", "{shown:?}");
+        assert!(s.2 < shown[0].2 / 5.0, "{shown:?}");
+    }
+    // ...and still come before its second function.
+    assert_eq!(
+        (shown[5].0, shown[5].1),
+        ("billing/invoice.py", 43),
+        "{shown:?}"
+    );
+}
