@@ -1648,17 +1648,14 @@ impl FileTable {
             self.roles.clear();
             self.keys.clear();
             for meta in &index.files {
-                match meta {
-                    Some(m) => {
-                        self.spans.push((m.chunks.start, m.chunks.end));
-                        self.roles.push(m.role);
-                        self.keys.push(m.keys);
-                    }
-                    None => {
-                        self.spans.push((REMOVED, 0));
-                        self.roles.push(Role::Source);
-                        self.keys.push(FileKeys::NONE);
-                    }
+                if let Some(m) = meta {
+                    self.spans.push((m.chunks.start, m.chunks.end));
+                    self.roles.push(m.role);
+                    self.keys.push(m.keys);
+                } else {
+                    self.spans.push((REMOVED, 0));
+                    self.roles.push(Role::Source);
+                    self.keys.push(FileKeys::NONE);
                 }
             }
             self.generation = index.generation;
