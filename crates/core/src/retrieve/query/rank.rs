@@ -301,14 +301,43 @@ pub(super) fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
     // named after what does them (`matching` meets `matcher.go`).
     for (t, w) in &query.terms {
         let in_paths = |id: u32| !index.path_postings[id as usize].is_empty();
-        if index.terms.get(t.as_str()).is_some_and(in_paths) {
+        let own = index.terms.get(t.as_str()).filter(|&id| in_paths(id));
+        let mode: u32 = std::env::var("RANK0053_MODE").ok().and_then(|v| v.parse().ok()).unwrap_or(9);
+        let oneline = std::env::var("RANK0053_ONELINE").is_ok();
+        if own.is_some() && (mode == 9 || (oneline && query.lines > 1)) {
             continue;
         }
         for (part, form_weight) in weighted_path_forms(t, &query.symbols) {
+            if own.is_some() && form_weight != W_AGENT_FORM {
+                continue;
+            }
             let Some(id) = index.terms.get(part.as_ref()) else {
                 continue;
             };
-            if in_paths(id) && !out.iter().any(|o| o.id == id) {
+            let mut form_weight = form_weight;
+            if let Some(o) = own {
+                let a = index.path_postings[id as usize].len() as f32;
+                let wd = index.path_postings[o as usize].len() as f32;
+                form_weight *= match mode {
+                    1 => a / (a + wd),
+                    2 => (1.0 - wd / a.max(1.0)).max(0.0),
+                    3 => {
+                        let folder = index.path_postings[id as usize].iter().any(|&f| {
+                            index.files[f as usize].as_ref().is_some_and(|m| {
+                                let dir = m.rel.rsplit_once('/').map_or("", |d| d.0);
+                                dir.split('/').any(|d| {
+                                    crate::retrieve::tokenize::terms(d)
+                                        .iter()
+                                        .any(|x| x.as_str() == part.as_ref())
+                                })
+                            })
+                        });
+                        if folder { 1.0 } else { 0.0 }
+                    }
+                    _ => 1.0,
+                };
+            }
+            if in_paths(id) && form_weight > 0.0 && !out.iter().any(|o| o.id == id) {
                 out.push(Term {
                     id,
                     weight: w * form_weight,
