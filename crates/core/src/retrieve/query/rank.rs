@@ -541,13 +541,22 @@ pub(crate) fn weighted_path_forms<'a>(
 /// Whether file `f` lies in a folder whose name holds the term `id` (`validators/` for
 /// `validator`), its own file name aside.
 fn in_folder_named(index: &Index, f: u32, id: u32) -> bool {
-    index.files[f as usize].as_ref().is_some_and(|m| {
-        let dir = m.rel.rsplit_once('/').map_or("", |d| d.0);
-        dir.split('/').any(|d| {
-            crate::retrieve::tokenize::terms(d)
-                .iter()
-                .any(|x| index.terms.get(x) == Some(id))
-        })
+    index.files[f as usize]
+        .as_ref()
+        .is_some_and(|m| dir_named(index, folder_of(&m.rel), id))
+}
+
+/// The folder part of a relative path (`""` at the root).
+fn folder_of(rel: &str) -> &str {
+    rel.rsplit_once('/').map_or("", |d| d.0)
+}
+
+/// Whether a folder of `dir` (a relative folder path) is named by the term `id`.
+fn dir_named(index: &Index, dir: &str, id: u32) -> bool {
+    dir.split('/').any(|d| {
+        crate::retrieve::tokenize::terms(d)
+            .iter()
+            .any(|x| index.terms.get(x) == Some(id))
     })
 }
 
@@ -919,8 +928,24 @@ impl Scores {
                 .shared
                 .map_or_else(|| idf(self.n_files, live as f32), |s| s.paths);
             self.max_idf = self.max_idf.max(idf_p);
+            // Files of one folder come together in the list: its answer is kept for the next.
+            let mut last: Option<(&str, bool)> = None;
+            let mut in_folder = |f: u32| {
+                let Some(m) = index.files[f as usize].as_ref() else {
+                    return false;
+                };
+                let dir = folder_of(&m.rel);
+                match last {
+                    Some((d, named)) if d == dir => named,
+                    _ => {
+                        let named = dir_named(index, dir, term.id);
+                        last = Some((dir, named));
+                        named
+                    }
+                }
+            };
             for &f in paths {
-                if is_live(f) && (!term.folder_only || in_folder_named(index, f, term.id)) {
+                if is_live(f) && (!term.folder_only || in_folder(f)) {
                     self.path[f as usize] += w_path * term.weight * idf_p;
                 }
             }
