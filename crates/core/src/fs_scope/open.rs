@@ -40,23 +40,69 @@ pub(super) fn open_nonblocking(abs: &Path) -> io::Result<File> {
 /// the checked way, which follows symlinks inside the root and says why a path cannot be read.
 #[cfg(target_os = "linux")]
 pub(super) fn open_beneath(root: &Path, rel: &str) -> Option<(File, Metadata)> {
-    use std::ffi::{CStr, CString};
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-    use std::os::unix::ffi::OsStrExt;
+    let dir = RootDir::open(root)?;
+    let rel = std::ffi::CString::new(rel).ok()?;
+    let before = dir.confined(&rel, libc::O_PATH)?.metadata().ok()?;
+    if !before.is_file() {
+        return None;
+    }
+    let file = dir.confined(&rel, READ_FLAGS)?;
+    let metadata = file.metadata().ok()?;
+    (metadata.is_file() && same_file(&before, &metadata)).then_some((file, metadata))
+}
+
+/// Elsewhere there is no confined open: always the checked way.
+#[cfg(not(target_os = "linux"))]
+pub(super) fn open_beneath(_root: &Path, _rel: &str) -> Option<(File, Metadata)> {
+    None
+}
+
+/// How a regular file is opened for reading by a confined lookup: never blocking (a FIFO put
+/// in its place is not waited on) and never becoming the controlling terminal.
+#[cfg(target_os = "linux")]
+const READ_FLAGS: i32 = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY;
+
+/// The root directory held open (`O_PATH`: for lookups only) for confined opens under it.
+#[cfg(target_os = "linux")]
+pub(super) struct RootDir(std::os::fd::OwnedFd);
+
+#[cfg(target_os = "linux")]
+impl RootDir {
+    /// The directory `root`, opened for lookups; `None` if it cannot be.
+    pub(super) fn open(root: &Path) -> Option<RootDir> {
+        use std::os::fd::FromRawFd;
+        use std::os::unix::ffi::OsStrExt;
+        let root = std::ffi::CString::new(root.as_os_str().as_bytes()).ok()?;
+        // SAFETY: `root` is NUL-terminated; the descriptor returned, if any, is owned just
+        // below.
+        let dir = unsafe {
+            libc::open(
+                root.as_ptr(),
+                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            )
+        };
+        if dir < 0 {
+            return None;
+        }
+        // SAFETY: `dir` is a descriptor this function just opened and nothing else owns.
+        Some(RootDir(unsafe { std::os::fd::OwnedFd::from_raw_fd(dir) }))
+    }
 
     /// `openat2(dir, rel, flags, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` as a `File`.
-    fn confined(dir: &OwnedFd, rel: &CStr, flags: i32) -> Option<File> {
+    fn confined(&self, rel: &std::ffi::CStr, flags: i32) -> Option<File> {
+        use std::os::fd::{AsRawFd, FromRawFd};
         // SAFETY: `open_how` is three integers, for which zero is valid.
         let mut how: libc::open_how = unsafe { std::mem::zeroed() };
         how.flags = (flags | libc::O_NOFOLLOW | libc::O_CLOEXEC) as u64;
         how.resolve =
             libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_MAGICLINKS;
-        // SAFETY: `dir` is open for the call, `rel` NUL-terminated, `how` a valid `open_how`
-        // of the size passed; the descriptor returned, if any, is owned by the `File` below.
+        // SAFETY: the directory is open for the call, `rel` NUL-terminated, `how` a valid
+        // `open_how` of the size passed; the descriptor returned, if any, is owned by the
+        // `File` below.
         let fd = unsafe {
             libc::syscall(
                 libc::SYS_openat2,
-                dir.as_raw_fd(),
+                self.0.as_raw_fd(),
                 rel.as_ptr(),
                 std::ptr::from_ref(&how),
                 std::mem::size_of::<libc::open_how>(),
@@ -67,39 +113,21 @@ pub(super) fn open_beneath(root: &Path, rel: &str) -> Option<(File, Metadata)> {
         Some(unsafe { File::from_raw_fd(fd) })
     }
 
-    let root = CString::new(root.as_os_str().as_bytes()).ok()?;
-    let rel = CString::new(rel).ok()?;
-    // The root is opened for each call, not kept: a root replaced since the scope was made is
-    // the one read, as by the checked way.
-    // SAFETY: `root` is NUL-terminated; the descriptor returned, if any, is owned just below.
-    let dir = unsafe {
-        libc::open(
-            root.as_ptr(),
-            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        )
-    };
-    if dir < 0 {
-        return None;
+    /// Opens `rel` (a plain relative path, as for [`open_beneath`]) by the same confined
+    /// lookup, when a look at it was already taken: `seen` is the device and inode a
+    /// `symlink_metadata` of it found to be a regular file (a walk of the tree lists each
+    /// file so). The opened file must be a regular file with that device and inode, else
+    /// `None` (the file was replaced since it was looked at: the caller takes a way that
+    /// looks again). It spares the `O_PATH` look, its `fstat` and its close, and `open` of
+    /// the root for every file. The look is the walk's, so a FIFO or device put in the file's
+    /// place since may be opened: never waited on (`O_NONBLOCK`), and refused by the `fstat`.
+    pub(super) fn open_seen(&self, rel: &str, seen: (u64, u64)) -> Option<(File, Metadata)> {
+        use std::os::unix::fs::MetadataExt;
+        let rel = std::ffi::CString::new(rel).ok()?;
+        let file = self.confined(&rel, READ_FLAGS)?;
+        let metadata = file.metadata().ok()?;
+        (metadata.is_file() && (metadata.dev(), metadata.ino()) == seen).then_some((file, metadata))
     }
-    // SAFETY: `dir` is a descriptor this function just opened and nothing else owns.
-    let dir = unsafe { OwnedFd::from_raw_fd(dir) };
-    let before = confined(&dir, &rel, libc::O_PATH)?.metadata().ok()?;
-    if !before.is_file() {
-        return None;
-    }
-    let file = confined(
-        &dir,
-        &rel,
-        libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY,
-    )?;
-    let metadata = file.metadata().ok()?;
-    (metadata.is_file() && same_file(&before, &metadata)).then_some((file, metadata))
-}
-
-/// Elsewhere there is no confined open: always the checked way.
-#[cfg(not(target_os = "linux"))]
-pub(super) fn open_beneath(_root: &Path, _rel: &str) -> Option<(File, Metadata)> {
-    None
 }
 
 /// Clears `O_NONBLOCK` on an opened regular file so reads behave normally on every file

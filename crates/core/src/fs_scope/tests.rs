@@ -535,6 +535,159 @@ fn the_confined_open_reaches_only_plain_files_inside() {
     assert_eq!(text(&f, "a/b.txt").rel, "a/b.txt");
 }
 
+/// What a read gives, comparable: the text file's fields, or the error's message.
+fn outcome(r: Result<TextFile, ReadError>) -> Result<(String, String, u64, bool), String> {
+    r.map(|t| (t.rel, t.text, t.size, t.crlf))
+        .map_err(|e| e.to_string())
+}
+
+/// The stamp a walk takes of `rel` (without following a final symlink), or a stamp of
+/// nothing for a path with nothing there.
+fn walk_stamp(f: &Fixture, rel: &str) -> crate::stamp::Stamp {
+    crate::stamp::Stamp::of_link(&f.root().join(rel)).unwrap_or(crate::stamp::Stamp {
+        size: 0,
+        modified: None,
+        dev: 0,
+        ino: 0,
+        ctime_ns: 0,
+    })
+}
+
+/// A listed reader gives, for every kind of path, what `read_text` gives: plain files read
+/// straight away, and everything else (symlinks inside and out, `..`, directories, missing
+/// files, binary or too large files) the answers of the checked way, which it falls back to.
+#[test]
+fn a_listed_reader_reads_what_read_text_reads() {
+    let f = Fixture::new();
+    f.write("a/b.txt", "hello\nworld\n");
+    f.write("crlf.txt", "one\r\ntwo\r\n");
+    f.write("bin.dat", b"\x00\x01\x02binary");
+    f.write("big.txt", "x".repeat(200));
+    f.write("empty.txt", "");
+    #[cfg(unix)]
+    {
+        f.symlink("a/b.txt", "inside_link.txt");
+        f.symlink("a", "dir_link");
+        f.symlink(f.outside(), "dir_out");
+        f.symlink(f.outside().join("secret.txt"), "out.txt");
+    }
+    let limits = ReadLimits {
+        max_bytes: 100,
+        ..ReadLimits::default()
+    };
+    let reader = f.scope.listed_reader();
+    for path in [
+        "a/b.txt",
+        "crlf.txt",
+        "bin.dat",
+        "big.txt",
+        "empty.txt",
+        "inside_link.txt",
+        "dir_link/b.txt",
+        "dir_out/secret.txt",
+        "out.txt",
+        "../outside/secret.txt",
+        "a/../a/b.txt",
+        "./a//b.txt",
+        "a",
+        "a/missing.txt",
+        "",
+    ] {
+        let seen = walk_stamp(&f, path);
+        let got = outcome(reader.read_text(path, &seen, &limits));
+        let want = outcome(f.scope.read_text(path, &limits));
+        assert_eq!(got, want, "{path}");
+        if let Err(e) = reader.read_text(path, &seen, &limits) {
+            f.assert_safe(&e);
+        }
+    }
+    assert_eq!(
+        outcome(reader.read_text("a/b.txt", &walk_stamp(&f, "a/b.txt"), &limits))
+            .unwrap()
+            .1,
+        "hello\nworld\n"
+    );
+}
+
+/// The walk's stamp stands for the look before opening: a file replaced since (another
+/// inode, a FIFO, a symlink out of the root, a directory on the way swapped for a symlink)
+/// is looked at again, and read or refused as the checked way says, never waited on and never
+/// read outside the root.
+#[cfg(unix)]
+#[test]
+fn a_listed_reader_looks_again_at_what_changed_since_the_walk() {
+    let f = Fixture::new();
+    f.write("a.txt", "old");
+    f.write("d/x.txt", "inside");
+    fs::write(f.outside().join("x.txt"), "SECRET").unwrap();
+    let seen_a = walk_stamp(&f, "a.txt");
+    let seen_x = walk_stamp(&f, "d/x.txt");
+    let read = |path: &str, seen: crate::stamp::Stamp| {
+        let scope = f.scope.clone();
+        let path = path.to_owned();
+        promptly(move || {
+            scope
+                .listed_reader()
+                .read_text(&path, &seen, &ReadLimits::default())
+        })
+    };
+    assert_eq!(read("a.txt", seen_a).unwrap().text, "old");
+    // Replaced by another file (renamed over it): the new one, as `read_text` reads it.
+    f.write("new.txt", "new");
+    fs::rename(f.root().join("new.txt"), f.root().join("a.txt")).unwrap();
+    assert_eq!(read("a.txt", seen_a).unwrap().text, "new");
+    // Replaced by a FIFO with no writer: refused at once.
+    fs::remove_file(f.root().join("a.txt")).unwrap();
+    f.fifo("a.txt");
+    let e = read("a.txt", seen_a).unwrap_err();
+    assert!(matches!(e, ReadError::NotRegularFile { .. }), "{e:?}");
+    // Replaced by a symlink out of the root: an escape, and nothing of outside read.
+    fs::remove_file(f.root().join("a.txt")).unwrap();
+    f.symlink(f.outside().join("secret.txt"), "a.txt");
+    let e = read("a.txt", seen_a).unwrap_err();
+    assert!(matches!(e, ReadError::Escape { .. }), "{e:?}");
+    f.assert_safe(&e);
+    // A directory on the way swapped for a symlink out of the root (the file at its end has
+    // the walk's inode nowhere): an escape too.
+    fs::rename(f.root().join("d"), f.root().join("d_moved")).unwrap();
+    f.symlink(f.outside(), "d");
+    let e = read("d/x.txt", seen_x).unwrap_err();
+    assert!(matches!(e, ReadError::Escape { .. }), "{e:?}");
+    f.assert_safe(&e);
+    // Even with the stamp of the very file outside, the confined open does not reach it.
+    let seen_outside = crate::stamp::Stamp::of_link(&f.outside().join("x.txt")).unwrap();
+    let e = read("d/x.txt", seen_outside).unwrap_err();
+    assert!(matches!(e, ReadError::Escape { .. }), "{e:?}");
+}
+
+/// The open a listed reader takes keeps only a regular file with the walk's device and inode,
+/// and does not wait on a FIFO whose stamp it is given.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_open_after_a_walk_keeps_only_the_file_the_walk_saw() {
+    use std::os::unix::fs::MetadataExt;
+    let f = Fixture::new();
+    f.write("a/b.txt", "hello");
+    f.write("c.txt", "other");
+    f.fifo("pipe");
+    let Some(dir) = open::RootDir::open(f.scope.root()) else {
+        panic!("the root opens");
+    };
+    let id = |rel: &str| {
+        let m = fs::symlink_metadata(f.root().join(rel)).unwrap();
+        (m.dev(), m.ino())
+    };
+    if open::open_beneath(f.scope.root(), "a/b.txt").is_none() {
+        println!("note: openat2 is not available here; the checked way serves every read");
+        return;
+    }
+    assert!(dir.open_seen("a/b.txt", id("a/b.txt")).is_some());
+    assert!(dir.open_seen("a/b.txt", id("c.txt")).is_none());
+    let pipe = id("pipe");
+    let opened = promptly(move || dir.open_seen("pipe", pipe).is_some());
+    assert!(!opened);
+}
+
 #[cfg(unix)]
 #[test]
 fn dangling_symlink_inside_is_not_found() {

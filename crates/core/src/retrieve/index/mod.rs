@@ -243,6 +243,9 @@ pub struct Index {
     /// What pruned ranking knows of the posting lists in this generation
     /// ([`prune`](super::query::prune)).
     pub(super) summaries: std::sync::Mutex<super::query::prune::Summaries>,
+    /// What ranking reads of every file, dense, for this generation
+    /// ([`FileTable`](super::query::rank::FileTable)).
+    pub(super) file_table: std::sync::Mutex<super::query::rank::FileTable>,
     /// Bounds the resident pages of the mapped cache file (see [`Index::bound_residency`]).
     residency: mapped::Residency,
 }
@@ -320,6 +323,7 @@ impl Index {
             generation: 0,
             central: std::sync::Mutex::default(),
             summaries: std::sync::Mutex::default(),
+            file_table: std::sync::Mutex::default(),
             residency: mapped::Residency::default(),
         }
     }

@@ -10,7 +10,7 @@ use super::idents::{Entry, Hot, Idents, Vacant};
 use super::terms::{fingerprint, TermDict};
 use super::walk::{self, Listed, Stamp};
 use super::{Index, SkipReason, TEXT_CACHE_BYTES};
-use crate::fs_scope::{ReadLimits, Scope};
+use crate::fs_scope::{ListedReader, ReadLimits, Scope};
 
 use crate::retrieve::query::rank;
 use crate::retrieve::query::roles::{role_of_text, Role};
@@ -105,8 +105,11 @@ pub(super) fn prepare_batch(scope: &Scope, listed: &[Listed], progress: &AtomicU
     let mut raw: Vec<(u32, u32, u16, u16)> = Vec::new();
     let mut chunk_no = 0u32;
     let mut files = Vec::with_capacity(listed.len());
+    // Every file was just listed with the stamp of a look at it: read with that look as the
+    // one before opening, and the root opened once for the batch.
+    let reader = scope.listed_reader();
     for l in listed {
-        let p = prepare(scope, l, &mut counts, |terms| {
+        let p = prepare(&reader, l, &mut counts, |terms| {
             raw.extend(terms.iter().map(|&(t, tf, sym)| (t, chunk_no, tf, sym)));
             chunk_no += 1;
         });
@@ -145,14 +148,14 @@ pub(super) fn prepare_batch(scope: &Scope, listed: &[Listed], progress: &AtomicU
 /// indexing. Its terms are numbered in `counts.terms` (shared by a batch), and `chunk` receives
 /// each kept chunk's (term, tf, sym) in turn.
 fn prepare(
-    scope: &Scope,
+    reader: &ListedReader<'_>,
     listed: &Listed,
     counts: &mut ChunkCounts,
     mut chunk: impl FnMut(&[(u32, u16, u16)]),
 ) -> Result<Prepared, SkipReason> {
     let read_at = SystemTime::now();
-    let file = scope
-        .read_text(&listed.rel, &read_limits())
+    let file = reader
+        .read_text(&listed.rel, &listed.stamp, &read_limits())
         .map_err(|e| SkipReason::of(&e))?;
     if looks_generated(&file.text) {
         return Err(SkipReason::Generated);

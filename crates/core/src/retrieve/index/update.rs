@@ -15,9 +15,12 @@ use super::{ChunkMeta, FileMeta, Index, Progress};
 /// batches in flight are allocated on the reading threads and freed on this one, and glibc
 /// keeps what they leave in per-thread arenas (on the kernel, mallinfo counted ~90 MB free in
 /// the arenas against ~95 MB in use there). Returning it every 32 batches (~38 times on the
-/// kernel) took the in-process peak from 328-337 to 298-309 MB for ~0.3 s more system CPU
-/// (pages handed back are faulted in again); every 16, 291-300 MB for ~0.6 s.
-const TRIM_EVERY: usize = 32;
+/// kernel) first took the in-process peak from 328-337 to 298-309 MB. Measured again on the
+/// kernel (three alternated runs each, in process): every 32 batches, a peak of 290-298 MB and
+/// 2.45-2.54 s of system CPU; every 64, 290-302 MB and 2.06-2.40 s (once 3.04); every 128,
+/// 297-303 MB; never, 311-317 MB and 2.12-2.14 s. Each return gives back pages the reading
+/// threads fault in again, and halving the returns keeps the peak where it was.
+const TRIM_EVERY: usize = 64;
 
 impl Index {
     /// Releases spare capacity left by a build, and gives the allocator's freed pages back to

@@ -23,6 +23,7 @@
 use super::prompt::normalize_name;
 pub use super::prompt::Query;
 use super::roles::{Role, Wanted};
+use crate::retrieve::index::terms::prefetch;
 use crate::retrieve::index::Index;
 
 /// BM25 saturation and length normalization, chunk level.
@@ -831,8 +832,12 @@ impl Scores {
                     &mut self.file_tf,
                     &mut self.touched,
                 );
+                let score_at = chunk_scores.as_ptr();
                 list.for_each_prefetched(
-                    |p| Some(chunks.wrapping_add(p.chunk as usize)),
+                    |p| {
+                        prefetch(score_at.wrapping_add(p.chunk as usize));
+                        Some(chunks.wrapping_add(p.chunk as usize))
+                    },
                     |p| {
                         let c = &index.chunks[p.chunk as usize];
                         chunked[c.file as usize] = true;
@@ -1091,6 +1096,8 @@ fn score_postings<'i>(
     touched.clear();
     let chunks = index.chunks.as_ptr();
     let offset = range.start as usize;
+    // Where chunk `c`'s score is (`scores` starts at `range.start`): only prefetched.
+    let score_at = scores.as_ptr().wrapping_sub(offset);
     let mut rests: Vec<Rest<'i>> = Vec::with_capacity(terms.len());
     let mut resume = resume.map(Vec::into_iter);
     for term in terms {
@@ -1121,7 +1128,10 @@ fn score_postings<'i>(
                 }
                 *slot += tf;
             };
+            // The posting's chunk score is asked for with its metadata: the scores of a
+            // large index are megabytes too, and the walk adds to them in list order.
             let at = |p: crate::retrieve::index::terms::Posting| {
+                prefetch(score_at.wrapping_add(p.chunk as usize));
                 Some(chunks.wrapping_add(p.chunk as usize))
             };
             match from {
@@ -1195,6 +1205,21 @@ impl Mentions {
         })
     }
 
+    /// Whether names are compared with the stem of a file of `keys` whose path field scored
+    /// `path`: names match stems only of files whose path matched a prompt term.
+    fn checks_names(&self, keys: &FileKeys, path: f32) -> bool {
+        path > 0.0 && self.names.contains(&keys.stem)
+    }
+
+    /// Whether [`Mentions::score`] of a file of `keys` whose path field scored `path` can be
+    /// above 0: only files with a key of a mention, module or name can match (see
+    /// [`FileKeys`]).
+    pub(super) fn may_name(&self, keys: &FileKeys, path: f32) -> bool {
+        self.checks_names(keys, path)
+            || self.files.contains(&keys.name)
+            || self.modules.contains(&keys.module)
+    }
+
     /// Whether a file whose path matched no prompt term can be named (by a mention or a
     /// module: a name matches only the stem of a file whose path matched).
     pub(super) fn any_file(&self) -> bool {
@@ -1208,15 +1233,10 @@ impl Mentions {
         query: &Query,
         path: f32,
     ) -> (f32, Naming) {
-        // Names match stems only of files whose path matched a prompt term: cheap filter.
-        let check_names = path > 0.0 && self.names.contains(&meta.keys.stem);
-        // Only files with a key of a mention, module or name can match (see FileKeys).
-        if !check_names
-            && !self.files.contains(&meta.keys.name)
-            && !self.modules.contains(&meta.keys.module)
-        {
+        if !self.may_name(&meta.keys, path) {
             return (0.0, Naming::Other);
         }
+        let check_names = self.checks_names(&meta.keys, path);
         let rel = if meta
             .rel
             .bytes()
@@ -1268,16 +1288,6 @@ impl Modifiers {
         dropped.sort_unstable();
         dropped
     }
-}
-
-/// [`Mentions::score`] when the prompt names files; 0 otherwise.
-fn mention_of(
-    mentions: Option<&Mentions>,
-    meta: &crate::retrieve::index::FileMeta,
-    query: &Query,
-    path: f32,
-) -> (f32, Naming) {
-    mentions.map_or((0.0, Naming::Other), |m| m.score(meta, query, path))
 }
 
 /// How a file's stem is named by a one-line question's words ([`Query::subject`]).
@@ -1449,6 +1459,13 @@ pub(in crate::retrieve) struct FileKeys {
 }
 
 impl FileKeys {
+    /// The keys of a removed file's place in [`FileTable`] (never read).
+    const NONE: FileKeys = FileKeys {
+        name: 0,
+        module: 0,
+        stem: 0,
+    };
+
     pub(in crate::retrieve) fn of(rel: &str) -> FileKeys {
         let rel = rel.to_lowercase();
         let name = last(&rel);
@@ -1532,6 +1549,20 @@ impl<'a> Factors<'a> {
         role_factor(meta, self.query, self.wanted, self.kept(meta))
     }
 
+    /// [`Factors::role`] of a file of role `role`, whose metadata `meta` gives (`None`: a
+    /// removed file, factor 1): read only for the roles whose factor depends on the path
+    /// (legacy, docs, config); any other role's factor is the role's.
+    fn role_as<'m>(
+        &self,
+        role: Role,
+        meta: impl FnOnce() -> Option<&'m crate::retrieve::index::FileMeta>,
+    ) -> f32 {
+        match role {
+            Role::Legacy | Role::Docs | Role::Config => meta().map_or(1.0, |m| self.role(m)),
+            _ => role.factor(self.wanted),
+        }
+    }
+
     /// The most any file's role and side factors multiply its score by for this prompt.
     pub(super) fn most(&self) -> f32 {
         Role::ALL
@@ -1552,13 +1583,34 @@ pub(super) fn file_score(
     meta: &crate::retrieve::index::FileMeta,
     factors: &Factors<'_>,
 ) -> Option<f32> {
-    let top = best_chunk(scores, meta.chunks.clone());
+    file_score_in(
+        scores,
+        fid,
+        base,
+        meta.chunks.clone(),
+        || factors.role(meta),
+        factors,
+    )
+}
+
+/// [`file_score`] of a file whose chunks are `chunks` and whose role factor `role` gives
+/// (asked only for a file that has a signal).
+#[inline]
+fn file_score_in(
+    scores: &Scores,
+    fid: u32,
+    base: f32,
+    chunks: std::ops::Range<u32>,
+    role: impl FnOnce() -> f32,
+    factors: &Factors<'_>,
+) -> Option<f32> {
+    let top = best_chunk(scores, chunks.clone());
     if base <= 0.0 && top == 0.0 {
         return None;
     }
-    let score = (base + W_BEST_CHUNK * top) * factors.role(meta) * factors.side(fid);
+    let score = (base + W_BEST_CHUNK * top) * role() * factors.side(fid);
     // A file without a matching chunk shows its first one: it needs one.
-    (score.is_finite() && score > 0.0 && !meta.chunks.is_empty()).then_some(score)
+    (score.is_finite() && score > 0.0 && !chunks.is_empty()).then_some(score)
 }
 
 /// Steps 4 and 5 over every file: the mentions of the files the prompt names, and the score
@@ -1576,27 +1628,103 @@ fn scored_files(
     let mentions = Mentions::of(index, scores, query);
     let any_named = mentions.as_ref().is_some_and(Mentions::any_file);
     let mut modifiers = Modifiers::default();
-    for (fid, meta) in index.files.iter().enumerate() {
+    let mut table = index
+        .file_table
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let table = table.of(index);
+    let meta_of = |fid: usize| index.files[fid].as_ref();
+    for fid in 0..table.spans.len() {
         let base = scores.bm25[fid] + scores.path[fid] + scores.symbol[fid];
-        // No signal at all (most files of a large tree): skipped without reading its meta.
+        // No signal at all (most files of a large tree): skipped.
         if base <= 0.0 && !scores.chunked[fid] && !any_named {
             continue;
         }
-        let Some(meta) = meta else { continue };
-        let (mention, naming) = mention_of(mentions.as_ref(), meta, query, scores.path[fid]);
+        let (start, end) = table.spans[fid];
+        if start == REMOVED {
+            continue;
+        }
+        // The metadata itself is read only for the few files it decides about.
+        let (mention, naming) = match &mentions {
+            Some(m) if m.may_name(&table.keys[fid], scores.path[fid]) => match meta_of(fid) {
+                Some(meta) => m.score(meta, query, scores.path[fid]),
+                None => continue,
+            },
+            _ => (0.0, Naming::Other),
+        };
         scores.mention[fid] = mention;
         let named = base + mention;
         if named <= 0.0 && !scores.chunked[fid] {
             continue;
         }
-        if let Some(score) = file_score(scores, fid as u32, named, meta, factors) {
-            let rest = || file_score(scores, fid as u32, base, meta, factors).unwrap_or(0.0);
+        let role = || factors.role_as(table.roles[fid], || meta_of(fid));
+        if let Some(score) = file_score_in(scores, fid as u32, named, start..end, role, factors) {
+            let rest = || {
+                meta_of(fid)
+                    .and_then(|meta| file_score(scores, fid as u32, base, meta, factors))
+                    .unwrap_or(0.0)
+            };
             modifiers.note(naming, scored.len(), fid as u32, rest);
             scored.push((fid as u32, score));
         }
     }
     let dropped = modifiers.drop_mentions(&mut scored, scores);
     (scored, dropped)
+}
+
+/// A removed file's start in [`FileTable::spans`].
+const REMOVED: u32 = u32::MAX;
+
+/// What [`scored_files`] reads of every file, in dense arrays by file id, made once per
+/// generation of the index (any file added or removed, or the chunks compacted, makes it
+/// again): a common word touches most files of a large tree, and reading each one's whole
+/// metadata (over a hundred bytes, the path elsewhere) streamed megabytes a query (the Linux
+/// kernel: about a fifth of a warm query's time, where these arrays are 2.6 MB).
+#[derive(Debug)]
+pub(in crate::retrieve) struct FileTable {
+    /// The index's change count the arrays are valid for.
+    generation: u64,
+    /// Per file: its chunks (start, end), or ([`REMOVED`], 0).
+    spans: Vec<(u32, u32)>,
+    /// Per file: its role (that of source code for a removed one).
+    roles: Vec<Role>,
+    /// Per file: its [`FileKeys`].
+    keys: Vec<FileKeys>,
+}
+
+impl Default for FileTable {
+    fn default() -> FileTable {
+        FileTable {
+            generation: u64::MAX,
+            spans: Vec::new(),
+            roles: Vec::new(),
+            keys: Vec::new(),
+        }
+    }
+}
+
+impl FileTable {
+    /// The table of `index` as it is now: kept, or made again.
+    pub(in crate::retrieve) fn of(&mut self, index: &Index) -> &FileTable {
+        if self.generation != index.generation || self.spans.len() != index.files.len() {
+            self.spans.clear();
+            self.roles.clear();
+            self.keys.clear();
+            for meta in &index.files {
+                if let Some(m) = meta {
+                    self.spans.push((m.chunks.start, m.chunks.end));
+                    self.roles.push(m.role);
+                    self.keys.push(m.keys);
+                } else {
+                    self.spans.push((REMOVED, 0));
+                    self.roles.push(Role::Source);
+                    self.keys.push(FileKeys::NONE);
+                }
+            }
+            self.generation = index.generation;
+        }
+        self
+    }
 }
 
 /// Steps 5 and 6: the files of `scored` (each with its score) get the centrality prior, the
@@ -2962,6 +3090,77 @@ fn scale_hit(hit: &mut FileHit, factor: f32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table's arrays, to compare a kept table with one made afresh.
+    fn table_of(t: &FileTable) -> (Vec<(u32, u32)>, Vec<Role>, Vec<FileKeys>) {
+        (t.spans.clone(), t.roles.clone(), t.keys.clone())
+    }
+
+    /// Ranking through the dense file table gives what the files' own metadata gives: after
+    /// files are removed, rewritten with more chunks and added, the kept table is made again,
+    /// and a ranking reads the same spans, roles and keys as a table made from scratch.
+    #[test]
+    fn file_table_follows_every_added_removed_and_rewritten_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        let body = |name: &str, n: usize| -> String {
+            (0..n)
+                .map(|k| {
+                    format!("int {name}_{k}(int queue) {{\n    return flush(queue, {k});\n}}\n\n")
+                })
+                .collect()
+        };
+        for f in 0..30 {
+            write(
+                &format!("src/queue{f}.c"),
+                &body(&format!("queue{f}"), 1 + f % 4),
+            );
+        }
+        write("docs/queue.md", "# Queue\n\nHow the queue is flushed.\n");
+        write("config/queue.toml", "flush_queue = true\n");
+        write("legacy/v1/queue.c", &body("old_queue", 2));
+        let mut index = Index::new(crate::fs_scope::Scope::new(dir.path()).unwrap(), 1000);
+        index.set_watching(false);
+        index.refresh(&std::sync::atomic::AtomicUsize::new(0));
+        let fresh = |index: &Index| table_of(FileTable::default().of(index));
+        let query = Query::parse("flush the queue");
+        let before = rank(&index, &query, 20);
+        assert!(!before.is_empty());
+        let kept = table_of(&index.file_table.lock().unwrap());
+        assert_eq!(kept, fresh(&index));
+        // Removed only: as many file ids as before, one of them empty now.
+        std::fs::remove_file(dir.path().join("src/queue3.c")).unwrap();
+        assert!(index.refresh(&std::sync::atomic::AtomicUsize::new(0)) > 0);
+        assert_eq!(index.files.len(), kept.0.len());
+        rank(&index, &query, 20);
+        let kept_removed = table_of(&index.file_table.lock().unwrap());
+        assert_ne!(
+            kept_removed, kept,
+            "the removal changed what the table holds"
+        );
+        assert_eq!(kept_removed, fresh(&index));
+        let kept = kept_removed;
+        // Rewritten with more chunks, and added.
+        write("src/queue7.c", &body("queue7", 12));
+        write("src/queue99.c", &body("queue99", 3));
+        assert!(index.refresh(&std::sync::atomic::AtomicUsize::new(0)) > 0);
+        let after = rank(&index, &query, 20);
+        let kept_after = table_of(&index.file_table.lock().unwrap());
+        assert_ne!(kept_after, kept, "the edits changed what the table holds");
+        assert_eq!(kept_after, fresh(&index));
+        // Equal to ranking the same index with a table made for it now.
+        *index.file_table.lock().unwrap() = FileTable::default();
+        let again = rank(&index, &query, 20);
+        assert_eq!(after.len(), again.len());
+        for (a, b) in after.iter().zip(&again) {
+            assert_eq!((a.file, a.score.to_bits()), (b.file, b.score.to_bits()));
+            assert_eq!(a.signals, b.signals);
+        }
+    }
 
     #[test]
     fn path_forms_are_stems_before_derivational_endings_and_abbreviations() {
