@@ -127,7 +127,7 @@ pub(crate) fn collection(indexes: &[&Index], query: &Query) -> Collection {
     // The counts of each selected term over every root, as step 2 counts them in one.
     let mut max_idf = 0.0f32;
     let mut terms = Vec::new();
-    for (t, weight, path_only) in selected_terms(indexes, query) {
+    for (t, weight, path_only, folder_only) in selected_terms(indexes, query) {
         let (mut chunks, mut files, mut paths, mut defs) = (0usize, 0usize, 0usize, 0usize);
         for (index, id) in indexes.iter().zip(ids(&t)) {
             let Some(id) = id else { continue };
@@ -154,7 +154,7 @@ pub(crate) fn collection(indexes: &[&Index], query: &Query) -> Collection {
         if paths > 0 {
             max_idf = max_idf.max(idfs.paths);
         }
-        terms.push((t, weight, path_only, idfs));
+        terms.push((t, weight, path_only, folder_only, idfs));
     }
     Collection {
         n_chunks,
@@ -169,8 +169,9 @@ pub(crate) fn collection(indexes: &[&Index], query: &Query) -> Collection {
 
 /// Step 1 of the ranking over the union of `indexes`: the known terms (when there are too
 /// many, those [`kept_first`](rank::kept_first)), then the path forms of words no path
-/// holds, then the phrases, as (term, weight, path only).
-fn selected_terms(indexes: &[&Index], query: &Query) -> Vec<(String, f32, bool)> {
+/// holds (and the agent forms naming folders of those some path holds, one-line prompts),
+/// then the phrases, as (term, weight, path only, folders only).
+fn selected_terms(indexes: &[&Index], query: &Query) -> Vec<(String, f32, bool, bool)> {
     let known_anywhere = |t: &str| indexes.iter().any(|i| i.terms.get(t).is_some());
     let in_paths = |t: &str| {
         indexes.iter().any(|i| {
@@ -199,17 +200,26 @@ fn selected_terms(indexes: &[&Index], query: &Query) -> Vec<(String, f32, bool)>
         known.truncate(rank::MAX_QUERY_TERMS);
         known.sort_by_key(|t| t.3);
     }
-    let mut selected: Vec<(String, f32, bool)> = known
+    let mut selected: Vec<(String, f32, bool, bool)> = known
         .into_iter()
-        .map(|(t, w, _, _)| (t, w, false))
+        .map(|(t, w, _, _)| (t, w, false, false))
         .collect();
+    let names_a_folder = |t: &str| {
+        indexes
+            .iter()
+            .any(|i| i.terms.get(t).is_some_and(|id| rank::names_a_folder(i, id)))
+    };
     for (t, w) in &query.terms {
-        if in_paths(t) {
+        let held = in_paths(t);
+        if held && query.lines > 1 {
             continue;
         }
         for (part, form_weight) in rank::weighted_path_forms(t, &query.symbols) {
+            if held && (form_weight != rank::W_AGENT_FORM || !names_a_folder(&part)) {
+                continue;
+            }
             if in_paths(&part) && !selected.iter().any(|s| s.0 == part) {
-                selected.push((part.into_owned(), w * form_weight, true));
+                selected.push((part.into_owned(), w * form_weight, true, held));
             }
         }
     }
@@ -222,12 +232,12 @@ fn selected_terms(indexes: &[&Index], query: &Query) -> Vec<(String, f32, bool)>
             }
         });
         if known && postings <= rank::MAX_SYNONYM_POSTINGS && !selected.iter().any(|s| s.0 == *t) {
-            selected.push((t.clone(), *w, false));
+            selected.push((t.clone(), *w, false, false));
         }
     }
     for p in &query.phrases {
         if known_anywhere(p) && !selected.iter().any(|s| s.0 == *p) {
-            selected.push((p.clone(), rank::W_PHRASE, false));
+            selected.push((p.clone(), rank::W_PHRASE, false, false));
         }
     }
     selected

@@ -146,6 +146,45 @@ fn a_prompt_word_meets_the_file_named_after_its_agent() {
 }
 
 #[test]
+fn a_word_some_path_holds_still_meets_the_folder_named_after_its_agent() {
+    // "validated" is in a path as it is (`validate_call.py`), yet the checks live under
+    // `validators/`: the agent's folder lifts its files over two that merely share words.
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        r,
+        "pkg/validators/fields.rs",
+        "// Fields of a record: each value is checked in turn.\nfn fields(input: &Input, errors: &mut Vec<Error>) {\n    for field in &self.fields {\n        match field.lookup(input) {\n            Some(value) => out.push(value),\n            None => errors.push(Error::missing(field)),\n        }\n    }\n}\n",
+    );
+    write(r, "pkg/validate_call.py", "def wrap(fn):\n    return fn\n");
+    write(
+        r,
+        "pkg/report.rs",
+        "// Reports the errors of a run, with the missing ones counted.\nfn report(errors: &[Error], run: &Run) {\n    for e in errors {\n        println!(\"{e}: {} missing\", run.count);\n    }\n}\n",
+    );
+    write(
+        r,
+        "pkg/cache.rs",
+        "// Keeps data that was already read.\nfn keep(data: Data) { store(data) }\n",
+    );
+    let first = |prompt: &str| {
+        let out = Retrieval::default()
+            .retrieve(&request(r, prompt, 10))
+            .unwrap();
+        out[0].path.clone()
+    };
+    assert_eq!(
+        first("Handle missing errors in validated data"),
+        "pkg/validators/fields.rs"
+    );
+    // A longer prompt keeps the rule for words no path holds only.
+    assert_ne!(
+        first("Handle missing errors in validated data\n\nThe run counts them."),
+        "pkg/validators/fields.rs"
+    );
+}
+
+#[test]
 fn the_subject_of_a_question_names_its_file_over_a_modifier() {
     // "task state and task result tracking" asks about tasks: `state.ts`, named after the
     // word that modifies the subject, held the state of everything and ranked first.

@@ -214,6 +214,10 @@ pub(super) struct Term {
     pub(super) weight: f32,
     /// Matched against paths only (a [`path_forms`] of a prompt word).
     pub(super) path_only: bool,
+    /// Of the files whose path holds it, only those in a folder it names get its path field
+    /// (its idf is still over every such path): the agent form of a prompt word that some
+    /// path holds as it is ([`select_terms`]).
+    pub(super) folder_only: bool,
     /// The term's idfs over a larger collection this index is ranked in ([`Collection`]);
     /// `None`: from the index's own counts.
     pub(super) shared: Option<SharedIdf>,
@@ -243,8 +247,8 @@ pub(crate) struct Collection {
     /// Strongest idf of any selected term that something matched (the unit of mention boosts).
     pub max_idf: f32,
     /// The query's terms selected over the whole collection (as [`select_terms`] selects them
-    /// in one index), in ranking order: (term, weight, path only, idfs).
-    pub terms: Vec<(String, f32, bool, SharedIdf)>,
+    /// in one index), in ranking order: (term, weight, path only, folders only, idfs).
+    pub terms: Vec<(String, f32, bool, bool, SharedIdf)>,
     /// The weight of each word of the prompt's messages over the collection
     /// ([`word_weight`]).
     pub word_weights: rustc_hash::FxHashMap<String, f32>,
@@ -255,11 +259,12 @@ impl Collection {
     fn terms_in(&self, index: &Index) -> Vec<Term> {
         self.terms
             .iter()
-            .filter_map(|(t, weight, path_only, idfs)| {
+            .filter_map(|(t, weight, path_only, folder_only, idfs)| {
                 Some(Term {
                     id: index.terms.get(t.as_str())?,
                     weight: *weight,
                     path_only: *path_only,
+                    folder_only: *folder_only,
                     shared: Some(*idfs),
                 })
             })
@@ -284,6 +289,7 @@ pub(super) fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
                     id,
                     weight: *w,
                     path_only: false,
+                    folder_only: false,
                     shared: None,
                 },
                 df,
@@ -299,21 +305,31 @@ pub(super) fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
     let mut out: Vec<Term> = known.into_iter().map(|t| t.0).collect();
     // Words no path holds as they are, through the path parts they are made from or
     // shortened to (`connection` meets `connect.c`, `utility` meets `StringUtils.java`), or
-    // named after what does them (`matching` meets `matcher.go`).
+    // named after what does them (`matching` meets `matcher.go`). In a one-line prompt, a
+    // word that some path holds still meets the folders named after its agent ("validated"
+    // meets `validators/` though `validate_call.py` holds `validate`): [`folder_only`].
     for (t, w) in &query.terms {
         let in_paths = |id: u32| !index.path_postings[id as usize].is_empty();
-        if index.terms.get(t.as_str()).is_some_and(in_paths) {
+        let held = index.terms.get(t.as_str()).is_some_and(in_paths);
+        if held && query.lines > 1 {
             continue;
         }
         for (part, form_weight) in weighted_path_forms(t, &query.symbols) {
+            if held && form_weight != W_AGENT_FORM {
+                continue;
+            }
             let Some(id) = index.terms.get(part.as_ref()) else {
                 continue;
             };
+            if held && !names_a_folder(index, id) {
+                continue;
+            }
             if in_paths(id) && !out.iter().any(|o| o.id == id) {
                 out.push(Term {
                     id,
                     weight: w * form_weight,
                     path_only: true,
+                    folder_only: held,
                     shared: None,
                 });
             }
@@ -332,6 +348,7 @@ pub(super) fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
                 id,
                 weight: *w,
                 path_only: false,
+                folder_only: false,
                 shared: None,
             });
         }
@@ -345,6 +362,7 @@ pub(super) fn select_terms(index: &Index, query: &Query) -> Vec<Term> {
                     id,
                     weight: W_PHRASE,
                     path_only: false,
+                    folder_only: false,
                     shared: None,
                 });
             }
@@ -465,7 +483,7 @@ pub(crate) fn path_forms<'a>(word: &'a str, symbols: &[String]) -> Vec<&'a str> 
 /// to the word: as if the path held the word itself (no fitted weight). Measured with 1.5 and
 /// 2: a commit's second gold file (pydantic, "Handle ... errors" meeting
 /// `annotated_handlers.py`) and a held-out one left the top 10.
-const W_AGENT_FORM: f32 = 1.0;
+pub(crate) const W_AGENT_FORM: f32 = 1.0;
 /// Shortest prompt word (a stem) given [`agent_forms`]: 4 takes `merg` to `merger` and `read`
 /// to `reader`, and `pars` to every parser. Chosen by leave-one-repository-out over {off, 4,
 /// 5} on the DEV sets: every fold picks 4 (semble 0.8850 -> 0.8852, semble-extra 0.8597 ->
@@ -519,6 +537,35 @@ pub(crate) fn weighted_path_forms<'a>(
         }
     }
     out
+}
+
+/// Whether file `f` lies in a folder whose name holds the term `id` (`validators/` for
+/// `validator`), its own file name aside.
+fn in_folder_named(index: &Index, f: u32, id: u32) -> bool {
+    index.files[f as usize]
+        .as_ref()
+        .is_some_and(|m| dir_named(index, folder_of(&m.rel), id))
+}
+
+/// The folder part of a relative path (`""` at the root).
+fn folder_of(rel: &str) -> &str {
+    rel.rsplit_once('/').map_or("", |d| d.0)
+}
+
+/// Whether a folder of `dir` (a relative folder path) is named by the term `id`.
+fn dir_named(index: &Index, dir: &str, id: u32) -> bool {
+    dir.split('/').any(|d| {
+        crate::retrieve::tokenize::terms(d)
+            .iter()
+            .any(|x| index.terms.get(x) == Some(id))
+    })
+}
+
+/// Whether some folder of the tree is named by the term `id` ([`in_folder_named`]).
+pub(crate) fn names_a_folder(index: &Index, id: u32) -> bool {
+    index.path_postings[id as usize]
+        .iter()
+        .any(|&f| in_folder_named(index, f, id))
 }
 
 /// The score accumulators of one query.
@@ -886,8 +933,24 @@ impl Scores {
                 .shared
                 .map_or_else(|| idf(self.n_files, live as f32), |s| s.paths);
             self.max_idf = self.max_idf.max(idf_p);
+            // Files of one folder come together in the list: its answer is kept for the next.
+            let mut last: Option<(&str, bool)> = None;
+            let mut in_folder = |f: u32| {
+                let Some(m) = index.files[f as usize].as_ref() else {
+                    return false;
+                };
+                let dir = folder_of(&m.rel);
+                match last {
+                    Some((d, named)) if d == dir => named,
+                    _ => {
+                        let named = dir_named(index, dir, term.id);
+                        last = Some((dir, named));
+                        named
+                    }
+                }
+            };
             for &f in paths {
-                if is_live(f) {
+                if is_live(f) && (!term.folder_only || in_folder(f)) {
                     self.path[f as usize] += w_path * term.weight * idf_p;
                 }
             }
@@ -2602,7 +2665,7 @@ pub(crate) fn definition_words_in(
                 .terms
                 .iter()
                 .find(|x| x.0 == *t && !x.2)
-                .map(|x| x.3.chunks),
+                .map(|x| x.4.chunks),
             None => index
                 .terms
                 .get(t.as_str())
