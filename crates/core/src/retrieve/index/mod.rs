@@ -249,6 +249,9 @@ pub struct Index {
     /// What the exact definitions of short prompts found in the files they read, for this
     /// generation ([`DefinitionMemo`](super::query::rank::DefinitionMemo)).
     pub(super) definitions: super::query::rank::DefinitionMemo,
+    /// What the definition lines of one-line questions held of their words, for this
+    /// generation ([`FileMemo`](super::query::rank::FileMemo)).
+    pub(super) definition_words: super::query::rank::FileMemo<f32>,
     /// Bounds the resident pages of the mapped cache file (see [`Index::bound_residency`]).
     residency: mapped::Residency,
 }
@@ -328,6 +331,7 @@ impl Index {
             summaries: std::sync::Mutex::default(),
             file_table: std::sync::Mutex::default(),
             definitions: Default::default(),
+            definition_words: Default::default(),
             residency: mapped::Residency::default(),
         }
     }
@@ -433,6 +437,7 @@ impl Index {
             + file_bytes
             + self.text_bytes
             + self.definitions.bytes()
+            + self.definition_words.bytes()
             + self.central_bytes()
             + self.summaries.lock().map_or(0, |s| s.heap_bytes());
         IndexStats {

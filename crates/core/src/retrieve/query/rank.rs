@@ -2388,49 +2388,62 @@ fn definitions_in_text(text: &str, query: &Query, c_family: bool) -> FileDefinit
 /// Most bytes (roughly counted) kept by [`DefinitionMemo`]; past it, it starts afresh.
 pub(crate) const DEFINITION_MEMO_BYTES: usize = 1024 * 1024;
 
-/// What [`exact_definitions_in`] found in the files it read, by the names a prompt asks for
-/// and by file id, for one generation of the index: a file added, removed or changed (read
-/// again under a new generation) empties it, so a definition is never answered from a text
-/// that is not the indexed one. Bounded by [`DEFINITION_MEMO_BYTES`].
-#[derive(Default, Debug)]
-pub(crate) struct DefinitionMemo {
+/// What the definition steps ([`exact_definitions_in`], [`definition_words_in`]) found in the
+/// files they read, by what the prompt asks for (its key) and by file id, for one generation
+/// of the index: a file added, removed or changed (read again under a new generation)
+/// empties it, so nothing is answered from a text that is not the indexed one. Bounded by
+/// [`DEFINITION_MEMO_BYTES`].
+#[derive(Debug)]
+pub(crate) struct FileMemo<V> {
     generation: u64,
     bytes: usize,
-    /// The names of the prompt being ranked (its key in `by_names`).
+    /// The key of the prompt being ranked (in `by_key`).
     current: String,
-    by_names: rustc_hash::FxHashMap<String, rustc_hash::FxHashMap<u32, FileDefinitions>>,
+    by_key: rustc_hash::FxHashMap<String, rustc_hash::FxHashMap<u32, V>>,
 }
 
-impl DefinitionMemo {
-    /// Prepares for `query` at `generation`: forgets everything of another generation.
-    fn begin(&mut self, generation: u64, query: &Query) {
+impl<V> Default for FileMemo<V> {
+    fn default() -> Self {
+        FileMemo {
+            generation: 0,
+            bytes: 0,
+            current: String::new(),
+            by_key: rustc_hash::FxHashMap::default(),
+        }
+    }
+}
+
+/// What [`exact_definitions_in`] found, by the prompt's names.
+pub(crate) type DefinitionMemo = FileMemo<FileDefinitions>;
+
+/// Appends `s` to `key` with its length: no two different lists give the same key.
+fn push_key(key: &mut String, s: &str) {
+    key.push_str(&s.len().to_string());
+    key.push(':');
+    key.push_str(s);
+}
+
+impl<V> FileMemo<V> {
+    /// Prepares for a prompt at `generation`, whose key `key` writes: forgets everything of
+    /// another generation.
+    fn begin_with(&mut self, generation: u64, key: impl FnOnce(&mut String)) {
         if self.generation != generation {
             self.clear();
             self.generation = generation;
         }
         self.current.clear();
-        // Each list with its lengths: no two different lists give the same key.
-        for list in [&query.symbols, &query.symbol_words, &query.capitals] {
-            self.current.push_str(&list.len().to_string());
-            for s in list {
-                self.current.push(':');
-                self.current.push_str(&s.len().to_string());
-                self.current.push(':');
-                self.current.push_str(s);
-            }
-            self.current.push(';');
-        }
+        key(&mut self.current);
     }
 
-    fn get(&self, fid: u32) -> Option<&FileDefinitions> {
-        self.by_names.get(&self.current)?.get(&fid)
+    fn get(&self, fid: u32) -> Option<&V> {
+        self.by_key.get(&self.current)?.get(&fid)
     }
 
-    fn put(&mut self, fid: u32, found: FileDefinitions) {
-        let cost = 48 + found.weak.len() * std::mem::size_of::<(f32, usize)>();
+    /// Keeps `v` for file `fid`, counted as `cost` bytes.
+    fn put_costing(&mut self, fid: u32, v: V, cost: usize) {
         let key_cost = 64 + self.current.len();
         let mut need = cost;
-        if !self.by_names.contains_key(&self.current) {
+        if !self.by_key.contains_key(&self.current) {
             need += key_cost;
         }
         if self.bytes + need > DEFINITION_MEMO_BYTES {
@@ -2441,20 +2454,41 @@ impl DefinitionMemo {
             }
         }
         self.bytes += need;
-        self.by_names
+        self.by_key
             .entry(self.current.clone())
             .or_default()
-            .insert(fid, found);
+            .insert(fid, v);
     }
 
     fn clear(&mut self) {
-        self.by_names.clear();
+        self.by_key.clear();
         self.bytes = 0;
     }
 
     /// Roughly the bytes it holds.
     pub(crate) fn bytes(&self) -> usize {
         self.bytes
+    }
+}
+
+impl DefinitionMemo {
+    /// Prepares for `query`'s names at `generation`.
+    fn begin(&mut self, generation: u64, query: &Query) {
+        self.begin_with(generation, |key| {
+            for list in [&query.symbols, &query.symbol_words, &query.capitals] {
+                key.push_str(&list.len().to_string());
+                for s in list {
+                    key.push(';');
+                    push_key(key, s);
+                }
+                key.push('|');
+            }
+        });
+    }
+
+    fn put(&mut self, fid: u32, found: FileDefinitions) {
+        let cost = 48 + found.weak.len() * std::mem::size_of::<(f32, usize)>();
+        self.put_costing(fid, found, cost);
     }
 }
 
@@ -2782,35 +2816,28 @@ pub(crate) fn definition_words_in(
     if terms.len() < 2 || total <= 0.0 {
         return;
     }
+    // What earlier calls of this generation found in these files for the same terms and
+    // idfs: the files are read once, not on every call.
+    let mut memo = std::mem::take(&mut index.definition_words);
+    memo.begin_with(index.generation, |key| {
+        for (t, v) in &terms {
+            push_key(key, t);
+            key.push_str(&v.to_bits().to_string());
+            key.push(';');
+        }
+    });
     let mut moved = false;
     for (hit, _) in hits.iter_mut().zip(read).filter(|(_, &r)| r) {
-        let c_family = index.files[hit.file as usize]
-            .as_ref()
-            .is_some_and(|m| crate::retrieve::index::chunk::is_c_family(&m.rel));
-        let Some(text) = index.text(hit.file) else {
-            continue;
+        let best = match memo.get(hit.file) {
+            Some(&best) => best,
+            None => {
+                let Some(best) = definition_words_of(index, hit.file, &terms) else {
+                    continue;
+                };
+                memo.put_costing(hit.file, best, 32);
+                best
+            }
         };
-        let mut best = 0.0f32;
-        for line in text.lines() {
-            if crate::retrieve::index::chunk::definition_name(line, c_family).is_none() {
-                continue;
-            }
-            let mut seen = 0u64;
-            crate::retrieve::tokenize::for_each_term(line, |t, _| {
-                if let Some(k) = terms.iter().position(|x| x.0 == t) {
-                    seen |= 1 << k;
-                }
-            });
-            if seen.count_ones() >= 2 {
-                let held: f32 = terms
-                    .iter()
-                    .enumerate()
-                    .filter(|(k, _)| seen & (1 << k) != 0)
-                    .map(|(_, t)| t.1)
-                    .sum();
-                best = best.max(held);
-            }
-        }
         if best > 0.0 {
             let share = best / total;
             scale_hit(hit, (W_DEFINITION_WORDS * share).exp());
@@ -2818,9 +2845,41 @@ pub(crate) fn definition_words_in(
             moved = true;
         }
     }
+    index.definition_words = memo;
     if moved {
         sort_hits(index, hits);
     }
+}
+
+/// The most idf of `terms` that one definition line of file `fid` holds (two or more of
+/// them), 0 if none; `None` if the file cannot be read.
+fn definition_words_of(index: &mut Index, fid: u32, terms: &[(&str, f32)]) -> Option<f32> {
+    let c_family = index.files[fid as usize]
+        .as_ref()
+        .is_some_and(|m| crate::retrieve::index::chunk::is_c_family(&m.rel));
+    let text = index.text(fid)?;
+    let mut best = 0.0f32;
+    for line in text.lines() {
+        if crate::retrieve::index::chunk::definition_name(line, c_family).is_none() {
+            continue;
+        }
+        let mut seen = 0u64;
+        crate::retrieve::tokenize::for_each_term(line, |t, _| {
+            if let Some(k) = terms.iter().position(|x| x.0 == t) {
+                seen |= 1 << k;
+            }
+        });
+        if seen.count_ones() >= 2 {
+            let held: f32 = terms
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| seen & (1 << k) != 0)
+                .map(|(_, t)| t.1)
+                .sum();
+            best = best.max(held);
+        }
+    }
+    Some(best)
 }
 
 /// How many live chunks hold term `id`: its list's length when every chunk is alive (the
@@ -3259,6 +3318,64 @@ mod tests {
         let (kept, read) = exact_twice(&mut index, &query);
         assert_eq!(shown(&kept), shown(&read));
         assert_eq!(path(&index, &kept[0]), "src/beta.c");
+    }
+
+    /// A one-line question's definition lines are read from a file's new text by the next
+    /// call after an edit; before it, a second call gives what reading the files gives.
+    #[test]
+    fn definition_words_follow_an_edited_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        let plain = |f: usize| {
+            format!("int helper{f}(int x)\n{{\n\treturn x + {f}; /* queue flush */\n}}\n")
+        };
+        for f in 0..6 {
+            write(&format!("src/part{f}.c"), &plain(f));
+        }
+        let mut index = Index::new(crate::fs_scope::Scope::new(dir.path()).unwrap(), 1000);
+        index.set_watching(false);
+        index.refresh(&std::sync::atomic::AtomicUsize::new(0));
+        let query = Query::parse("where is the queue flush done");
+        let words = |index: &mut Index| {
+            let mut hits = rank(index, &query, 20);
+            definition_words_in(
+                index,
+                &query,
+                &mut hits,
+                &[true; 20][..hits.len().min(20)],
+                None,
+            );
+            hits
+        };
+        let twice = |index: &mut Index| {
+            let kept = words(index);
+            let saved = std::mem::take(&mut index.definition_words);
+            let read = words(index);
+            index.definition_words = saved;
+            (kept, read)
+        };
+        let moved = |hits: &[FileHit]| {
+            hits.iter()
+                .filter(|h| h.signals.definition_words > 0.0)
+                .count()
+        };
+        let (kept, read) = twice(&mut index);
+        assert_eq!(shown(&kept), shown(&read));
+        assert_eq!(moved(&kept), 0);
+        assert!(index.definition_words.bytes() > 0, "what was read was kept");
+        // One file now defines the queue's flush on its definition line.
+        write(
+            "src/part2.c",
+            "int queue_flush(int queue)\n{\n\treturn queue; /* flush */\n}\n",
+        );
+        assert!(index.refresh(&std::sync::atomic::AtomicUsize::new(0)) > 0);
+        let (kept, read) = twice(&mut index);
+        assert_eq!(shown(&kept), shown(&read));
+        assert_eq!(moved(&kept), 1);
     }
 
     /// However many files and prompts are read, what is kept stays within its bound, and the
