@@ -3342,13 +3342,8 @@ mod tests {
         let query = Query::parse("where is the queue flush done");
         let words = |index: &mut Index| {
             let mut hits = rank(index, &query, 20);
-            definition_words_in(
-                index,
-                &query,
-                &mut hits,
-                &[true; 20][..hits.len().min(20)],
-                None,
-            );
+            let read = vec![true; hits.len()];
+            definition_words_in(index, &query, &mut hits, &read, None);
             hits
         };
         let twice = |index: &mut Index| {
