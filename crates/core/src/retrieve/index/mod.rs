@@ -330,8 +330,8 @@ impl Index {
             central: std::sync::Mutex::default(),
             summaries: std::sync::Mutex::default(),
             file_table: std::sync::Mutex::default(),
-            definitions: Default::default(),
-            definition_words: Default::default(),
+            definitions: super::query::rank::FileMemo::default(),
+            definition_words: super::query::rank::FileMemo::default(),
             residency: mapped::Residency::default(),
         }
     }

@@ -2302,20 +2302,19 @@ pub(crate) fn exact_definitions_in(
         if k >= window && !named && !named_capital {
             continue;
         }
-        let (best, best_weak) = match memo.get(hit.file) {
-            Some(found) => (found.best, found.weak.clone()),
-            None => {
-                let c_family = index.files[hit.file as usize]
-                    .as_ref()
-                    .is_some_and(|m| crate::retrieve::index::chunk::is_c_family(&m.rel));
-                let Some(text) = index.text(hit.file) else {
-                    continue;
-                };
-                let found = definitions_in_text(&text, query, c_family);
-                let out = (found.best, found.weak.clone());
-                memo.put(hit.file, found);
-                out
-            }
+        let (best, best_weak) = if let Some(found) = memo.get(hit.file) {
+            (found.best, found.weak.clone())
+        } else {
+            let c_family = index.files[hit.file as usize]
+                .as_ref()
+                .is_some_and(|m| crate::retrieve::index::chunk::is_c_family(&m.rel));
+            let Some(text) = index.text(hit.file) else {
+                continue;
+            };
+            let found = definitions_in_text(&text, query, c_family);
+            let out = (found.best, found.weak.clone());
+            memo.put(hit.file, found);
+            out
         };
         for (c, &(m, line)) in best_weak.iter().enumerate() {
             if m > 0.0 {
@@ -2828,15 +2827,14 @@ pub(crate) fn definition_words_in(
     });
     let mut moved = false;
     for (hit, _) in hits.iter_mut().zip(read).filter(|(_, &r)| r) {
-        let best = match memo.get(hit.file) {
-            Some(&best) => best,
-            None => {
-                let Some(best) = definition_words_of(index, hit.file, &terms) else {
-                    continue;
-                };
-                memo.put_costing(hit.file, best, 32);
-                best
-            }
+        let best = if let Some(&best) = memo.get(hit.file) {
+            best
+        } else {
+            let Some(best) = definition_words_of(index, hit.file, &terms) else {
+                continue;
+            };
+            memo.put_costing(hit.file, best, 32);
+            best
         };
         if best > 0.0 {
             let share = best / total;
@@ -3251,8 +3249,11 @@ fn scale_hit(hit: &mut FileHit, factor: f32) {
 mod tests {
     use super::*;
 
+    /// A file's id, score bits and chunks (id, score bits).
+    type Shown = (u32, u32, Vec<(u32, u32)>);
+
     /// What a ranking shows, exactly: each file's id, score bits and chunks.
-    fn shown(hits: &[FileHit]) -> Vec<(u32, u32, Vec<(u32, u32)>)> {
+    fn shown(hits: &[FileHit]) -> Vec<Shown> {
         hits.iter()
             .map(|h| {
                 let chunks = h.chunks.iter().map(|c| (c.0, c.1.to_bits())).collect();
