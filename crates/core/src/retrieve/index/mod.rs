@@ -246,6 +246,12 @@ pub struct Index {
     /// What ranking reads of every file, dense, for this generation
     /// ([`FileTable`](super::query::rank::FileTable)).
     pub(super) file_table: std::sync::Mutex<super::query::rank::FileTable>,
+    /// What the exact definitions of short prompts found in the files they read, for this
+    /// generation ([`DefinitionMemo`](super::query::rank::DefinitionMemo)).
+    pub(super) definitions: super::query::rank::DefinitionMemo,
+    /// What the definition lines of one-line questions held of their words, for this
+    /// generation ([`FileMemo`](super::query::rank::FileMemo)).
+    pub(super) definition_words: super::query::rank::FileMemo<f32>,
     /// Bounds the resident pages of the mapped cache file (see [`Index::bound_residency`]).
     residency: mapped::Residency,
 }
@@ -324,6 +330,8 @@ impl Index {
             central: std::sync::Mutex::default(),
             summaries: std::sync::Mutex::default(),
             file_table: std::sync::Mutex::default(),
+            definitions: super::query::rank::FileMemo::default(),
+            definition_words: super::query::rank::FileMemo::default(),
             residency: mapped::Residency::default(),
         }
     }
@@ -428,6 +436,8 @@ impl Index {
             + self.chunks.len() * std::mem::size_of::<ChunkMeta>()
             + file_bytes
             + self.text_bytes
+            + self.definitions.bytes()
+            + self.definition_words.bytes()
             + self.central_bytes()
             + self.summaries.lock().map_or(0, |s| s.heap_bytes());
         IndexStats {

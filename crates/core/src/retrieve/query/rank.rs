@@ -2285,6 +2285,10 @@ pub(crate) fn exact_definitions_in(
         return;
     }
     let capital_names: Vec<String> = query.capitals.iter().map(|c| normalize_name(c)).collect();
+    // What earlier calls of this generation found in these files for the same names: the
+    // candidates of a symbol prompt are read once, not on every call.
+    let mut memo = std::mem::take(&mut index.definitions);
+    memo.begin(index.generation, query);
     // (hit, capital, match, line) for each file that defines a capital.
     let mut weak: Vec<(usize, usize, f32, usize)> = Vec::new();
     for (k, hit) in hits.iter_mut().enumerate() {
@@ -2298,23 +2302,20 @@ pub(crate) fn exact_definitions_in(
         if k >= window && !named && !named_capital {
             continue;
         }
-        let c_family = index.files[hit.file as usize]
-            .as_ref()
-            .is_some_and(|m| crate::retrieve::index::chunk::is_c_family(&m.rel));
-        let Some(text) = index.text(hit.file) else {
-            continue;
+        let (best, best_weak) = if let Some(found) = memo.get(hit.file) {
+            (found.best, found.weak.clone())
+        } else {
+            let c_family = index.files[hit.file as usize]
+                .as_ref()
+                .is_some_and(|m| crate::retrieve::index::chunk::is_c_family(&m.rel));
+            let Some(text) = index.text(hit.file) else {
+                continue;
+            };
+            let found = definitions_in_text(&text, query, c_family);
+            let out = (found.best, found.weak.clone());
+            memo.put(hit.file, found);
+            out
         };
-        let mut best = (0.0f32, 0usize);
-        let best_weak = capital_definitions(&text, &query.capitals, c_family);
-        if !query.symbols.is_empty() {
-            // Most lines name none of the symbols: the definition patterns read only those that do.
-            for (i, l) in symbol_lines(&text, &query.symbols) {
-                let m = definition_match(l, query, c_family);
-                if m > best.0 {
-                    best = (m, i);
-                }
-            }
-        }
         for (c, &(m, line)) in best_weak.iter().enumerate() {
             if m > 0.0 {
                 weak.push((k, c, m, line));
@@ -2346,6 +2347,7 @@ pub(crate) fn exact_definitions_in(
             * best.0;
         lift(index, hit, best.1, bonus);
     }
+    index.definitions = memo;
     // A capital defined by one file only: a name defined in several (`module Rack`, a base
     // and its copy) says nothing about which of them is meant.
     for c in 0..query.capitals.len() {
@@ -2355,6 +2357,138 @@ pub(crate) fn exact_definitions_in(
         }
     }
     sort_hits(index, hits);
+}
+
+/// What [`exact_definitions_in`] reads of one file for one prompt's names: its best
+/// definition of a symbol (match, 0-based line) and, for each capital, the same.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct FileDefinitions {
+    best: (f32, usize),
+    weak: Vec<(f32, usize)>,
+}
+
+/// [`FileDefinitions`] of `text` (a file of the C family or not) for `query`'s symbols and
+/// capitals.
+fn definitions_in_text(text: &str, query: &Query, c_family: bool) -> FileDefinitions {
+    let mut best = (0.0f32, 0usize);
+    let weak = capital_definitions(text, &query.capitals, c_family);
+    if !query.symbols.is_empty() {
+        // Most lines name none of the symbols: the definition patterns read only those that do.
+        for (i, l) in symbol_lines(text, &query.symbols) {
+            let m = definition_match(l, query, c_family);
+            if m > best.0 {
+                best = (m, i);
+            }
+        }
+    }
+    FileDefinitions { best, weak }
+}
+
+/// Most bytes (roughly counted) kept by [`DefinitionMemo`]; past it, it starts afresh.
+pub(crate) const DEFINITION_MEMO_BYTES: usize = 1024 * 1024;
+
+/// What the definition steps ([`exact_definitions_in`], [`definition_words_in`]) found in the
+/// files they read, by what the prompt asks for (its key) and by file id, for one generation
+/// of the index: a file added, removed or changed (read again under a new generation)
+/// empties it, so nothing is answered from a text that is not the indexed one. Bounded by
+/// [`DEFINITION_MEMO_BYTES`].
+#[derive(Debug)]
+pub(crate) struct FileMemo<V> {
+    generation: u64,
+    bytes: usize,
+    /// The key of the prompt being ranked (in `by_key`).
+    current: String,
+    by_key: rustc_hash::FxHashMap<String, rustc_hash::FxHashMap<u32, V>>,
+}
+
+impl<V> Default for FileMemo<V> {
+    fn default() -> Self {
+        FileMemo {
+            generation: 0,
+            bytes: 0,
+            current: String::new(),
+            by_key: rustc_hash::FxHashMap::default(),
+        }
+    }
+}
+
+/// What [`exact_definitions_in`] found, by the prompt's names.
+pub(crate) type DefinitionMemo = FileMemo<FileDefinitions>;
+
+/// Appends `s` to `key` with its length: no two different lists give the same key.
+fn push_key(key: &mut String, s: &str) {
+    key.push_str(&s.len().to_string());
+    key.push(':');
+    key.push_str(s);
+}
+
+impl<V> FileMemo<V> {
+    /// Prepares for a prompt at `generation`, whose key `key` writes: forgets everything of
+    /// another generation.
+    fn begin_with(&mut self, generation: u64, key: impl FnOnce(&mut String)) {
+        if self.generation != generation {
+            self.clear();
+            self.generation = generation;
+        }
+        self.current.clear();
+        key(&mut self.current);
+    }
+
+    fn get(&self, fid: u32) -> Option<&V> {
+        self.by_key.get(&self.current)?.get(&fid)
+    }
+
+    /// Keeps `v` for file `fid`, counted as `cost` bytes.
+    fn put_costing(&mut self, fid: u32, v: V, cost: usize) {
+        let key_cost = 64 + self.current.len();
+        let mut need = cost;
+        if !self.by_key.contains_key(&self.current) {
+            need += key_cost;
+        }
+        if self.bytes + need > DEFINITION_MEMO_BYTES {
+            self.clear();
+            need = cost + key_cost;
+            if need > DEFINITION_MEMO_BYTES {
+                return;
+            }
+        }
+        self.bytes += need;
+        self.by_key
+            .entry(self.current.clone())
+            .or_default()
+            .insert(fid, v);
+    }
+
+    fn clear(&mut self) {
+        self.by_key.clear();
+        self.bytes = 0;
+    }
+
+    /// Roughly the bytes it holds.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+impl DefinitionMemo {
+    /// Prepares for `query`'s names at `generation`.
+    fn begin(&mut self, generation: u64, query: &Query) {
+        self.begin_with(generation, |key| {
+            for list in [&query.symbols, &query.symbol_words, &query.capitals] {
+                key.push_str(&list.len().to_string());
+                for s in list {
+                    key.push(';');
+                    push_key(key, s);
+                }
+                key.push('|');
+            }
+        });
+    }
+
+    fn put(&mut self, fid: u32, found: FileDefinitions) {
+        let cost = 48 + found.weak.len() * std::mem::size_of::<(f32, usize)>();
+        self.put_costing(fid, found, cost);
+    }
 }
 
 /// For each of `capitals`, how well `text` defines it as written, 0 to 1 (at top level or
@@ -2681,35 +2815,27 @@ pub(crate) fn definition_words_in(
     if terms.len() < 2 || total <= 0.0 {
         return;
     }
+    // What earlier calls of this generation found in these files for the same terms and
+    // idfs: the files are read once, not on every call.
+    let mut memo = std::mem::take(&mut index.definition_words);
+    memo.begin_with(index.generation, |key| {
+        for (t, v) in &terms {
+            push_key(key, t);
+            key.push_str(&v.to_bits().to_string());
+            key.push(';');
+        }
+    });
     let mut moved = false;
     for (hit, _) in hits.iter_mut().zip(read).filter(|(_, &r)| r) {
-        let c_family = index.files[hit.file as usize]
-            .as_ref()
-            .is_some_and(|m| crate::retrieve::index::chunk::is_c_family(&m.rel));
-        let Some(text) = index.text(hit.file) else {
-            continue;
-        };
-        let mut best = 0.0f32;
-        for line in text.lines() {
-            if crate::retrieve::index::chunk::definition_name(line, c_family).is_none() {
+        let best = if let Some(&best) = memo.get(hit.file) {
+            best
+        } else {
+            let Some(best) = definition_words_of(index, hit.file, &terms) else {
                 continue;
-            }
-            let mut seen = 0u64;
-            crate::retrieve::tokenize::for_each_term(line, |t, _| {
-                if let Some(k) = terms.iter().position(|x| x.0 == t) {
-                    seen |= 1 << k;
-                }
-            });
-            if seen.count_ones() >= 2 {
-                let held: f32 = terms
-                    .iter()
-                    .enumerate()
-                    .filter(|(k, _)| seen & (1 << k) != 0)
-                    .map(|(_, t)| t.1)
-                    .sum();
-                best = best.max(held);
-            }
-        }
+            };
+            memo.put_costing(hit.file, best, 32);
+            best
+        };
         if best > 0.0 {
             let share = best / total;
             scale_hit(hit, (W_DEFINITION_WORDS * share).exp());
@@ -2717,9 +2843,41 @@ pub(crate) fn definition_words_in(
             moved = true;
         }
     }
+    index.definition_words = memo;
     if moved {
         sort_hits(index, hits);
     }
+}
+
+/// The most idf of `terms` that one definition line of file `fid` holds (two or more of
+/// them), 0 if none; `None` if the file cannot be read.
+fn definition_words_of(index: &mut Index, fid: u32, terms: &[(&str, f32)]) -> Option<f32> {
+    let c_family = index.files[fid as usize]
+        .as_ref()
+        .is_some_and(|m| crate::retrieve::index::chunk::is_c_family(&m.rel));
+    let text = index.text(fid)?;
+    let mut best = 0.0f32;
+    for line in text.lines() {
+        if crate::retrieve::index::chunk::definition_name(line, c_family).is_none() {
+            continue;
+        }
+        let mut seen = 0u64;
+        crate::retrieve::tokenize::for_each_term(line, |t, _| {
+            if let Some(k) = terms.iter().position(|x| x.0 == t) {
+                seen |= 1 << k;
+            }
+        });
+        if seen.count_ones() >= 2 {
+            let held: f32 = terms
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| seen & (1 << k) != 0)
+                .map(|(_, t)| t.1)
+                .sum();
+            best = best.max(held);
+        }
+    }
+    Some(best)
 }
 
 /// How many live chunks hold term `id`: its list's length when every chunk is alive (the
@@ -3090,6 +3248,162 @@ fn scale_hit(hit: &mut FileHit, factor: f32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file's id, score bits and chunks (id, score bits).
+    type Shown = (u32, u32, Vec<(u32, u32)>);
+
+    /// What a ranking shows, exactly: each file's id, score bits and chunks.
+    fn shown(hits: &[FileHit]) -> Vec<Shown> {
+        hits.iter()
+            .map(|h| {
+                let chunks = h.chunks.iter().map(|c| (c.0, c.1.to_bits())).collect();
+                (h.file, h.score.to_bits(), chunks)
+            })
+            .collect()
+    }
+
+    /// The exact definitions of a symbol prompt, with what earlier calls kept and with
+    /// nothing kept (the files read again).
+    fn exact_twice(index: &mut Index, query: &Query) -> (Vec<FileHit>, Vec<FileHit>) {
+        let mut kept = rank(index, query, 20);
+        exact_definitions(index, query, &mut kept);
+        let saved = std::mem::take(&mut index.definitions);
+        let mut read = rank(index, query, 20);
+        exact_definitions(index, query, &mut read);
+        index.definitions = saved;
+        (kept, read)
+    }
+
+    /// A file edited to define the name a prompt asks for (and the one that defined it, edited
+    /// to only call it) is answered from its new text by the next call: what earlier calls
+    /// found is not kept across the change, and every call gives what reading the files
+    /// again gives.
+    #[test]
+    fn an_edited_definition_is_seen_by_the_next_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        let defines = "int queue_flush(int queue)\n{\n\treturn drain(queue);\n}\n";
+        let calls = "static int shutdown(int queue)\n{\n\tqueue_flush(queue);\n\tqueue_flush(queue);\n\treturn queue_flush(queue);\n}\n";
+        write("src/alpha.c", defines);
+        write("src/beta.c", calls);
+        for f in 0..8 {
+            write(
+                &format!("src/other{f}.c"),
+                &format!("int other{f}(int queue)\n{{\n\treturn queue_flush(queue) + {f};\n}}\n"),
+            );
+        }
+        let mut index = Index::new(crate::fs_scope::Scope::new(dir.path()).unwrap(), 1000);
+        index.set_watching(false);
+        index.refresh(&std::sync::atomic::AtomicUsize::new(0));
+        let query = Query::parse("queue_flush");
+        let path =
+            |index: &Index, h: &FileHit| index.files[h.file as usize].as_ref().unwrap().rel.clone();
+        let (kept, read) = exact_twice(&mut index, &query);
+        assert_eq!(shown(&kept), shown(&read));
+        assert_eq!(path(&index, &kept[0]), "src/alpha.c");
+        assert!(
+            index.definitions.bytes() > 0,
+            "the definitions found were kept"
+        );
+        // A second call answers from what was kept, the same.
+        let (again, _) = exact_twice(&mut index, &query);
+        assert_eq!(shown(&again), shown(&kept));
+        // The definition moves to the other file (texts of another length: a new stamp).
+        write("src/alpha.c", &format!("{calls}/* moved */\n"));
+        write("src/beta.c", &format!("{defines}/* here now */\n"));
+        assert!(index.refresh(&std::sync::atomic::AtomicUsize::new(0)) > 0);
+        let (kept, read) = exact_twice(&mut index, &query);
+        assert_eq!(shown(&kept), shown(&read));
+        assert_eq!(path(&index, &kept[0]), "src/beta.c");
+    }
+
+    /// A one-line question's definition lines are read from a file's new text by the next
+    /// call after an edit; before it, a second call gives what reading the files gives.
+    #[test]
+    fn definition_words_follow_an_edited_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        let plain = |f: usize| {
+            format!("int helper{f}(int x)\n{{\n\treturn x + {f}; /* queue flush */\n}}\n")
+        };
+        for f in 0..6 {
+            write(&format!("src/part{f}.c"), &plain(f));
+        }
+        let mut index = Index::new(crate::fs_scope::Scope::new(dir.path()).unwrap(), 1000);
+        index.set_watching(false);
+        index.refresh(&std::sync::atomic::AtomicUsize::new(0));
+        let query = Query::parse("where is the queue flush done");
+        let words = |index: &mut Index| {
+            let mut hits = rank(index, &query, 20);
+            let read = vec![true; hits.len()];
+            definition_words_in(index, &query, &mut hits, &read, None);
+            hits
+        };
+        let twice = |index: &mut Index| {
+            let kept = words(index);
+            let saved = std::mem::take(&mut index.definition_words);
+            let read = words(index);
+            index.definition_words = saved;
+            (kept, read)
+        };
+        let moved = |hits: &[FileHit]| {
+            hits.iter()
+                .filter(|h| h.signals.definition_words > 0.0)
+                .count()
+        };
+        let (kept, read) = twice(&mut index);
+        assert_eq!(shown(&kept), shown(&read));
+        assert_eq!(moved(&kept), 0);
+        assert!(index.definition_words.bytes() > 0, "what was read was kept");
+        // One file now defines the queue's flush on its definition line.
+        write(
+            "src/part2.c",
+            "int queue_flush(int queue)\n{\n\treturn queue; /* flush */\n}\n",
+        );
+        assert!(index.refresh(&std::sync::atomic::AtomicUsize::new(0)) > 0);
+        let (kept, read) = twice(&mut index);
+        assert_eq!(shown(&kept), shown(&read));
+        assert_eq!(moved(&kept), 1);
+    }
+
+    /// However many files and prompts are read, what is kept stays within its bound, and the
+    /// last file put is still answered.
+    #[test]
+    fn kept_definitions_stay_within_their_bound() {
+        let mut memo = DefinitionMemo::default();
+        let mut most = 0;
+        for p in 0..200 {
+            let query = Query::parse(&format!("Frobnicate{p} with Widget{p} and Gadget{p}"));
+            memo.begin(7, &query);
+            for fid in 0..2_000u32 {
+                let found = FileDefinitions {
+                    best: (1.0, fid as usize),
+                    weak: vec![(0.5, 3); query.capitals.len()],
+                };
+                memo.put(fid, found.clone());
+                assert_eq!(memo.get(fid), Some(&found));
+                most = most.max(memo.bytes());
+                assert!(memo.bytes() <= DEFINITION_MEMO_BYTES);
+            }
+        }
+        assert!(
+            most > DEFINITION_MEMO_BYTES / 2,
+            "the bound was reached: {most}"
+        );
+        // Another generation starts empty.
+        let query = Query::parse("Frobnicate0");
+        memo.begin(8, &query);
+        assert_eq!(memo.bytes(), 0);
+        assert_eq!(memo.get(0), None);
+    }
 
     /// The table's arrays, to compare a kept table with one made afresh.
     fn table_of(t: &FileTable) -> (Vec<(u32, u32)>, Vec<Role>, Vec<FileKeys>) {
