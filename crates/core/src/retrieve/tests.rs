@@ -51,6 +51,13 @@ fn fixture() -> tempfile::TempDir {
     dir
 }
 
+/// Each snippet's path, first line and score, in rank order.
+fn shown(out: &[Snippet]) -> Vec<(&str, u32, f64)> {
+    out.iter()
+        .map(|s| (s.path.as_str(), s.start_line, s.score))
+        .collect()
+}
+
 fn request(root: &Path, prompt: &str, limit: usize) -> Request {
     Request {
         prompt: prompt.to_owned(),
@@ -2487,10 +2494,7 @@ fn a_lifted_line_shows_the_chunk_it_passed_over_below_the_next_files() {
             &EXPLAIN,
         )
         .unwrap();
-    let shown: Vec<(&str, u32, f64)> = out
-        .iter()
-        .map(|s| (s.path.as_str(), s.start_line, s.score))
-        .collect();
+    let shown = shown(&out);
     assert_eq!(shown[0].0, "src/pool.py", "{shown:?}");
     assert!(out[0].content.contains("raise PoolError"), "{shown:?}");
     // The chunk it showed first before the lift comes after the other files' best chunks.
@@ -2539,10 +2543,7 @@ fn a_files_second_chunk_comes_after_files_a_seventh_as_strong() {
             &EXPLAIN,
         )
         .unwrap();
-    let shown: Vec<(&str, u32, f64)> = out
-        .iter()
-        .map(|s| (s.path.as_str(), s.start_line, s.score))
-        .collect();
+    let shown = shown(&out);
     assert_eq!(shown.len(), 6, "{shown:?}");
     assert_eq!(
         (shown[0].0, shown[0].1),

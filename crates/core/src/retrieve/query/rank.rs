@@ -3249,6 +3249,21 @@ fn scale_hit(hit: &mut FileHit, factor: f32) {
 mod tests {
     use super::*;
 
+    /// Writes `text` to `rel` under `root`, making its folders.
+    fn write_file(root: &std::path::Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    /// The index of `root`, built, without a watcher (each test refreshes it itself).
+    fn indexed(root: &std::path::Path) -> Index {
+        let mut index = Index::new(crate::fs_scope::Scope::new(root).unwrap(), 1000);
+        index.set_watching(false);
+        index.refresh(&std::sync::atomic::AtomicUsize::new(0));
+        index
+    }
+
     /// A file's id, score bits and chunks (id, score bits).
     type Shown = (u32, u32, Vec<(u32, u32)>);
 
@@ -3281,11 +3296,7 @@ mod tests {
     #[test]
     fn an_edited_definition_is_seen_by_the_next_call() {
         let dir = tempfile::tempdir().unwrap();
-        let write = |rel: &str, text: &str| {
-            let p = dir.path().join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
+        let write = |rel: &str, text: &str| write_file(dir.path(), rel, text);
         let defines = "int queue_flush(int queue)\n{\n\treturn drain(queue);\n}\n";
         let calls = "static int shutdown(int queue)\n{\n\tqueue_flush(queue);\n\tqueue_flush(queue);\n\treturn queue_flush(queue);\n}\n";
         write("src/alpha.c", defines);
@@ -3296,9 +3307,7 @@ mod tests {
                 &format!("int other{f}(int queue)\n{{\n\treturn queue_flush(queue) + {f};\n}}\n"),
             );
         }
-        let mut index = Index::new(crate::fs_scope::Scope::new(dir.path()).unwrap(), 1000);
-        index.set_watching(false);
-        index.refresh(&std::sync::atomic::AtomicUsize::new(0));
+        let mut index = indexed(dir.path());
         let query = Query::parse("queue_flush");
         let path =
             |index: &Index, h: &FileHit| index.files[h.file as usize].as_ref().unwrap().rel.clone();
@@ -3326,20 +3335,14 @@ mod tests {
     #[test]
     fn definition_words_follow_an_edited_file() {
         let dir = tempfile::tempdir().unwrap();
-        let write = |rel: &str, text: &str| {
-            let p = dir.path().join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
+        let write = |rel: &str, text: &str| write_file(dir.path(), rel, text);
         let plain = |f: usize| {
             format!("int helper{f}(int x)\n{{\n\treturn x + {f}; /* queue flush */\n}}\n")
         };
         for f in 0..6 {
             write(&format!("src/part{f}.c"), &plain(f));
         }
-        let mut index = Index::new(crate::fs_scope::Scope::new(dir.path()).unwrap(), 1000);
-        index.set_watching(false);
-        index.refresh(&std::sync::atomic::AtomicUsize::new(0));
+        let mut index = indexed(dir.path());
         let query = Query::parse("where is the queue flush done");
         let words = |index: &mut Index| {
             let mut hits = rank(index, &query, 20);
@@ -3416,11 +3419,7 @@ mod tests {
     #[test]
     fn file_table_follows_every_added_removed_and_rewritten_file() {
         let dir = tempfile::tempdir().unwrap();
-        let write = |rel: &str, text: &str| {
-            let p = dir.path().join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
+        let write = |rel: &str, text: &str| write_file(dir.path(), rel, text);
         let body = |name: &str, n: usize| -> String {
             (0..n)
                 .map(|k| {
@@ -3437,9 +3436,7 @@ mod tests {
         write("docs/queue.md", "# Queue\n\nHow the queue is flushed.\n");
         write("config/queue.toml", "flush_queue = true\n");
         write("legacy/v1/queue.c", &body("old_queue", 2));
-        let mut index = Index::new(crate::fs_scope::Scope::new(dir.path()).unwrap(), 1000);
-        index.set_watching(false);
-        index.refresh(&std::sync::atomic::AtomicUsize::new(0));
+        let mut index = indexed(dir.path());
         let fresh = |index: &Index| table_of(FileTable::default().of(index));
         let query = Query::parse("flush the queue");
         let before = rank(&index, &query, 20);
